@@ -1,0 +1,37 @@
+"""What every subcommand shares: the typer app, error exit, the --db option."""
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    name="platperf",
+    help="Characterise a Linux platform's performance and track it from release to release.\n\n"
+         "Exit codes: 0 ok, 1 regression found (compare --fail-on-regression), 2 usage or input error.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+DEFAULT_DB = os.environ.get("PLATPERF_DB", "platperf.db")
+DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path or a SQLAlchemy URL "
+                                                 "(env PLATPERF_DB).", show_default=True)
+
+
+def fail_exit(message: str, code: int = EXIT_USAGE):
+    """One clear line on stderr, then the documented exit code."""
+    print(f"platperf: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def open_store(db: str):
+    from ..store import Store, StoreError
+    try:
+        return Store(db)
+    except StoreError as exc:
+        fail_exit(str(exc))

@@ -1,0 +1,191 @@
+"""The results store: one SQLite file by default (WAL), PostgreSQL by URL.
+
+Records are written as they arrive, each in its own transaction, so an interrupted run
+keeps every finished result. Use :meth:`Store.transaction` for all-or-nothing imports.
+"""
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+from array import array
+from pathlib import Path
+
+from sqlalchemy import create_engine, event, select, update
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+
+from .. import stats
+from ..records import Result, canonical_params
+from .schema import SCHEMA_VERSION, histograms, metadata, results, runs, store_info
+
+__all__ = ["Store", "StoreError", "StoredResult", "now"]
+
+
+class StoreError(Exception):
+    """A store problem a person can act on; the CLI prints it as one line and exits 2."""
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class StoredResult(Result):
+    """A :class:`Result` read back, with its run id and summary."""
+
+    run_id: int
+    summary: dict
+
+
+def _url(db: str) -> str:
+    if "://" in db:
+        return db
+    path = Path(db).expanduser()
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise StoreError(f"cannot create database {db}: directory {parent} does not exist")
+    if path.exists() and not _writable(path) or not path.exists() and not _writable(parent):
+        raise StoreError(f"database {db} is not writable; choose another path with --db")
+    return f"sqlite:///{path}"
+
+
+def _writable(path: Path) -> bool:
+    import os
+    return os.access(path, os.W_OK)
+
+
+def _pack(samples) -> bytes:
+    a = array("d", samples)
+    if array("d", [1.0]).tobytes()[0] != 0:  # keep the stored bytes little-endian
+        a.byteswap()
+    return a.tobytes()
+
+
+def unpack_samples(blob: bytes) -> list[float]:
+    a = array("d")
+    a.frombytes(blob)
+    if array("d", [1.0]).tobytes()[0] != 0:
+        a.byteswap()
+    return a.tolist()
+
+
+class Store:
+    def __init__(self, db: str = "platperf.db"):
+        self.url = _url(db)
+        self.engine = create_engine(self.url)
+        if self.url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        try:
+            self._migrate()
+        except OperationalError as exc:
+            raise StoreError(f"cannot open database {db}: {exc.orig}") from None
+
+    def _migrate(self):
+        from .migrations import upgrade
+        upgrade(self.engine, metadata, store_info, SCHEMA_VERSION)
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """One transaction for a whole import: everything or nothing is stored."""
+        with self.engine.begin() as conn:
+            yield conn
+
+    # -- runs -------------------------------------------------------------------------
+    def begin_run(self, *, label=None, target="local", suite=None, source="probe",
+                  fingerprint=None, findings=None, note=None, meta=None, conn=None) -> int:
+        values = dict(label=label, target=target, suite=suite, source=source, status="running",
+                      started_at=now(), fingerprint=fingerprint, findings=findings, note=note,
+                      meta=meta)
+        with self._conn(conn) as c:
+            return c.execute(runs.insert().values(**values)).inserted_primary_key[0]
+
+    def update_run(self, run_id: int, conn=None, **values):
+        with self._conn(conn) as c:
+            c.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    def finish_run(self, run_id: int, status: str, error: str | None = None, conn=None):
+        self.update_run(run_id, conn=conn, status=status, error=error, finished_at=now())
+
+    def runs(self) -> list[dict]:
+        with self.engine.connect() as c:
+            return [dict(r._mapping) for r in c.execute(select(runs).order_by(runs.c.id))]
+
+    def run(self, ref) -> dict:
+        """A run by id, ``latest``, or label (its newest run)."""
+        return self.runs_for(ref)[-1]
+
+    def runs_for(self, ref) -> list[dict]:
+        """Run ``ref``: an id, ``latest``, or a label (all its runs, oldest first)."""
+        ref = str(ref)
+        with self.engine.connect() as c:
+            if ref == "latest":
+                q = select(runs).order_by(runs.c.id.desc()).limit(1)
+            elif ref.isdigit():
+                q = select(runs).where(runs.c.id == int(ref))
+            else:
+                q = select(runs).where(runs.c.label == ref).order_by(runs.c.id)
+            found = [dict(r._mapping) for r in c.execute(q)]
+        if not found:
+            known = ", ".join(sorted({str(r["id"]) for r in self.runs()[-5:]} |
+                                     {r["label"] for r in self.runs() if r["label"]})) or "none"
+            raise StoreError(f"no run '{ref}' in {self.url} (runs and labels: {known}); "
+                             "see 'platperf runs'")
+        return found
+
+    # -- results ----------------------------------------------------------------------
+    def add_result(self, run_id: int, res: Result, conn=None):
+        s = stats.summary(res.samples)
+        row = dict(run_id=run_id, benchmark=res.benchmark, params=res.params_key,
+                   params_json=res.params, cpu=res.cpu, cluster=res.cluster, core=res.core,
+                   mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
+                   n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
+                   stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
+        with self._conn(conn) as c:
+            c.execute(results.insert().values(**row))
+
+    def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None):
+        row = dict(run_id=run_id, benchmark=rec["benchmark"], params=canonical_params(rec["params"]),
+                   params_json=rec["params"], cpu=rec.get("cpu"), cluster=cluster, core=core,
+                   mode=rec.get("mode", "serial"), unit=rec["unit"], record=rec)
+        with self._conn(conn) as c:
+            c.execute(histograms.insert().values(**row))
+
+    def results(self, run_id: int, with_samples: bool = True) -> list[StoredResult]:
+        cols = [c for c in results.c if with_samples or c.name != "samples"]
+        with self.engine.connect() as c:
+            rows = c.execute(select(*cols).where(results.c.run_id == run_id).order_by(results.c.id))
+            out = []
+            for r in rows:
+                m = r._mapping
+                res = StoredResult(benchmark=m["benchmark"], params=m["params_json"],
+                                   metric=m["metric"], unit=m["unit"], direction=m["direction"],
+                                   samples=unpack_samples(m["samples"]) if with_samples else [],
+                                   cpu=m["cpu"], mode=m["mode"], cluster=m["cluster"],
+                                   core=m["core"], extra=m["extra"] or {})
+                res.run_id = run_id
+                res.summary = {k: m[k] for k in ("n", "min", "median", "mean", "max", "stdev")}
+                out.append(res)
+            return out
+
+    def histograms(self, run_id: int) -> list[dict]:
+        with self.engine.connect() as c:
+            rows = c.execute(select(histograms).where(histograms.c.run_id == run_id)
+                             .order_by(histograms.c.id))
+            return [dict(r._mapping) for r in rows]
+
+    @contextlib.contextmanager
+    def _conn(self, conn):
+        if conn is not None:
+            yield conn
+            return
+        try:
+            with self.engine.begin() as c:
+                yield c
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database {self.url}: {getattr(exc, 'orig', exc)}") from None
+
+
+def _sqlite_pragmas(dbapi_conn, _record):
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
