@@ -16,6 +16,7 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
 )
 
 DEFAULT_DB = os.environ.get("PLATPERF_DB", "platperf.db")
