@@ -44,3 +44,28 @@ class Document:
     title: str
     sections: list[Section] = field(default_factory=list)
     data: dict = field(default_factory=dict)   # machine-readable content for json/csv export
+
+
+def cell_text(value, digits: int = 2) -> str:
+    """A cell as text: floats with ``digits`` decimals (as the guides print them), None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return " ".join(str(value).split())    # a table cell is one line in every format
+
+
+def spread_cell(values, digits: int = 2) -> str:
+    """The TI guide's cell: the value alone, or ``avg (min X, max Y)`` when there are several
+    (several CPUs, or several runs pooled under one label)."""
+    from .. import stats
+    values = [v for v in values if v is not None]
+    if not values:
+        return ""
+    if len(values) == 1:
+        return cell_text(float(values[0]), digits)
+    s = stats.summary(values)
+    return (f"{s['mean']:.{digits}f} (min {s['min']:.{digits}f}, "
+            f"max {s['max']:.{digits}f})")

@@ -1,0 +1,52 @@
+"""Markdown (GitHub flavour): pipe tables, headings, lists."""
+from __future__ import annotations
+
+import re
+
+from .document import Document, Section, Table, cell_text
+
+# Pipes end a cell; the rest start emphasis, code, links or inline HTML.
+_SPECIAL = re.compile(r"([\\`*_\[\]|#])")
+
+
+def escape(value) -> str:
+    text = _SPECIAL.sub(r"\\\1", cell_text(value))
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_table(table: Table) -> str:
+    out = []
+    if table.title:
+        out.append(f"**{escape(table.title)}**\n")
+    headers = [escape(h) for h in table.headers]
+    rows = [[escape(c) for c in row] + [""] * (len(headers) - len(row)) for row in table.rows]
+    widths = [max([len(h), 3] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    out.append("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")
+    out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        out.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
+    if table.caption:
+        out.append(f"\n{escape(table.caption)}")
+    return "\n".join(out) + "\n"
+
+
+def render(doc: Document) -> str:
+    parts = [f"# {escape(doc.title)}\n"]
+    for section in doc.sections:
+        _section(section, 2, parts)
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _section(section: Section, level: int, parts: list[str]):
+    parts.append(f"{'#' * min(level, 6)} {escape(section.title)}\n")
+    for block in re.split(r"\n\s*\n", section.text or ""):
+        if block.strip():
+            parts.append(" ".join(escape(line) for line in block.splitlines()) + "\n")
+    if section.items:
+        parts.append("\n".join(f"- **{escape(n)}**: {escape(v)}" for n, v in section.items) + "\n")
+    for t in section.tables:
+        parts.append(render_table(t))
+    for plot in section.plots:
+        parts.append(f"*Plot: {escape(plot.title)} (see the HTML report).*\n")
+    for sub in section.subsections:
+        _section(sub, level + 1, parts)

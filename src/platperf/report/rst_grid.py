@@ -1,0 +1,39 @@
+"""RST grid tables in the TF-A layout (``tf-a-psci-performance-juno-v2.10.rst``).
+
+Every row, the header included, is ruled with ``-``; cells are centred (``str.center``) in a
+column one space wider than its widest cell on each side, so any cell text fits, e.g.
+``242.66 (+132.03%)``.  Compare, history and interference call :func:`render_table` for
+their own tables.
+"""
+from __future__ import annotations
+
+from . import rst
+from .document import Document, Table
+
+
+def grid(headers: list, rows: list[list]) -> str:
+    """The bare grid table (no directive), columns sized to their content."""
+    lines = [[rst.escape(c) for c in headers]] + [[rst.escape(c) for c in row] for row in rows]
+    ncols = max(len(r) for r in lines)
+    lines = [r + [""] * (ncols - len(r)) for r in lines]
+    widths = [max(len(r[i]) for r in lines) + 2 for i in range(ncols)]
+    rule = "+" + "+".join("-" * w for w in widths) + "+"
+    out = [rule]
+    for r in lines:
+        out.append("|" + "|".join(cell.center(w) for cell, w in zip(r, widths)) + "|")
+        out.append(rule)
+    return "\n".join(out) + "\n"
+
+
+def render_table(table: Table, indent: int = 4) -> str:
+    """``.. table:: title`` with the grid indented under it, as in the TF-A document."""
+    pad = " " * indent
+    body = "\n".join(pad + line for line in grid(table.headers, table.rows).splitlines())
+    out = f".. table:: {rst.escape(table.title)}\n\n{body}\n" if table.title else body + "\n"
+    if table.caption:
+        out += "\n" + rst.escape(table.caption) + "\n"
+    return out
+
+
+def render(doc: Document) -> str:
+    return rst.render(doc, render_table)
