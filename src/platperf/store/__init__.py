@@ -11,11 +11,11 @@ from array import array
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, select, update
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from .. import stats
 from ..records import Result, canonical_params
-from .schema import SCHEMA_VERSION, histograms, metadata, results, runs, store_info
+from .schema import histograms, results, runs
 
 __all__ = ["Store", "StoreError", "StoredResult", "now"]
 
@@ -74,13 +74,13 @@ class Store:
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
-            self._migrate()
-        except OperationalError as exc:
-            raise StoreError(f"cannot open database {db}: {exc.orig}") from None
+            self._migrate(db)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"cannot open database {db}: {getattr(exc, 'orig', None) or exc}") from None
 
-    def _migrate(self):
+    def _migrate(self, db):
         from .migrations import upgrade
-        upgrade(self.engine, metadata, store_info, SCHEMA_VERSION)
+        upgrade(self.engine, db)
 
     @contextlib.contextmanager
     def transaction(self):
