@@ -1,0 +1,105 @@
+"""The aggressors' address sequences (probe/src/kernels/aggressors.c) for a small synthetic
+cache, checked against the definitions: way_hammer reads one line in each way of a set
+before moving to the next set, over 4x the cache; set_crawler walks the sets way by way."""
+from __future__ import annotations
+
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "probe" / "src" / "kernels" / "aggressors.c"
+
+
+class Geometry(ctypes.Structure):
+    _fields_ = [("sets", ctypes.c_size_t), ("ways", ctypes.c_size_t), ("line", ctypes.c_size_t)]
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    if not shutil.which("gcc"):
+        pytest.skip("gcc is needed to build the aggressors")
+    so = tmp_path_factory.mktemp("agg") / "libagg.so"
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-pthread",
+                    "-o", str(so), str(SRC)], check=True)
+    a = ctypes.CDLL(str(so))
+    a.aggressor_sequence.restype = ctypes.c_size_t
+    a.aggressor_sequence.argtypes = [ctypes.c_int, ctypes.POINTER(Geometry),
+                                     ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t]
+    a.aggressor_pattern_from_name.argtypes = [ctypes.c_char_p]
+    a.aggressor_buffer_bytes.restype = ctypes.c_size_t
+    a.cache_geometry_detect.argtypes = [ctypes.POINTER(Geometry), ctypes.c_char_p]
+    return a
+
+
+def sequence(lib, name, sets, ways, line):
+    g = Geometry(sets, ways, line)
+    pattern = lib.aggressor_pattern_from_name(name.encode())
+    n = lib.aggressor_sequence(pattern, ctypes.byref(g), None, 0)
+    out = (ctypes.c_size_t * n)()
+    assert lib.aggressor_sequence(pattern, ctypes.byref(g), out, n) == n
+    return list(out)
+
+
+def set_of(offset, sets, line):
+    return (offset // line) % sets
+
+
+def test_way_hammer_reads_every_way_of_a_set_before_the_next_set(lib):
+    sets, ways, line = 4, 2, 64
+    seq = sequence(lib, "way_hammer", sets, ways, line)
+    # 4x the cache: 4 * ways lines map to each set
+    assert len(seq) == 4 * sets * ways
+    assert seq[:8] == [0, 256, 512, 768, 1024, 1280, 1536, 1792]
+    assert [set_of(o, sets, line) for o in seq] == [s for s in range(sets) for _ in range(4 * ways)]
+    assert sorted(seq) == list(range(0, 4 * sets * ways * line, line))
+
+
+def test_set_crawler_crosses_every_set_boundary_way_by_way(lib):
+    sets, ways, line = 4, 2, 64
+    seq = sequence(lib, "set_crawler", sets, ways, line)
+    assert len(seq) == 4 * sets * ways
+    assert [set_of(o, sets, line) for o in seq] == list(range(sets)) * (4 * ways)
+    assert [o // (sets * line) for o in seq] == [w for w in range(4 * ways) for _ in range(sets)]
+    assert sorted(seq) == sorted(sequence(lib, "way_hammer", sets, ways, line))
+
+
+def test_bandwidth_patterns_stream_the_buffer_and_memcpy_reads_the_first_half(lib):
+    sets, ways, line = 8, 4, 32
+    size = 4 * sets * ways * line
+    assert sequence(lib, "bw-read", sets, ways, line) == list(range(0, size, line))
+    assert sequence(lib, "bw-write", sets, ways, line) == list(range(0, size, line))
+    assert sequence(lib, "memcpy", sets, ways, line) == list(range(0, size // 2, line))
+    assert sequence(lib, "none", sets, ways, line) == []
+    assert lib.aggressor_buffer_bytes(ctypes.byref(Geometry(sets, ways, line))) == size
+
+
+def test_unknown_pattern_name_is_refused(lib):
+    assert lib.aggressor_pattern_from_name(b"way-hammer") == -1
+    assert lib.aggressor_pattern_from_name(b"set_crawler") == 2
+
+
+def _cache_index(root, name, level, kind, size, ways, line, sets=None):
+    d = root / "cache" / name
+    d.mkdir(parents=True)
+    for file, value in (("level", level), ("type", kind), ("size", size),
+                        ("ways_of_associativity", ways), ("coherency_line_size", line)):
+        (d / file).write_text(f"{value}\n")
+    if sets is not None:
+        (d / "number_of_sets").write_text(f"{sets}\n")
+
+
+def test_geometry_comes_from_the_last_level_cache_and_overrides_win(lib, tmp_path):
+    cpu = tmp_path / "cpu0"
+    _cache_index(cpu, "index0", 1, "Data", "32K", 4, 64, 128)
+    _cache_index(cpu, "index1", 1, "Instruction", "64K", 4, 64, 256)
+    _cache_index(cpu, "index2", 2, "Unified", "512K", 16, 64)   # an Arm sysfs without sets
+    g = Geometry()
+    assert lib.cache_geometry_detect(ctypes.byref(g), str(cpu).encode()) == 0
+    assert (g.sets, g.ways, g.line) == (512, 16, 64)
+    g = Geometry(sets=64)
+    assert lib.cache_geometry_detect(ctypes.byref(g), str(cpu).encode()) == 0
+    assert (g.sets, g.ways, g.line) == (64, 16, 64)
+    assert lib.cache_geometry_detect(ctypes.byref(Geometry()), str(tmp_path / "none").encode()) != 0
