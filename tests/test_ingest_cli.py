@@ -1,0 +1,66 @@
+"""`platperf ingest`: everything parsed first, stored in one transaction, errors as file:line."""
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from platperf.cli import app
+from platperf.store import Store
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+TFTF = FIXTURES / "tftf"
+
+
+def platperf(*args):
+    """Run `platperf ingest ARGS`; while ingest is the only command typer has no subcommand level."""
+    command = typer.main.get_command(app)
+    argv = ["ingest", *args] if hasattr(command, "commands") else list(args)
+    return CliRunner().invoke(app, argv)
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "results.db")
+
+
+def test_several_logs_become_one_run_with_pooled_samples(db):
+    out = platperf("tftf-rt-instr", str(TFTF / "v2.10.log"), str(TFTF / "v2.10-reordered.log"),
+                   "--label", "v2.10", "--target", "juno", "--db", db)
+    assert out.exit_code == 0, out.output
+    assert "96 results from 2 file(s)" in out.output
+    store = Store(db)
+    (run,) = store.runs()
+    assert (run["label"], run["target"], run["source"], run["status"]) == \
+        ("v2.10", "juno", "ingest:tftf-rt-instr", "complete")
+    results = store.results(run["id"])
+    assert len(results) == 96
+    assert all(r.samples == [r.samples[0]] * 2 for r in results)
+
+
+def test_same_label_again_adds_a_run(db):
+    for _ in range(2):
+        assert platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db).exit_code == 0
+    assert [r["label"] for r in Store(db).runs_for("v2.9")] == ["v2.9", "v2.9"]
+
+
+def test_one_bad_file_stores_nothing(db, tmp_path):
+    bad = tmp_path / "bad.log"
+    bad.write_text("NOTICE:  Booting\n<RT_INSTR:test_rt_instr_cpu_off_serial\t0\t0\t12\t13/>\n")
+    platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db)
+    out = platperf("tftf-rt-instr", str(TFTF / "v2.10.log"), str(bad), "--label", "v2.10", "--db", db)
+    assert out.exit_code == 2
+    assert f"{bad}:2: 5 tab-separated fields; expected <RT_INSTR:" in out.output
+    assert [r["label"] for r in Store(db).runs()] == ["v2.9"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nonsense", "x.log", "--label", "a"], "unknown format 'nonsense'; choose one of: tftf-rt-instr"),
+    (["tftf-rt-instr", str(TFTF / "v2.9.log")], "--label is required for tftf-rt-instr"),
+    (["tftf-rt-instr", "missing.log", "--label", "a"], "cannot read missing.log"),
+])
+def test_usage_errors_exit_2_with_one_line(db, args, message):
+    out = platperf(*args, "--db", db)
+    assert out.exit_code == 2
+    assert message in out.output
+    assert not Path(db).exists() or Store(db).runs() == []
