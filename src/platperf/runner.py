@@ -1,0 +1,357 @@
+"""``platperf run``: a suite becomes probe invocations on a target, and their records go
+into the store as they arrive.
+
+A suite is a TOML file of ``[[bench]]`` entries. ``kernel`` names the probe kernel and
+``mode`` (serial | parallel | both) how it runs; every other key is passed to the probe as
+``--key value`` (lists joined with commas, ``_`` written as ``-``). A probe parameter whose
+name the runner uses itself (mem-bandwidth's ``--kernel``) goes in the entry's ``params``
+table: ``params = { kernel = ["rd", "wr"] }``. The plan is checked against
+``platperf-probe list --json`` before anything runs.
+
+The outcome of a run:
+  complete  every entry ended with the probe's ``end`` record;
+  partial   Ctrl-C (forwarded to the probe, which finishes its sample and writes ``end``),
+            or a probe that stopped without ``end``: everything that arrived is kept;
+  failed    a malformed record (the error names the stream and line) or a probe that
+            reported an error: everything before it is kept.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .records import RecordError, read_stream, result_from_record
+
+SUITES_DIR = Path(__file__).resolve().parent / "suites"
+MODES = ("serial", "parallel", "both")
+# Keys of a suite entry that the runner itself reads; the rest are the probe's.
+RUNNER_KEYS = ("kernel", "mode", "title", "params")
+# Options every probe kernel takes (docs/results-format.md, probe CLI).
+EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory")
+# Seconds the probe gets to finish its sample after SIGINT before it is killed.
+INTERRUPT_GRACE_S = 10.0
+
+
+class SuiteError(ValueError):
+    """A suite, CPU list or mode a person must fix: one line, exit 2."""
+
+
+# -- suites -------------------------------------------------------------------------------
+@dataclass
+class Suite:
+    name: str
+    path: Path
+    entries: list[dict]
+    description: str = ""
+
+
+def builtin_suites() -> list[str]:
+    return sorted(p.stem for p in SUITES_DIR.glob("*.toml"))
+
+
+def load_suite(ref: str) -> Suite:
+    """A built-in suite by name (quick, memory, full) or a TOML file by path."""
+    path = Path(ref)
+    if ref in builtin_suites():
+        path = SUITES_DIR / f"{ref}.toml"
+    elif not path.is_file():
+        if path.suffix == ".toml" or "/" in ref:
+            raise SuiteError(f"suite file {ref} does not exist")
+        raise SuiteError(f"unknown suite '{ref}' (valid: {', '.join(builtin_suites())}, "
+                         "or a path to a .toml file)")
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"cannot read suite {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SuiteError(f"suite {path} is not valid TOML: {exc}") from None
+    entries = data.get("bench")
+    if not isinstance(entries, list) or not entries:
+        raise SuiteError(f"suite {path} has no [[bench]] entries")
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry.get("kernel"), str):
+            raise SuiteError(f"suite {path}: [[bench]] entry {number} has no kernel = \"...\"")
+        mode = entry.get("mode", "serial")
+        if mode not in MODES:
+            raise SuiteError(f"suite {path}: [[bench]] entry {number} has mode '{mode}' "
+                             f"(valid: {', '.join(MODES)})")
+    return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
+                 description=str(data.get("description", "")))
+
+
+def probe_options(entry: dict) -> dict:
+    """The entry's probe parameters: its own keys, then its ``params`` table."""
+    options = {k: v for k, v in entry.items() if k not in RUNNER_KEYS}
+    params = entry.get("params", {})
+    if not isinstance(params, dict):
+        raise SuiteError(f"'params' of [[bench]] {entry['kernel']} must be a table: "
+                         "params = { kernel = [\"rd\"] }")
+    options.update(params)
+    return options
+
+
+def option_name(key: str) -> str:
+    return key.replace("_", "-")
+
+
+def option_value(value) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, list):
+        return ",".join(option_value(v) for v in value)
+    return str(value)
+
+
+def check_suite(suite: Suite, kernels: list[dict]):
+    """Every kernel and parameter of ``suite`` must be one the probe lists."""
+    by_name = {k["name"]: k for k in kernels}
+    for number, entry in enumerate(suite.entries, 1):
+        where = f"suite {suite.name}, [[bench]] entry {number}"
+        kernel = by_name.get(entry["kernel"])
+        if kernel is None:
+            raise SuiteError(f"{where}: unknown kernel '{entry['kernel']}' "
+                             f"(valid: {', '.join(sorted(by_name))})")
+        params = {p["name"]: p for p in kernel.get("params", [])}
+        valid = sorted(params) + [o for o in EXECUTION_OPTIONS if o not in params]
+        for key, value in probe_options(entry).items():
+            name = option_name(key)
+            if name not in valid:
+                raise SuiteError(f"{where}: {entry['kernel']} has no parameter '{key}' "
+                                 f"(valid: {', '.join(valid)})")
+            choices = params.get(name, {}).get("choices")
+            if choices:
+                for item in option_value(value).split(","):
+                    if item not in [str(c) for c in choices]:
+                        raise SuiteError(f"{where}: {key} '{item}' is not one of "
+                                         f"{', '.join(map(str, choices))}")
+
+
+# -- plan ---------------------------------------------------------------------------------
+@dataclass
+class Step:
+    """One probe invocation: a suite entry in one mode."""
+
+    number: int          # the entry's position in the suite, from 1
+    kernel: str
+    mode: str
+    argv: list[str]
+    title: str
+
+
+def parse_cpulist(text: str) -> list[int]:
+    """The kernel's cpulist format: ``0-3,6`` -> [0, 1, 2, 3, 6]."""
+    cpus: list[int] = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        if not first.strip().isdigit() or last and not last.strip().isdigit():
+            raise SuiteError(f"'{text}' is not a CPU list (examples: 0, 0-3, 0,2,4-5)")
+        cpus.extend(range(int(first), int(last or first) + 1))
+    if not cpus:
+        raise SuiteError(f"'{text}' is not a CPU list (examples: 0, 0-3, 0,2,4-5)")
+    return sorted(set(cpus))
+
+
+def online_cpus(root: str = "/") -> list[int]:
+    path = Path(root) / "sys/devices/system/cpu/online"
+    try:
+        return parse_cpulist(path.read_text())
+    except OSError:
+        raise SuiteError(f"cannot read the online CPUs from {path}; give --cpus") from None
+
+
+def choose_cpus(requested: str | None, online: list[int]) -> list[int]:
+    if requested is None:
+        return online
+    cpus = parse_cpulist(requested)
+    unknown = [c for c in cpus if c not in online]
+    if unknown:
+        raise SuiteError(f"CPU {', '.join(map(str, unknown))} not online "
+                         f"(valid: {', '.join(map(str, online))})")
+    return cpus
+
+
+def plan(suite: Suite, cpus: list[int], mode: str | None = None) -> list[Step]:
+    """The probe invocations for ``suite``; ``mode`` overrides every entry's mode."""
+    if mode is not None and mode not in MODES:
+        raise SuiteError(f"unknown mode '{mode}' (valid: {', '.join(MODES)})")
+    steps = []
+    for number, entry in enumerate(suite.entries, 1):
+        entry_mode = mode or entry.get("mode", "serial")
+        for m in ("serial", "parallel") if entry_mode == "both" else (entry_mode,):
+            argv = ["run", entry["kernel"], "--cpus", ",".join(map(str, cpus)), "--mode", m]
+            described = []
+            for key, value in probe_options(entry).items():
+                argv += [f"--{option_name(key)}", option_value(value)]
+                if option_name(key) not in EXECUTION_OPTIONS:
+                    described.append(option_value(value))
+            title = entry.get("title") or " ".join([entry["kernel"], *described])
+            steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})"))
+    return steps
+
+
+# -- the probe's own description ----------------------------------------------------------
+def probe_kernels(target) -> list[dict]:
+    """``platperf-probe list --json`` on ``target``."""
+    proc = target.run(["list", "--json"])
+    text = "".join(proc)
+    code = proc.wait()
+    if code != 0:
+        raise SuiteError(f"platperf-probe list failed (exit {code}): {proc.stderr_tail()}")
+    try:
+        return json.loads(text)["kernels"]
+    except (ValueError, KeyError, TypeError):
+        raise SuiteError("platperf-probe list --json did not print {\"kernels\": [...]}") from None
+
+
+def probe_meta(target) -> dict:
+    """The probe's ``meta`` record from ``platperf-probe info``."""
+    proc = target.run(["info"])
+    try:
+        records = list(read_stream(proc, "platperf-probe info"))
+    finally:
+        code = proc.wait()
+    if code != 0 or not records:
+        raise SuiteError(f"platperf-probe info failed (exit {code}): {proc.stderr_tail()}")
+    return records[0]
+
+
+# -- running ------------------------------------------------------------------------------
+@dataclass
+class Outcome:
+    run_id: int
+    status: str = "complete"       # complete | partial | failed
+    error: str | None = None
+    results: int = 0
+    histograms: int = 0
+    warnings: list[dict] = field(default_factory=list)
+    signal: int | None = None      # the signal that interrupted the run
+
+
+class Progress:
+    """What the runner tells a progress display; the default shows nothing."""
+
+    def step_started(self, step: Step, index: int, total: int): ...
+    def record(self, rec: dict): ...
+    def step_finished(self, step: Step): ...
+
+
+def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int], tuple],
+            progress: Progress | None = None) -> Outcome:
+    """Run ``steps`` on ``target``, storing each record as it arrives; finish the run."""
+    progress = progress or Progress()
+    out = Outcome(run_id)
+    meta_stored = False
+    current = {"proc": None}
+    stop = threading.Event()
+
+    def on_signal(signum, _frame):
+        proc = current["proc"]
+        if out.signal is not None and proc is not None:
+            proc.kill()               # a second Ctrl-C: do not wait for the sample
+            return
+        out.signal = signum
+        stop.set()
+        if proc is not None:
+            proc.interrupt()
+            timer = threading.Timer(INTERRUPT_GRACE_S, proc.kill)
+            timer.daemon = True
+            timer.start()
+
+    handlers = _install(on_signal)
+    try:
+        for index, step in enumerate(steps):
+            if stop.is_set():
+                break
+            progress.step_started(step, index, len(steps))
+            name = f"probe output of '{step.title}' (suite entry {step.number})"
+            proc = current["proc"] = target.run(step.argv)
+            end, errors = None, []
+            try:
+                for rec in read_stream(proc, name):
+                    kind = rec["type"]
+                    if kind == "meta" and not meta_stored:
+                        store.update_run(run_id, meta=rec)
+                        meta_stored = True
+                    elif kind == "result":
+                        res = result_from_record(rec)
+                        if res.cpu is not None and res.cluster is None:
+                            res.cluster, res.core = place(res.cpu)
+                        store.add_result(run_id, res)
+                        out.results += 1
+                    elif kind == "histogram":
+                        cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
+                        store.add_histogram(run_id, rec, cluster=cluster, core=core)
+                        out.histograms += 1
+                    elif kind == "warning":
+                        out.warnings.append(rec)
+                    elif kind == "error":
+                        errors.append(rec["message"])
+                    elif kind == "end":
+                        end = rec
+                    progress.record(rec)
+            except RecordError as exc:
+                proc.kill()
+                proc.wait()
+                out.status, out.error = "failed", str(exc)
+                break
+            code = proc.wait()
+            current["proc"] = None
+            progress.step_finished(step)
+            if end is None:
+                if out.signal is None:
+                    tail = proc.stderr_tail()
+                    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+                    out.error = (f"{name}: the probe stopped without an 'end' record "
+                                 f"({how}{': ' + tail if tail else ''})")
+                else:
+                    out.error = "interrupted before the probe wrote 'end'"
+                out.status = "partial"
+                break
+            if end["status"] == "failed" or errors:
+                out.status = "failed"
+                out.error = f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
+                break
+            if end["status"] != "complete" or out.signal is not None:
+                out.status, out.error = "partial", f"interrupted during '{step.title}'"
+                break
+    except BaseException as exc:
+        proc = current["proc"]
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+        store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
+                         f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        _restore(handlers)
+    if out.warnings:
+        store.update_run(run_id, findings=_with_probe_warnings(store.run(run_id)["findings"],
+                                                               out.warnings))
+    store.finish_run(run_id, out.status, out.error)
+    return out
+
+
+def _with_probe_warnings(findings, warnings):
+    """Probe warnings join the doctor findings of the run, marked as the probe's."""
+    extra = [{"level": "warning", "code": w.get("code", "probe-warning"), "message": w["message"],
+              "effect": None, "fix": None, "source": "probe",
+              **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
+    return list(findings or []) + extra
+
+
+def _install(handler):
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+
+def _restore(handlers):
+    for sig, old in handlers.items():
+        signal.signal(sig, old)

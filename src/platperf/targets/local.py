@@ -1,0 +1,65 @@
+"""The probe on this machine, as a child process whose stdout is read line by line."""
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+from ..probe_path import find_probe
+
+
+class LocalProbe:
+    def __init__(self, argv: list[str]):
+        # Its own session: a Ctrl-C at the terminal reaches only platperf, which forwards
+        # exactly one SIGINT so the probe finishes its sample and writes `end`.
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, text=True, bufsize=1,
+                                     start_new_session=True)
+        self._stderr = collections.deque(maxlen=20)
+        # Drained in a thread: a chatty stderr must never block the probe's stdout.
+        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
+        self._drain.start()
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            if line.strip():
+                self._stderr.append(line.rstrip("\n"))
+
+    def __iter__(self):
+        return iter(self.proc.stdout.readline, "")
+
+    def interrupt(self):
+        self._signal(signal.SIGINT)
+
+    def kill(self):
+        self._signal(signal.SIGKILL)
+
+    def _signal(self, sig):
+        if self.proc.poll() is None:
+            try:
+                os.kill(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout=None) -> int:
+        code = self.proc.wait(timeout)
+        self._drain.join(1)
+        self.proc.stdout.close()
+        return code
+
+    def stderr_tail(self) -> str:
+        return self._stderr[-1] if self._stderr else ""
+
+
+class LocalTarget:
+    name = "local"
+
+    def __init__(self, probe: Path | None = None):
+        self.probe = probe
+
+    def run(self, argv: list[str]) -> LocalProbe:
+        probe = self.probe or find_probe()
+        return LocalProbe([str(probe), *argv])

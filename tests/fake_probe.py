@@ -1,0 +1,131 @@
+"""A stand-in for platperf-probe in the runner tests: same CLI, JSON Lines on stdout.
+
+FAKE_PROBE_BEHAVIOUR picks how a `run` ends:
+  complete         every result, then `end`
+  die-after=K      K results, then killed (SIGKILL) without `end`
+  malformed-at=K   K results, then a line that is not JSON
+  error            an `error` record and `end` with status failed
+  slow             a result every 0.05 s until SIGINT, then `end` interrupted, exit 130
+FAKE_PROBE_LOG, when set, gets one line per invocation: the argv as JSON.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+KERNELS = [
+    {"name": "mem-latency", "help": "pointer chase",
+     "params": [{"name": "pattern", "default": "seq", "choices": ["seq", "random"]},
+                {"name": "size", "default": "auto", "choices": None},
+                {"name": "stride", "default": 64, "choices": None}]},
+    {"name": "mem-bandwidth", "help": "bw_mem and STREAM kernels",
+     "params": [{"name": "kernel", "default": "rd",
+                 "choices": ["rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy",
+                             "copy", "scale", "add", "triad"]},
+                {"name": "size", "default": "16m", "choices": None}]},
+    {"name": "latency-loop", "help": "duration-bounded loop with a histogram",
+     "params": [{"name": "duration", "default": "1s", "choices": None}]},
+]
+META = {"type": "meta", "schema": 1, "probe_version": "0.0-fake", "build_id": "fake0001",
+        "arch": "x86_64", "compiler": "none", "cflags": "", "counter": {"name": "fake", "freq_hz": 1e9},
+        "start_time": "2026-11-22T00:00:00Z", "cpus_online": [0, 1]}
+
+
+def emit(rec):
+    sys.stdout.write((rec if isinstance(rec, str) else json.dumps(rec)) + "\n")
+    sys.stdout.flush()
+
+
+def options(argv):
+    opts, i = {}, 0
+    while i < len(argv):
+        if argv[i].startswith("--"):
+            opts[argv[i][2:]] = argv[i + 1]
+            i += 2
+        else:
+            i += 1
+    return opts
+
+
+def size_bytes(text):
+    mult = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}
+    return int(text[:-1]) * mult[text[-1]] if text[-1] in mult else int(text)
+
+
+def results(kernel, opts):
+    cpus = [int(c) for c in opts.get("cpus", "0").split(",")]
+    samples = int(opts.get("samples", 3))
+    mode = opts.get("mode", "serial")
+    sizes = [s for s in opts.get("size", "4k").split(",")]
+    if kernel == "latency-loop":
+        for cpu in cpus:
+            yield {"type": "histogram", "benchmark": kernel, "params": {"variant": "plain"}, "cpu": cpu,
+                   "mode": mode, "unit": "ns", "count": 10, "sum": 100.0, "min": 9.0, "max": 12.0,
+                   "buckets": [[9.0, 10.0, 6], [10.0, 12.5, 4]]}
+        return
+    for size in sizes:
+        for cpu in cpus:
+            if kernel == "mem-latency":
+                params = {"pattern": opts.get("pattern", "seq"), "size": size_bytes(size),
+                          "stride": int(opts.get("stride", 64))}
+                metric, unit, direction = "latency", "ns", "lower"
+            else:
+                params = {"kernel": opts.get("kernel", "rd"), "size": size_bytes(size)}
+                metric, unit, direction = "bandwidth", "MB/s", "higher"
+            yield {"type": "result", "benchmark": kernel, "params": params, "cpu": cpu, "mode": mode,
+                   "metric": metric, "unit": unit, "direction": direction,
+                   "samples": [1.0 + cpu + i / 10 for i in range(samples)], "iterations": 1000}
+
+
+def run(kernel, opts):
+    behaviour = os.environ.get("FAKE_PROBE_BEHAVIOUR", "complete")
+    emit(META)
+    if behaviour == "error":
+        emit({"type": "error", "code": "cpu-offline", "message": "CPU 7 is not online (online: 0-1)"})
+        emit({"type": "end", "status": "failed"})
+        return 1
+    if behaviour == "slow":
+        stopping = []
+        signal.signal(signal.SIGINT, lambda *_: stopping.append(1))
+        n = 0
+        while not stopping:
+            for rec in results(kernel, opts):
+                emit(rec)
+                n += 1
+            time.sleep(0.05)
+        emit({"type": "end", "status": "interrupted", "results": n})
+        return 130
+    emit({"type": "warning", "code": "fake-counter", "message": "fake counter, numbers are made up"})
+    n = 0
+    for rec in results(kernel, opts):
+        if behaviour == f"die-after={n}":
+            os.kill(os.getpid(), signal.SIGKILL)
+        if behaviour == f"malformed-at={n}":
+            emit('{"type": "result", "benchmark": ')
+            return 0
+        emit(rec)
+        n += 1
+    emit({"type": "end", "status": "complete", "results": n, "elapsed_s": 0.01})
+    return 0
+
+
+def main(argv):
+    if os.environ.get("FAKE_PROBE_LOG"):
+        with open(os.environ["FAKE_PROBE_LOG"], "a") as log:
+            log.write(json.dumps(argv) + "\n")
+    if argv[:2] == ["list", "--json"]:
+        print(json.dumps({"kernels": KERNELS}))
+        return 0
+    if argv[:1] == ["info"]:
+        emit(META)
+        emit({"type": "end", "status": "complete"})
+        return 0
+    if argv[:1] == ["run"] and len(argv) > 1:
+        return run(argv[1], options(argv[2:]))
+    print(f"fake probe: cannot do {argv}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
