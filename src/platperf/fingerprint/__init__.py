@@ -1,0 +1,1 @@
+"""What the machine is: CPU, clusters, caches, kernel, frequency, isolation, VM, toolchain."""

@@ -1,0 +1,97 @@
+"""Reading sysfs and procfs beneath a root directory.
+
+Everything platperf learns about a machine comes through :class:`SysRoot`, so that tests can
+point it at a fixture tree (``tests/fixtures/sysfs/juno``) instead of ``/``. Missing or
+unreadable files are normal (old kernels, VMs, boards without a driver) and read as ``None``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class SysRoot:
+    def __init__(self, root: str | os.PathLike = "/"):
+        self.root = Path(root)
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel.lstrip("/")
+
+    def read(self, rel: str) -> str | None:
+        """The file's text without the trailing newline (device-tree strings lose their NULs), or None."""
+        try:
+            text = self.path(rel).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return None
+        return text.rstrip("\n\0 ")
+
+    def read_int(self, rel: str) -> int | None:
+        text = self.read(rel)
+        try:
+            return int(text, 0) if text is not None else None
+        except ValueError:
+            return None
+
+    def exists(self, rel: str) -> bool:
+        return self.path(rel).exists()
+
+    def listdir(self, rel: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.path(rel)))
+        except OSError:
+            return []
+
+
+def parse_cpu_list(text: str | None, ncpus: int | None = None) -> list[int]:
+    """Parse the kernel's cpu-list syntax: ``0-3,8``, ``0-7:2/4`` (2 of every 4), ``all``, ``N``
+    (the last CPU). ``all``/``N`` need ``ncpus``. Empty or ``(null)`` (nohz_full unset) is [].
+    Raises ValueError naming the bad part."""
+    if text is None:
+        return []
+    text = text.strip()
+    if text in ("", "(null)"):
+        return []
+    cpus: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if ncpus is not None:
+            part = part.replace("all", f"0-{ncpus - 1}").replace("N", str(ncpus - 1))
+        group = None
+        if ":" in part:
+            part, group = part.split(":", 1)
+        try:
+            lo, _, hi = part.partition("-")
+            first, last = int(lo), int(hi) if hi else int(lo)
+            used, size = (int(x) for x in group.split("/")) if group else (1, 1)
+        except ValueError:
+            raise ValueError(f"not a cpu list: {text!r} (at {part!r}; expected e.g. 0-3,8 or 0-7:2/4)") from None
+        if last < first or size <= 0:
+            raise ValueError(f"not a cpu list: {text!r} (bad range {part!r})")
+        cpus.update(c for c in range(first, last + 1) if (c - first) % size < used)
+    return sorted(cpus)
+
+
+def format_cpu_list(cpus) -> str:
+    """The inverse of :func:`parse_cpu_list` for plain ranges: [0, 1, 2, 5] -> '0-2,5'."""
+    cpus = sorted(set(cpus))
+    parts, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        parts.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
+        i = j + 1
+    return ",".join(parts)
+
+
+def parse_size(text: str | None) -> int | None:
+    """Cache sizes as sysfs writes them (``32K``, ``2048K``, ``32M``) in bytes."""
+    if not text:
+        return None
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        if text[-1].upper() in units:
+            return int(text[:-1]) * units[text[-1].upper()]
+        return int(text)
+    except ValueError:
+        return None

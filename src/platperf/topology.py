@@ -1,0 +1,248 @@
+"""Which CPUs a machine has, how they group into clusters, what core each one is, and the caches.
+
+Numbering rules (results are keyed by ``(cluster, core)``, so these must not drift):
+
+* **cluster** — the first of these that is meaningful for every online CPU:
+  1. ``topology/cluster_id`` on Arm, when it is >= 0. Linux takes it from the device tree's
+     ``cpu-map`` (``cluster0``, ``cluster1``), which is also the numbering firmware uses: on
+     Juno r1 the A57 pair is cluster 0 and the A53 quad cluster 1, as in TF-A's tables, even
+     when Linux numbers an A53 as CPU 0. Without a cpu-map the kernel writes -1. On x86
+     ``cluster_id`` is the L2 domain (one per core on most parts, 65535 in VMs), so it is not used.
+  2. ``topology/physical_package_id`` when >= 0 (arm64 kernels before 5.16 put the cpu-map
+     cluster here; on x86 it is the socket).
+  3. otherwise CPUs are grouped by core type, clusters numbered by their lowest CPU.
+  The rule used is recorded in ``Topology.cluster_source``.
+* **core** — the position of the CPU within its cluster, ordering by (``core_id``, CPU number).
+  With the cpu-map this is TF-A's core number (``core_id`` counts from 0 in each cluster); with
+  SMT the threads of one core get consecutive positions, so ``(cluster, core)`` stays unique.
+  The kernel's own ids are kept in ``core_id`` and ``package``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .fingerprint.cpu_models import Midr, x86_core_type
+from .fingerprint.cpuinfo import arch_from_cpuinfo, read_cpuinfo
+from .fingerprint.sysroot import SysRoot, parse_cpu_list, parse_size, format_cpu_list
+
+CPU_DIR = "sys/devices/system/cpu"
+
+
+class TopologyError(ValueError):
+    """A CPU that the machine does not have, or a tree with no CPUs at all."""
+
+
+@dataclass(frozen=True)
+class Cpu:
+    cpu: int
+    cluster: int
+    core: int
+    core_type: str            # 'Cortex-A53', 'AMD EPYC'
+    vendor: str               # 'Arm', 'AuthenticAMD'
+    midr: str | None = None   # '0x410fd030' on Arm
+    revision: str | None = None   # 'r0p3' on Arm
+    family: int | None = None     # x86
+    model: int | None = None      # x86
+    stepping: int | None = None   # x86
+    core_id: int | None = None
+    package: int | None = None
+    smt_siblings: tuple[int, ...] = ()
+    capacity: int | None = None   # cpu_capacity (1024 = the biggest core at its highest OPP)
+
+
+@dataclass(frozen=True)
+class Cache:
+    level: int
+    type: str                 # 'data', 'instruction', 'unified'
+    size: int | None          # bytes
+    ways: int | None
+    sets: int | None
+    line: int | None          # bytes
+    shared_cpus: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"L{self.level}" + {"data": "d", "instruction": "i"}.get(self.type, "")
+
+
+@dataclass
+class Topology:
+    arch: str
+    cpus: list[Cpu]
+    caches: list[Cache] = field(default_factory=list)
+    cluster_source: str = "cluster_id"
+
+    def cpu(self, cpu: int) -> Cpu:
+        for entry in self.cpus:
+            if entry.cpu == cpu:
+                return entry
+        raise TopologyError(f"CPU {cpu} is not online (online: {format_cpu_list(self.online())})")
+
+    def place(self, cpu: int) -> tuple[int, int]:
+        """(cluster, core) of a logical CPU."""
+        entry = self.cpu(cpu)
+        return entry.cluster, entry.core
+
+    def online(self) -> list[int]:
+        return [c.cpu for c in self.cpus]
+
+    def clusters(self) -> dict[int, list[Cpu]]:
+        out: dict[int, list[Cpu]] = {}
+        for entry in sorted(self.cpus, key=lambda c: (c.cluster, c.core)):
+            out.setdefault(entry.cluster, []).append(entry)
+        return out
+
+    def core_types(self) -> list[str]:
+        """Distinct core types in cluster order: ['Cortex-A57', 'Cortex-A53'] on Juno."""
+        seen: list[str] = []
+        for members in self.clusters().values():
+            for entry in members:
+                if entry.core_type not in seen:
+                    seen.append(entry.core_type)
+        return seen
+
+    def caches_of(self, cpu: int) -> list[Cache]:
+        self.cpu(cpu)
+        return [c for c in self.caches if cpu in c.shared_cpus]
+
+    def level(self, level: int) -> list[Cache]:
+        return [c for c in self.caches if c.level == level]
+
+    def llc(self, cpu: int | None = None) -> Cache | None:
+        """The last-level data (or unified) cache of ``cpu``; without a cpu, the largest last-level
+        cache of the machine (on Juno the A57 cluster's 2 MiB L2, not the A53's 1 MiB)."""
+        pool = self.caches_of(cpu) if cpu is not None else self.caches
+        pool = [c for c in pool if c.type != "instruction"]
+        if not pool:
+            return None
+        top = max(c.level for c in pool)
+        return max((c for c in pool if c.level == top), key=lambda c: (c.size or 0, len(c.shared_cpus)))
+
+    def to_dict(self) -> dict:
+        return {"arch": self.arch, "cluster_source": self.cluster_source,
+                "cpus": [_cpu_dict(c) for c in self.cpus],
+                "caches": [cache_dict(c) for c in self.caches]}
+
+
+def _cpu_dict(cpu: Cpu) -> dict:
+    d = asdict(cpu)
+    d["smt_siblings"] = list(cpu.smt_siblings)
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def cache_dict(cache: Cache) -> dict:
+    d = asdict(cache)
+    d["shared_cpus"] = list(cache.shared_cpus)
+    d["name"] = cache.name
+    return d
+
+
+def online_cpus(sysroot: SysRoot) -> list[int]:
+    text = sysroot.read(f"{CPU_DIR}/online")
+    if text:
+        return parse_cpu_list(text)
+    return sorted(int(n[3:]) for n in sysroot.listdir(CPU_DIR) if n.startswith("cpu") and n[3:].isdigit())
+
+
+def read_topology(root: str = "/") -> Topology:
+    sysroot = SysRoot(root)
+    per_cpu, _ = read_cpuinfo(sysroot)
+    arch = arch_from_cpuinfo(per_cpu)
+    cpus = online_cpus(sysroot) or sorted(per_cpu)
+    if not cpus:
+        raise TopologyError(f"no CPUs found under {root} (neither {CPU_DIR}/online nor /proc/cpuinfo)")
+    is_x86 = arch in ("x86_64", "i686")
+
+    raw = {}
+    for cpu in cpus:
+        topo = f"{CPU_DIR}/cpu{cpu}/topology"
+        raw[cpu] = {
+            "ident": _identify(sysroot, cpu, per_cpu.get(cpu, {}), is_x86),
+            "core_id": sysroot.read_int(f"{topo}/core_id"),
+            "package": sysroot.read_int(f"{topo}/physical_package_id"),
+            "cluster_id": sysroot.read_int(f"{topo}/cluster_id"),
+            "siblings": tuple(parse_cpu_list(sysroot.read(f"{topo}/thread_siblings_list")) or [cpu]),
+            "capacity": sysroot.read_int(f"{CPU_DIR}/cpu{cpu}/cpu_capacity"),
+        }
+
+    def meaningful(key):
+        # 65535 / -1: the kernel's "unknown" (x86 VMs, arm64 without cpu-map).
+        return all(r[key] is not None and 0 <= r[key] < 65535 for r in raw.values())
+
+    if not is_x86 and meaningful("cluster_id"):
+        source, cluster_of = "cluster_id", {c: r["cluster_id"] for c, r in raw.items()}
+    elif meaningful("package"):
+        source, cluster_of = "package_id", {c: r["package"] for c, r in raw.items()}
+    else:
+        source, types = "core_type", []
+        for cpu in cpus:
+            if raw[cpu]["ident"]["core_type"] not in types:
+                types.append(raw[cpu]["ident"]["core_type"])
+        cluster_of = {c: types.index(r["ident"]["core_type"]) for c, r in raw.items()}
+
+    core_of = {}
+    for cluster in set(cluster_of.values()):
+        members = sorted((c for c in cpus if cluster_of[c] == cluster),
+                         key=lambda c: (raw[c]["core_id"] if raw[c]["core_id"] is not None else c, c))
+        core_of.update({c: i for i, c in enumerate(members)})
+
+    entries = [Cpu(cpu=c, cluster=cluster_of[c], core=core_of[c], core_id=raw[c]["core_id"],
+                   package=raw[c]["package"], smt_siblings=tuple(s for s in raw[c]["siblings"] if s in cpus),
+                   capacity=raw[c]["capacity"], **raw[c]["ident"]) for c in cpus]
+    return Topology(arch=arch, cpus=entries, caches=_read_caches(sysroot, cpus), cluster_source=source)
+
+
+def _identify(sysroot: SysRoot, cpu: int, block: dict[str, str], is_x86: bool) -> dict:
+    if is_x86:
+        def num(key):
+            value = block.get(key, "")
+            return int(value) if value.isdigit() else None
+        family, model = num("cpu family"), num("model")
+        return {"vendor": block.get("vendor_id", "unknown"), "family": family, "model": model,
+                "stepping": num("stepping"),
+                "core_type": x86_core_type(block.get("vendor_id"), family, model, block.get("model name"))}
+    midr = None
+    # The sysfs register is exact; cpuinfo's fields are the fallback for kernels without it.
+    text = sysroot.read(f"{CPU_DIR}/cpu{cpu}/regs/identification/midr_el1")
+    if text:
+        try:
+            midr = Midr.parse(text)
+        except ValueError:
+            midr = None
+    if midr is None and "CPU implementer" in block:
+        try:
+            midr = Midr.from_fields(int(block["CPU implementer"], 16), int(block.get("CPU variant", "0"), 16),
+                                    int(block.get("CPU part", "0"), 16), int(block.get("CPU revision", "0"), 0))
+        except ValueError:
+            midr = None
+    if midr is None:
+        return {"vendor": "unknown", "core_type": block.get("model name", "unknown")}
+    return {"vendor": midr.vendor, "midr": midr.hex, "revision": midr.rev, "core_type": midr.core_type}
+
+
+_CACHE_TYPES = {"Data": "data", "Instruction": "instruction", "Unified": "unified"}
+
+
+def _read_caches(sysroot: SysRoot, cpus: list[int]) -> list[Cache]:
+    """Each physical cache once, however many CPUs list it (shared_cpu_list identifies it)."""
+    seen: dict[tuple, Cache] = {}
+    for cpu in cpus:
+        base = f"{CPU_DIR}/cpu{cpu}/cache"
+        for index in sysroot.listdir(base):
+            if not index.startswith("index"):
+                continue
+            d = f"{base}/{index}"
+            level = sysroot.read_int(f"{d}/level")
+            if level is None:
+                continue
+            ctype = _CACHE_TYPES.get(sysroot.read(f"{d}/type") or "", "unified")
+            shared = tuple(parse_cpu_list(sysroot.read(f"{d}/shared_cpu_list")) or [cpu])
+            size = parse_size(sysroot.read(f"{d}/size"))
+            ways = sysroot.read_int(f"{d}/ways_of_associativity") or None  # 0: fully associative/unknown
+            line = sysroot.read_int(f"{d}/coherency_line_size") or None
+            sets = sysroot.read_int(f"{d}/number_of_sets") or None
+            if sets is None and size and ways and line:
+                sets = size // (ways * line)
+            key = (level, ctype, shared)
+            seen.setdefault(key, Cache(level, ctype, size, ways, sets, line, shared))
+    return sorted(seen.values(), key=lambda c: (c.level, c.type, c.shared_cpus))
