@@ -290,7 +290,8 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                         store.add_histogram(run_id, rec, cluster=cluster, core=core)
                         out.histograms += 1
                     elif kind == "warning":
-                        out.warnings.append(rec)
+                        if rec not in out.warnings:  # each probe invocation repeats its own
+                            out.warnings.append(rec)
                     elif kind == "error":
                         errors.append(rec["message"])
                     elif kind == "end":

@@ -44,15 +44,14 @@ def run(
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
     store = open_store(db)
-    topology = _topology(root)
     try:
-        online = list(topology.cpus) if topology is not None and hasattr(topology, "cpus") \
-            else online_cpus(root)
+        topology = _topology(root)
+        online = topology.online() if topology is not None else online_cpus(root)
         chosen = choose_cpus(cpus, online)
         steps = plan(the_suite, chosen, mode)
         check_suite(the_suite, probe_kernels(the_target))
         meta = probe_meta(the_target)
-    except (SuiteError, ProbeNotFound) as exc:
+    except (SuiteError, ProbeNotFound, ValueError) as exc:  # TopologyError is a ValueError
         fail_exit(str(exc))
 
     fingerprint, findings = _describe(root, meta)
@@ -90,9 +89,12 @@ def _topology(root):
 
 
 def _placer(topology):
-    if topology is None:
-        return lambda cpu: (None, None)
-    return topology.place
+    def place(cpu):
+        try:
+            return topology.place(cpu)
+        except (AttributeError, ValueError):  # no topology, or a CPU it does not list
+            return None, None
+    return place
 
 
 def _describe(root, meta):

@@ -10,7 +10,7 @@ import datetime as _dt
 from array import array
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, select, update
+from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import stats
@@ -107,6 +107,12 @@ class Store:
     def runs(self) -> list[dict]:
         with self.engine.connect() as c:
             return [dict(r._mapping) for r in c.execute(select(runs).order_by(runs.c.id))]
+
+    def result_counts(self) -> dict[int, int]:
+        """Results stored per run id (runs with none are absent)."""
+        q = select(results.c.run_id, func.count()).group_by(results.c.run_id)
+        with self.engine.connect() as c:
+            return {run_id: n for run_id, n in c.execute(q)}
 
     def run(self, ref) -> dict:
         """A run by id, ``latest``, or label (its newest run)."""

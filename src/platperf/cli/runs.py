@@ -1,0 +1,147 @@
+"""``platperf runs`` (the runs in a database) and ``platperf show RUN`` (one run)."""
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from .common import DbOption, app, open_store
+
+
+@app.command()
+def runs(db: str = DbOption,
+         json_out: bool = typer.Option(False, "--json", help="Print the runs as a JSON list.")):
+    """List the runs in the database, oldest first.
+
+    Example:  platperf runs --db platperf.db
+    """
+    store = open_store(db)
+    counts = store.result_counts()
+    rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"],
+                 status=r["status"], started=r["started_at"], results=counts.get(r["id"], 0),
+                 host=machine_name(r["fingerprint"]), note=r["note"]) for r in store.runs()]
+    if json_out:
+        print(json.dumps(rows, indent=1))
+        return
+    if not rows:
+        print(f"no runs in {db}; measure with 'platperf run'", file=sys.stderr)
+        return
+    table = _table("id", "label", "target", "suite", "status", "started", "results", "host / cpu")
+    for r in rows:
+        table.add_row(*(_cell(r[k]) for k in ("id", "label", "target", "suite", "status", "started",
+                                              "results", "host")))
+    _console().print(table)
+
+
+@app.command()
+def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its newest run)."),
+         db: str = DbOption,
+         json_out: bool = typer.Option(False, "--json", help="Print the run and its results as JSON.")):
+    """Show one run: header, machine fingerprint, doctor findings, results summary.
+
+    Example:  platperf show latest      platperf show v2.12      platperf show 3 --json
+    """
+    store = open_store(db)
+    r = store.run(run)
+    results = store.results(r["id"], with_samples=False)
+    if json_out:
+        doc = {k: v for k, v in r.items()}
+        doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
+                               cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
+                               direction=x.direction, **x.summary) for x in results]
+        print(json.dumps(doc, indent=1, default=str))
+        return
+    console = _console()
+    header = _table("", "", header=False)
+    header.add_row("run", _cell(r["id"]))
+    for key, name in (("label", "label"), ("status", "status"), ("target", "target"),
+                      ("suite", "suite"), ("source", "source"), ("started_at", "started"),
+                      ("finished_at", "finished"), ("note", "note"), ("error", "error")):
+        if r[key] is not None:
+            header.add_row(name, _cell(r[key]))
+    meta = r["meta"] or {}
+    if meta:
+        header.add_row("probe", _cell(f"{meta.get('probe_version', '?')} build {meta.get('build_id', '?')}"
+                                      f" ({meta.get('arch', '?')}, {meta.get('compiler', '?')})"))
+    console.print(header)
+
+    if r["fingerprint"]:
+        fp = _table("fingerprint", "", header=True)
+        for key, value in fingerprint_lines(r["fingerprint"]):
+            fp.add_row(_cell(key), _cell(value))
+        console.print(fp)
+    findings = r["findings"] or []
+    if findings:
+        ft = _table("level", "finding", "effect", "fix")
+        for f in findings:
+            ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
+        console.print(ft)
+
+    rt = _table("benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median",
+                "min", "max", "n", "unit")
+    for x in results:
+        s = x.summary
+        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, x.cluster, x.core, x.cpu, x.metric,
+                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"], x.unit)))
+    console.print(rt)
+    hist = store.histograms(r["id"])
+    print(f"{len(results)} results, {len(hist)} histograms")
+
+
+def machine_name(fingerprint) -> str:
+    """Host name and CPU model from a fingerprint, as far as it has them."""
+    if not fingerprint:
+        return ""
+    host = _first(fingerprint, ("hostname",), ("host", "name"), ("host", "hostname"))
+    cpu = _first(fingerprint, ("cpu", "model"), ("cpu", "model_name"), ("cpu_model",),
+                 ("cpu", "name"))
+    return " / ".join(str(v) for v in (host, cpu) if v)
+
+
+def _first(doc, *paths):
+    for path in paths:
+        value = doc
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        if value not in (None, "", [], {}):
+            return value
+    return None
+
+
+def fingerprint_lines(fingerprint, prefix="", depth=0):
+    """(key, value) lines of a fingerprint: scalars and short lists, nested keys dotted."""
+    for key, value in fingerprint.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and depth < 1:
+            yield from fingerprint_lines(value, name + ".", depth + 1)
+        elif isinstance(value, (dict, list)):
+            text = json.dumps(value, default=str)
+            yield name, text if len(text) <= 100 else text[:97] + "..."
+        elif value is not None:
+            yield name, value
+
+
+def _num(value) -> str:
+    return "" if value is None else f"{value:.4g}"
+
+
+def _cell(value):
+    # Text, never markup: a label such as "[red]v2" is printed as typed.
+    from rich.text import Text
+    return Text("" if value is None else str(value))
+
+
+def _table(*columns, header=True):
+    from rich import box
+    from rich.table import Table
+    table = Table(box=box.SIMPLE_HEAD, show_header=header, pad_edge=False)
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    return table
+
+
+def _console():
+    from rich.console import Console
+    # Into a pipe or file, rows stay whole (one line per result) for grep and diff.
+    return Console(soft_wrap=False, width=None if sys.stdout.isatty() else 10000)
