@@ -10,9 +10,10 @@ from typing import Callable
 
 from .document import Document, Section, Table, cell_text
 
-# Characters that start inline markup or references (``v2.12_`` is a link, ``*x*`` emphasis,
-# ``|x|`` a substitution); a backslash makes each one literal.
-_MARKUP = re.compile(r"([\\`*_|\[\]<>])")
+# Characters that start inline markup or references (``*x*`` emphasis, ``|x|`` a
+# substitution, ``[1]_`` a footnote); a backslash makes each one literal. An underscore is
+# markup only at a word's edge (``v2.12_`` is a link), so ``lat_mem_rd`` stays as written.
+_MARKUP = re.compile(r"([\\`*|\[\]]|_(?=\W|$)|(?<=\W)_|^_)")
 # A cell or line that would start a bullet or enumerated list ("- x", "#. x", "1. x").
 _LIST_START = re.compile(r"^([-*+•]|#\.|\(?[0-9A-Za-z]{1,3}[.)])(\s|$)")
 HEADING_CHARS = "-^~\"'"

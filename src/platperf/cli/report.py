@@ -1,0 +1,59 @@
+"""``platperf report``: the performance guide of one run, a label, or several side by side."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .common import DbOption, app, fail_exit, open_store
+
+FORMAT_HELP = "html, rst-grid, rst-csv, md, json, csv, or all (index.html, guide.rst, guide.md, " \
+              "results.json, results.csv into -o DIR)"
+ALL_FORMATS = ("html", "rst-csv", "md", "json", "csv")
+
+
+@app.command()
+def report(
+    runs: List[str] = typer.Argument(..., metavar="RUN...",
+                                     help="Run id, label (pools all its runs) or 'latest'; "
+                                          "several give one column each."),
+    fmt: str = typer.Option("md", "--format", "-f", help=FORMAT_HELP),
+    output: Optional[Path] = typer.Option(None, "--output", "-o",
+                                          help="Directory to write into (required for all); "
+                                               "without it one format goes to stdout."),
+    db: str = DbOption,
+):
+    """Write the performance report of stored runs.
+
+    Example: platperf report v2.11 v2.12 --format all -o platperf-report
+    """
+    from ..report import FORMATS, RENDERERS, render
+    from ..report.data import load
+    from ..report.sections import build_document
+    from ..store import StoreError
+
+    if fmt != "all" and fmt not in FORMATS:
+        fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}, all")
+    if output is None and fmt == "all":
+        fail_exit(f"--format {fmt} writes files: give a directory with -o DIR")
+    if output is not None and output.exists() and not output.is_dir():
+        fail_exit(f"-o {output} is a file; give a directory")
+    store = open_store(db)
+    try:
+        data = load(store, runs)
+    except StoreError as exc:
+        fail_exit(str(exc))
+    doc = build_document(data)
+    formats = ALL_FORMATS if fmt == "all" else (fmt,)
+    if output is None:
+        typer.echo(render(doc, fmt), nl=False)
+        return
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        for f in formats:
+            path = output / RENDERERS[f][1]
+            path.write_text(render(doc, f), encoding="utf-8")
+            typer.echo(str(path))
+    except OSError as exc:
+        fail_exit(f"cannot write the report to {output}: {exc.strerror}")

@@ -1,0 +1,72 @@
+"""The stored runs a report is about: one column per RUN argument (a label pools its runs).
+
+Results are read without their samples: a report quotes summaries, and a run of a million
+samples must not be unpacked to print its medians.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass
+class RunColumn:
+    name: str                   # the column header: the label, or "run 7"
+    runs: list[dict]            # stored runs pooled in this column, oldest first
+    results: list = field(default_factory=list)    # StoredResult, samples not loaded
+
+    @property
+    def fingerprint(self) -> dict:
+        """The newest run's fingerprint (a label's runs are of one target)."""
+        return self.runs[-1].get("fingerprint") or {}
+
+
+@dataclass
+class ReportData:
+    columns: list[RunColumn]
+    store: object = None        # for sections that read more (histograms)
+
+
+def load(store, refs: list[str]) -> ReportData:
+    """Columns for ``refs`` (id, label or ``latest``); StoreError if one does not exist."""
+    columns = []
+    for ref in refs:
+        runs = store.runs_for(ref)
+        labels = {r.get("label") for r in runs}
+        name = labels.pop() if len(labels) == 1 and None not in labels else None
+        name = name or ", ".join(f"run {r['id']}" for r in runs)
+        results = [res for r in runs for res in store.results(r["id"], with_samples=False)]
+        columns.append(RunColumn(name=name, runs=runs, results=results))
+    seen: dict[str, int] = {}
+    for col in columns:              # two columns of one label: tell them apart by run id
+        seen[col.name] = seen.get(col.name, 0) + 1
+    for col in columns:
+        if seen[col.name] > 1:
+            col.name = f"{col.name} (run {', '.join(str(r['id']) for r in col.runs)})"
+    return ReportData(columns=columns, store=store)
+
+
+_SIZE = re.compile(r"^\s*([0-9.]+)\s*([KMG]?)i?B?\s*$", re.I)
+
+
+def size_bytes(value) -> int | None:
+    """A cache size as sysfs or a fingerprint writes it (32768, "32K", "1 MiB") in bytes."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    m = _SIZE.match(str(value or ""))
+    if not m:
+        return None
+    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()])
+
+
+def data_caches(fingerprint: dict) -> list[tuple[str, int]]:
+    """(name, bytes) of the data and unified caches, smallest first: ``("L1d", 32768)``."""
+    out = {}
+    for c in fingerprint.get("caches") or []:
+        if not isinstance(c, dict) or str(c.get("type", "")).lower().startswith("instr"):
+            continue
+        size = size_bytes(c.get("size"))
+        if size:
+            kind = "d" if str(c.get("type", "")).lower().startswith("data") else ""
+            out[f"L{c.get('level', '?')}{kind}"] = size
+    return sorted(out.items(), key=lambda kv: kv[1])

@@ -1,0 +1,91 @@
+"""HTML: one self-contained file, readable offline — inline CSS and SVG, no scripts, nothing
+fetched. Every text from the store goes through ``html.escape``; plots are built escaped."""
+from __future__ import annotations
+
+import re
+from html import escape
+
+from .document import Document, Section, Table, cell_text
+
+STYLE = """
+body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;line-height:1.4}
+h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #bbb;margin-top:2em}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}
+caption{font-weight:bold;text-align:left;padding:4px 0}
+th,td{border:1px solid #bbb;padding:3px 8px;text-align:center}th{background:#eee}
+td:first-child{text-align:left}
+.plot-figure{margin:1em 0}figcaption{font-size:12px;color:#555}
+nav ul{columns:2}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
+dt{font-weight:bold}.wrap{overflow-x:auto}
+"""
+
+
+def _slug(text: str, used: set) -> str:
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+    slug, n = base, 2
+    while slug in used:
+        slug, n = f"{base}-{n}", n + 1
+    used.add(slug)
+    return slug
+
+
+def render_table(table: Table) -> str:
+    out = ['<div class="wrap"><table>']
+    if table.title:
+        out.append(f"<caption>{escape(table.title)}</caption>")
+    out.append("<thead><tr>" + "".join(f"<th>{escape(cell_text(h))}</th>" for h in table.headers)
+               + "</tr></thead><tbody>")
+    for row in table.rows:
+        out.append("<tr>" + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    if table.caption:
+        out.append(f"<p>{escape(table.caption)}</p>")
+    return "\n".join(out)
+
+
+def _section(section: Section, level: int, used: set, out: list[str]):
+    h = min(level, 6)
+    out.append(f'<section id="{_slug(section.title, used)}"><h{h}>{escape(section.title)}</h{h}>')
+    for block in re.split(r"\n\s*\n", section.text or ""):
+        if block.strip():
+            out.append(f"<p>{escape(' '.join(block.split()))}</p>")
+    if section.items:
+        out.append("<dl>" + "".join(f"<dt>{escape(cell_text(n))}</dt><dd>{escape(cell_text(v))}</dd>"
+                                    for n, v in section.items) + "</dl>")
+    for plot in section.plots:
+        caption = f"<figcaption>{escape(plot.caption)}</figcaption>" if plot.caption else ""
+        out.append(f'<figure class="plot-figure">{plot.svg}{caption}</figure>')
+    for t in section.tables:
+        out.append(render_table(t))
+    for sub in section.subsections:
+        _section(sub, level + 1, used, out)
+    out.append("</section>")
+
+
+def render(doc: Document) -> str:
+    used: set = set()
+    body: list[str] = []
+    for s in doc.sections:
+        _section(s, 2, used, body)
+    toc = "".join(f'<li><a href="#{slug}">{escape(s.title)}</a></li>'
+                  for s, slug in zip(doc.sections, _top_slugs(doc)))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(doc.title)}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{escape(doc.title)}</h1><nav><ul>{toc}</ul></nav>\n" + "\n".join(body)
+            + "\n</body></html>\n")
+
+
+def _top_slugs(doc: Document) -> list[str]:
+    """The ids the walk above gives the top-level sections (same order, same rule)."""
+    used: set = set()
+    slugs = []
+
+    def walk(section, top):
+        slug = _slug(section.title, used)
+        if top:
+            slugs.append(slug)
+        for sub in section.subsections:
+            walk(sub, False)
+    for s in doc.sections:
+        walk(s, True)
+    return slugs

@@ -1,0 +1,45 @@
+"""Section builders: each module has ``build(data: ReportData) -> Section | None`` and is
+listed in :data:`SECTIONS` in the order the report shows them. A new section (interference,
+history) is one module and one line here."""
+from __future__ import annotations
+
+import importlib
+
+from ..data import ReportData
+from ..document import Document
+
+SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu",
+            "histograms")
+
+
+def build_document(data: ReportData, title: str | None = None) -> Document:
+    names = ", ".join(c.name for c in data.columns)
+    doc = Document(title=title or f"platperf report: {names}", data=export_data(data))
+    for name in SECTIONS:
+        section = importlib.import_module(f"{__name__}.{name}").build(data)
+        if section is not None:
+            doc.sections.append(section)
+    return doc
+
+
+RUN_FIELDS = ("id", "label", "target", "suite", "status", "source", "started_at",
+              "finished_at", "note", "error")
+
+
+def export_data(data: ReportData) -> dict:
+    """Every run and every result with its summary, for the JSON and CSV exports."""
+    runs, results = [], []
+    for col in data.columns:
+        for r in col.runs:
+            runs.append({**{k: r.get(k) for k in RUN_FIELDS}, "column": col.name,
+                         "hostname": (r.get("fingerprint") or {}).get("hostname"),
+                         "fingerprint": r.get("fingerprint"), "findings": r.get("findings"),
+                         "meta": r.get("meta")})
+        labels = {r["id"]: r.get("label") for r in col.runs}
+        for res in col.results:
+            results.append({"run_id": res.run_id, "label": labels.get(res.run_id),
+                            "benchmark": res.benchmark, "params": res.params_key,
+                            "params_json": res.params, "mode": res.mode, "cpu": res.cpu,
+                            "cluster": res.cluster, "core": res.core, "metric": res.metric,
+                            "unit": res.unit, "direction": res.direction, **res.summary})
+    return {"runs": runs, "results": results}

@@ -1,0 +1,45 @@
+"""Memory bandwidth per kernel against buffer size: LMBench bw_mem kernels in one plot,
+STREAM and peak kernels in another, for each run column."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ... import stats
+from ..data import ReportData, data_caches
+from ..document import Plot, Section
+from ..lmbench_names import LMBENCH_BW_KERNELS
+from ..svg import line_plot, size_text
+
+MAX_COLUMNS = 6     # plots for more runs than this belong in a comparison, not the guide
+
+
+def _kernel_curves(results) -> dict[str, dict[int, float]]:
+    modes = {r.mode for r in results if r.benchmark == "mem-bandwidth"}
+    mode = "serial" if "serial" in modes else "parallel"
+    raw = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        if r.benchmark == "mem-bandwidth" and r.metric == "bandwidth" and r.mode == mode:
+            raw[r.params.get("kernel", "?")][r.params.get("size")].append(r.summary["median"])
+    return {k: {s: stats.median(v) for s, v in sizes.items() if s} for k, sizes in raw.items()}
+
+
+def build(data: ReportData) -> Section | None:
+    plots = []
+    for col in data.columns[:MAX_COLUMNS]:
+        curves = _kernel_curves(col.results)
+        marks = [(size, f"{name} {size_text(size)}") for name, size in data_caches(col.fingerprint)]
+        groups = (("LMBench bw_mem", [k for k in LMBENCH_BW_KERNELS if k in curves]),
+                  ("STREAM and peak", sorted(k for k in curves if k not in LMBENCH_BW_KERNELS)))
+        for group, kernels in groups:
+            if kernels:
+                title = f"Bandwidth, {group} kernels ({col.name})"
+                svg = line_plot(title, [(k, sorted(curves[k].items())) for k in kernels],
+                                x_label="buffer size (bytes, log scale)", y_label="MB/s (10^6 B/s)",
+                                vlines=marks)
+                plots.append(Plot(title=title, svg=svg))
+    if not plots:
+        return None
+    text = "Median over CPUs of each result's median; serial runs where present."
+    if len(data.columns) > MAX_COLUMNS:
+        text += f" Plots for the first {MAX_COLUMNS} columns; every figure is in the tables."
+    return Section(title="Memory bandwidth", text=text, plots=plots)

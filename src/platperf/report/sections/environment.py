@@ -1,0 +1,91 @@
+"""What each machine was: CPU, topology, caches, memory, kernel, frequency, SMT, VM, probe.
+
+Read from the stored fingerprint and probe meta; a key a fingerprint lacks shows empty.
+"""
+from __future__ import annotations
+
+from ..data import ReportData, RunColumn, data_caches
+from ..document import Section, Table
+from ..svg import size_text
+
+
+def _brief(value, limit: int = 160) -> str:
+    """A fingerprint value on one line: scalars as is, dicts as ``k=v`` pairs."""
+    if value is None or value == {} or value == []:
+        return ""
+    if isinstance(value, dict):
+        text = ", ".join(f"{k}={_brief(v, 60)}" for k, v in value.items() if v not in (None, "", [], {}))
+    elif isinstance(value, (list, tuple)):
+        text = "; ".join(_brief(v, 60) for v in value)
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _cpu(fp: dict) -> str:
+    cpu = fp.get("cpu") or {}
+    if not isinstance(cpu, dict):
+        return _brief(cpu)
+    parts = [cpu.get("model") or cpu.get("name") or "", cpu.get("arch") or ""]
+    count = cpu.get("count") or cpu.get("cpus")
+    if count:
+        parts.append(f"{count} CPUs")
+    return ", ".join(str(p) for p in parts if p) or _brief(cpu)
+
+
+def _caches(fp: dict) -> str:
+    return ", ".join(f"{name} {size_text(size)}" for name, size in data_caches(fp))
+
+
+def _kernel(fp: dict, key: str) -> str:
+    k = fp.get("kernel") or {}
+    return _brief(k.get(key)) if isinstance(k, dict) else (_brief(k) if key == "release" else "")
+
+
+def _probe(run: dict) -> str:
+    meta = run.get("meta") or {}
+    fp_probe = (run.get("fingerprint") or {}).get("probe") or {}
+    version = meta.get("probe_version") or (fp_probe.get("version") if isinstance(fp_probe, dict) else None)
+    parts = [f"{version}" if version else "", f"build {meta['build_id']}" if meta.get("build_id") else "",
+             meta.get("compiler") or "", "C fallback" if meta.get("fallback") else ""]
+    counter = meta.get("counter") or {}
+    if counter.get("name"):
+        parts.append(f"counter {counter['name']} {counter.get('freq_hz', 0) / 1e6:.1f} MHz")
+    return ", ".join(p for p in parts if p)
+
+
+ROWS = (
+    ("Hostname", lambda fp, run: _brief(fp.get("hostname"))),
+    ("Target", lambda fp, run: _brief(run.get("target"))),
+    ("CPU", lambda fp, run: _cpu(fp)),
+    ("Topology", lambda fp, run: _brief(fp.get("topology"))),
+    ("Caches", lambda fp, run: _caches(fp)),
+    ("Memory", lambda fp, run: _brief(fp.get("memory"))),
+    ("Kernel", lambda fp, run: _kernel(fp, "release")),
+    ("Command line", lambda fp, run: _kernel(fp, "cmdline")),
+    ("CPU frequency", lambda fp, run: _brief(fp.get("cpufreq"))),
+    ("SMT", lambda fp, run: _brief(fp.get("smt"))),
+    ("Virtualization", lambda fp, run: _brief(fp.get("virtualization"))),
+    ("Load", lambda fp, run: _brief(fp.get("load"))),
+    ("Probe", lambda fp, run: _probe(run)),
+    ("Suite", lambda fp, run: _brief(run.get("suite"))),
+    ("Runs", lambda fp, run: f"{run['id']} ({run.get('status')}, {run.get('started_at')})"),
+    ("Note", lambda fp, run: _brief(run.get("note"))),
+)
+
+
+def _cell(col: RunColumn, row) -> str:
+    values = []
+    for run in col.runs:
+        v = row(run.get("fingerprint") or {}, run)
+        if v and v not in values:
+            values.append(v)
+    return "; ".join(values)
+
+
+def build(data: ReportData) -> Section:
+    rows = [[name] + [_cell(col, fn) for col in data.columns] for name, fn in ROWS]
+    rows = [r for r in rows if any(r[1:])]
+    table = Table(title="Environment", headers=["Property"] + [c.name for c in data.columns],
+                  rows=rows, layout="guide")
+    return Section(title="Environment", tables=[table])

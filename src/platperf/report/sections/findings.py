@@ -1,0 +1,20 @@
+"""What ``doctor`` found at run time: each finding, what it does to results, how to fix it."""
+from __future__ import annotations
+
+from ..data import ReportData
+from ..document import Section, Table
+
+
+def build(data: ReportData) -> Section:
+    rows = []
+    for col in data.columns:
+        for run in col.runs:
+            for f in run.get("findings") or []:
+                if isinstance(f, dict):
+                    rows.append([col.name, run["id"], f.get("level", ""), f.get("code", ""),
+                                 f.get("message", ""), f.get("effect", ""), f.get("fix", "")])
+    if not rows:
+        return Section(title="Findings", text="No findings were recorded with these runs.")
+    table = Table(title="Findings", headers=["Column", "Run", "Level", "Code", "Finding",
+                                             "Effect on results", "Fix"], rows=rows)
+    return Section(title="Findings", tables=[table])

@@ -1,0 +1,49 @@
+"""The memory latency curve: latency against working-set size on a log axis, the cache
+sizes marked, one line per pattern (and per run when several are shown), and the table."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ... import stats
+from ..data import ReportData, data_caches
+from ..document import Plot, Section, Table, cell_text
+from ..svg import line_plot, size_text
+
+MAX_SERIES = 10
+
+
+def _curves(data: ReportData, metric: str):
+    """{(column name, pattern/stride): {size: median over CPUs and pooled runs}}."""
+    raw = defaultdict(lambda: defaultdict(list))
+    for col in data.columns:
+        modes = {r.mode for r in col.results if r.benchmark == "mem-latency"}
+        mode = "serial" if "serial" in modes else "parallel"
+        for r in col.results:
+            if r.benchmark == "mem-latency" and r.metric == metric and r.mode == mode:
+                line = f"{r.params.get('pattern', '?')}/{r.params.get('stride', '?')}"
+                raw[(col.name, line)][r.params.get("size")].append(r.summary["median"])
+    return {k: {size: stats.median(v) for size, v in sizes.items() if size}
+            for k, sizes in raw.items()}
+
+
+def build(data: ReportData) -> Section | None:
+    curves = _curves(data, "latency")
+    if not curves:
+        return None
+    several = len(data.columns) > 1
+    series = [(f"{col} {line}" if several else line, sorted(points.items()))
+              for (col, line), points in sorted(curves.items())][:MAX_SERIES]
+    caches = data_caches(data.columns[0].fingerprint)
+    plot = line_plot("Memory latency vs size", series, x_label="working set (bytes, log scale)",
+                     y_label="latency (ns)", vlines=[(size, f"{name} {size_text(size)}")
+                                                     for name, size in caches])
+    keys = sorted(curves)
+    sizes = sorted({s for points in curves.values() for s in points})
+    rows = [[size_text(s)] + [cell_text(curves[k].get(s)) for k in keys] for s in sizes]
+    headers = ["Size"] + [f"{col} {line} (ns)" if several else f"{line} (ns)" for col, line in keys]
+    table = Table(title="Memory latency (ns), median over CPUs", headers=headers, rows=rows,
+                  layout="guide")
+    caption = ("Cache sizes from the fingerprint of " + data.columns[0].name) if caches else \
+        "No cache sizes in the fingerprint."
+    return Section(title="Memory latency", text="Lines are pattern/stride in bytes. " + caption + ".",
+                   plots=[Plot(title="Memory latency vs size", svg=plot)], tables=[table])

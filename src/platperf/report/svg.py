@@ -1,0 +1,157 @@
+"""Small self-contained SVG plots (no scripts, no fonts or styles from outside).
+
+``line_plot``: latency vs size (log-2 x axis, cache sizes as vertical lines), bandwidth per
+kernel vs size. ``histogram_plot``: bucket counts on a log-count axis. Every text is escaped.
+"""
+from __future__ import annotations
+
+import math
+from html import escape
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")
+W, H = 760, 380
+LEFT, RIGHT, TOP, BOTTOM = 70, 170, 34, 50   # plot area margins; legend on the right
+
+
+def size_text(nbytes: float) -> str:
+    """Byte sizes as the axis shows them: 512B, 32K, 1M, 2G (powers of 1024)."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if nbytes >= scale:
+            v = nbytes / scale
+            return f"{v:.0f}{unit}" if v == int(v) else f"{v:.3g}{unit}"
+    return f"{nbytes:.0f}B"
+
+
+def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    if hi <= lo:
+        hi = lo + (abs(lo) or 1.0)
+    raw = (hi - lo) / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    start = math.floor(lo / step) * step
+    return [start + i * step for i in range(int((hi - start) / step) + 2) if start + i * step <= hi + step * 1e-9]
+
+
+def _num(v: float) -> str:
+    return f"{v:.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
+
+
+class _Axes:
+    def __init__(self, xs, ys, log_x, log_y, y_zero):
+        self.log_x, self.log_y = log_x, log_y
+        fx = math.log2 if log_x else float
+        fy = math.log10 if log_y else float
+        self.fx, self.fy = fx, fy
+        self.x0, self.x1 = fx(min(xs)), fx(max(xs))
+        lo_y = min(ys)
+        self.y0 = (0.0 if y_zero and not log_y and lo_y >= 0 else fy(lo_y))
+        self.y1 = fy(max(ys))
+        if self.x1 == self.x0:
+            self.x0, self.x1 = self.x0 - 1, self.x1 + 1
+        if self.y1 == self.y0:
+            self.y0, self.y1 = self.y0 - 1, self.y1 + 1
+        if not log_y:
+            ticks = _nice_ticks(self.y0, self.y1)
+            self.y0, self.y1 = min(self.y0, ticks[0]), max(self.y1, ticks[-1])
+        else:
+            self.y0, self.y1 = math.floor(self.y0), math.ceil(self.y1)
+
+    def px(self, x):
+        return LEFT + (self.fx(x) - self.x0) / (self.x1 - self.x0) * (W - LEFT - RIGHT)
+
+    def py(self, y):
+        return H - BOTTOM - (self.fy(y) - self.y0) / (self.y1 - self.y0) * (H - TOP - BOTTOM)
+
+
+def _frame(title, x_label, y_label) -> list[str]:
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" '
+            f'viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+            f"<title>{escape(title)}</title>",
+            f'<rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/>',
+            f'<text x="{W / 2:.0f}" y="18" text-anchor="middle" font-size="13" font-weight="bold">'
+            f"{escape(title)}</text>",
+            f'<text x="{(LEFT + W - RIGHT) / 2:.0f}" y="{H - 10}" text-anchor="middle">{escape(x_label)}</text>',
+            f'<text transform="translate(16 {(TOP + H - BOTTOM) / 2:.0f}) rotate(-90)" '
+            f'text-anchor="middle">{escape(y_label)}</text>']
+
+
+def _axes_lines(ax: _Axes, x_ticks, x_format, y_ticks, y_format) -> list[str]:
+    out = [f'<rect x="{LEFT}" y="{TOP}" width="{W - LEFT - RIGHT}" height="{H - TOP - BOTTOM}" '
+           f'fill="none" stroke="#444"/>']
+    for x in x_ticks:
+        p = ax.px(x)
+        out.append(f'<line x1="{p:.1f}" y1="{H - BOTTOM}" x2="{p:.1f}" y2="{H - BOTTOM + 4}" stroke="#444"/>'
+                   f'<text x="{p:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{escape(x_format(x))}</text>')
+    for y in y_ticks:
+        p = ax.py(y)
+        out.append(f'<line x1="{LEFT}" y1="{p:.1f}" x2="{W - RIGHT}" y2="{p:.1f}" stroke="#ddd"/>'
+                   f'<text x="{LEFT - 6}" y="{p + 4:.1f}" text-anchor="end">{escape(y_format(y))}</text>')
+    return out
+
+
+def _x_ticks(ax: _Axes, xs) -> list[float]:
+    if not ax.log_x:
+        return _nice_ticks(min(xs), max(xs))
+    lo, hi = math.ceil(ax.x0), math.floor(ax.x1)
+    step = max(1, math.ceil((hi - lo + 1) / 10))
+    return [2.0 ** e for e in range(lo, hi + 1, step)]
+
+
+def _y_ticks(ax: _Axes) -> list[float]:
+    if ax.log_y:
+        return [10.0 ** e for e in range(int(ax.y0), int(ax.y1) + 1)]
+    return [t for t in _nice_ticks(ax.y0, ax.y1) if ax.y0 <= t <= ax.y1]
+
+
+def line_plot(title: str, series: list[tuple[str, list[tuple[float, float]]]], *,
+              x_label: str, y_label: str, log_x: bool = True, log_y: bool = False,
+              vlines: list[tuple[float, str]] = (), x_format=size_text) -> str:
+    """Lines with point markers, one colour per series, legend on the right.
+
+    ``vlines`` mark x positions (cache sizes) with a dashed line and a label.
+    """
+    pts = [(x, y) for _, s in series for x, y in s if y is not None and (y > 0 or not log_y)]
+    if not pts:
+        raise ValueError(f"plot '{title}' has no points")
+    xs = [x for x, _ in pts] + [x for x, _ in vlines if x > 0]
+    ax = _Axes(xs, [y for _, y in pts], log_x, log_y, y_zero=True)
+    out = _frame(title, x_label, y_label)
+    out += _axes_lines(ax, _x_ticks(ax, xs), x_format, _y_ticks(ax), _num)
+    for i, (x, label) in enumerate(vlines):
+        p = ax.px(x)
+        out.append(f'<line class="marker" x1="{p:.1f}" y1="{TOP}" x2="{p:.1f}" y2="{H - BOTTOM}" '
+                   f'stroke="#888" stroke-dasharray="4 3"/>'
+                   f'<text x="{p + 3:.1f}" y="{TOP + 12 + 12 * (i % 3)}" fill="#555">{escape(label)}</text>')
+    for i, (name, s) in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        s = sorted((x, y) for x, y in s if y is not None and (y > 0 or not log_y))
+        if not s:
+            continue
+        path = " ".join(f"{ax.px(x):.1f},{ax.py(y):.1f}" for x, y in s)
+        out.append(f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="1.8" points="{path}"/>')
+        out += [f'<circle cx="{ax.px(x):.1f}" cy="{ax.py(y):.1f}" r="2.2" fill="{colour}"/>' for x, y in s]
+        ly = TOP + 8 + 16 * i
+        out.append(f'<line x1="{W - RIGHT + 10}" y1="{ly}" x2="{W - RIGHT + 28}" y2="{ly}" stroke="{colour}" '
+                   f'stroke-width="2"/><text x="{W - RIGHT + 32}" y="{ly + 4}">{escape(name[:24])}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def histogram_plot(title: str, buckets: list[tuple[float, float, int]], *, x_label: str,
+                   log_x: bool = False) -> str:
+    """Bucket counts as bars on a log-count axis: the rare long excursions stay visible."""
+    buckets = [(lo, hi, c) for lo, hi, c in buckets if c > 0 and hi > lo and (lo > 0 or not log_x)]
+    if not buckets:
+        raise ValueError(f"histogram '{title}' has no counts")
+    xs = [b[0] for b in buckets] + [b[1] for b in buckets]
+    ax = _Axes(xs, [0.5] + [c for *_, c in buckets], log_x, True, y_zero=False)
+    out = _frame(title, x_label, "count (log)")
+    out += _axes_lines(ax, _x_ticks(ax, xs), _num, _y_ticks(ax), _num)
+    base = ax.py(10.0 ** ax.y0)
+    for lo, hi, c in buckets:
+        x0, x1, top = ax.px(lo), ax.px(hi), ax.py(c)
+        out.append(f'<rect class="bar" x="{x0:.1f}" y="{top:.1f}" width="{max(x1 - x0, 1.0):.1f}" '
+                   f'height="{max(base - top, 0.5):.1f}" fill="{PALETTE[0]}"/>')
+    out.append("</svg>")
+    return "\n".join(out)
