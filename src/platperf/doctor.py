@@ -1,0 +1,317 @@
+"""``doctor``: what on this machine will bend the results, what it does to them, how to fix it.
+
+Each check gives one :class:`Finding` per problem (or one ``ok``), a line a person can act on.
+Levels: ``ok`` (checked, fine), ``info`` (worth knowing, no harm), ``warn`` (results are
+usable but noisier or not comparable with a tuned machine), ``bad`` (results are unreliable).
+Warnings never make ``platperf doctor`` fail: a board under test is often not tunable.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from .fingerprint import collect
+from .fingerprint.sysroot import SysRoot, format_cpu_list
+
+LEVELS = ("ok", "info", "warn", "bad")
+
+# A process using more than this share of one CPU while we sample is "busy".
+BUSY_SHARE = 0.10
+# Load average per online CPU above which the machine is not idle.
+LOAD_WARN_PER_CPU, LOAD_BAD_PER_CPU = 0.25, 1.0
+# Counter checks (probe meta): a tick longer than this cannot resolve an L1 hit; a read slower
+# than this means the counter traps (a VM) or goes through the vDSO fallback.
+COARSE_TICK_NS = 10.0
+SLOW_READ_NS = 50.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str        # ok | info | warn | bad
+    code: str         # stable kebab-case id
+    message: str      # what was found
+    effect: str = ""  # what it does to results
+    fix: str = ""     # how to fix it
+
+    def line(self) -> str:
+        parts = [f"{self.level}: {self.message}"]
+        if self.effect:
+            parts.append(f"effect: {self.effect}")
+        if self.fix:
+            parts.append(f"fix: {self.fix}")
+        return " — ".join(parts)
+
+
+def check(root: str = "/", fingerprint: dict | None = None, probe_meta: dict | None = None,
+          sample_s: float = 0.2) -> list[Finding]:
+    """All checks on the machine under ``root``. ``fingerprint`` is collected when not given;
+    ``probe_meta`` (the probe's meta record) enables the counter checks. Busy processes are
+    sampled over ``sample_s`` seconds (0 skips the sampling)."""
+    fp = fingerprint if fingerprint is not None else collect(root, probe_meta)
+    findings: list[Finding] = []
+    findings += check_cpufreq(fp)
+    findings += check_smt(fp)
+    findings += check_isolation(fp)
+    findings += check_load(fp)
+    if sample_s > 0:
+        findings += check_busy_processes(root, sample_s)
+    findings += check_vm(fp)
+    findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp))
+    findings += check_resctrl(root)
+    return findings
+
+
+def _cpus(cpus) -> str:
+    return ("CPU " if len(cpus) == 1 else "CPUs ") + format_cpu_list(cpus)
+
+
+def _mhz(khz) -> str:
+    return f"{khz / 1000:g} MHz" if khz else "?"
+
+
+def check_cpufreq(fp: dict) -> list[Finding]:
+    freq = fp.get("cpufreq") or {}
+    if not freq.get("available"):
+        vm = (fp.get("virtualization") or {}).get("vm")
+        return [Finding(
+            "warn", "no-cpufreq",
+            "no cpufreq interface: the kernel neither reports nor controls the CPU frequency"
+            + (" (normal in a VM: the host decides)" if vm else " (no driver, or firmware-managed DVFS)"),
+            "the clock during the run is unknown and may change under the run; ns figures cannot be "
+            "converted to cycles from the frequency (the probe's add-chain estimate is used instead)",
+            "in a VM set the host's governor to performance; on a board enable its cpufreq driver "
+            "(e.g. CONFIG_ARM_SCMI_CPUFREQ, CONFIG_CPUFREQ_DT) or note the bootloader's clock settings")]
+    out = []
+    for p in freq.get("policies") or []:
+        where = f"{p['policy']} ({_cpus(p['cpus'])})"
+        gov = p.get("governor")
+        if gov != "performance":
+            fixed = p.get("min_khz") and p.get("min_khz") == p.get("max_khz")
+            if fixed:
+                out.append(Finding("ok", "frequency-fixed",
+                                   f"{where}: governor {gov}, but min = max = {_mhz(p['max_khz'])}"))
+            else:
+                out.append(Finding(
+                    "warn", "governor-not-performance",
+                    f"{where}: governor {gov} scales {_mhz(p.get('min_khz'))}-{_mhz(p.get('max_khz'))} "
+                    f"(now {_mhz(p.get('cur_khz'))})",
+                    "the first samples run at a low clock and the clock follows load: medians shift and "
+                    "spread widens, serial and parallel runs see different clocks",
+                    f"echo performance | sudo tee /sys/devices/system/cpu/cpufreq/{p['policy']}/scaling_governor "
+                    "(or cpupower frequency-set -g performance)"))
+        else:
+            out.append(Finding("ok", "governor-performance", f"{where}: governor performance at "
+                                                             f"{_mhz(p.get('max_khz'))}"))
+        cap, top = p.get("max_khz"), p.get("cpuinfo_max_khz")
+        if cap and top and cap < top:
+            out.append(Finding(
+                "warn", "frequency-capped",
+                f"{where}: scaling_max_freq {_mhz(cap)} is below the CPU's maximum {_mhz(top)}",
+                "results are those of a slower CPU; a release that lifts the cap looks like a speed-up",
+                f"echo {top} | sudo tee /sys/devices/system/cpu/cpufreq/{p['policy']}/scaling_max_freq, "
+                "or record the cap as intended (thermal or power limit)"))
+    if freq.get("boost"):
+        out.append(Finding(
+            "warn", "boost-on", "boost/turbo is on: the CPU may run above its base frequency",
+            "the clock depends on temperature and on how many cores are busy: parallel runs are slower "
+            "per core than serial ones, and results drift as the board heats",
+            "echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost "
+            "(Intel: echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo)"))
+    return out
+
+
+def check_smt(fp: dict) -> list[Finding]:
+    siblings = (fp.get("smt") or {}).get("siblings") or []
+    if not siblings:
+        return [Finding("ok", "no-smt-siblings", "no SMT siblings online: each CPU is a whole core")]
+    pairs = ", ".join(format_cpu_list(s) for s in siblings[:4]) + (" …" if len(siblings) > 4 else "")
+    return [Finding(
+        "warn", "smt-siblings",
+        f"SMT siblings online ({pairs}): two logical CPUs share one core",
+        "a sibling's work shares the core's pipelines, L1 and L2: parallel runs on siblings measure "
+        "half a core, and an idle sibling's interrupts disturb latency",
+        "echo off | sudo tee /sys/devices/system/cpu/smt/control (or boot with nosmt), "
+        "or run with --cpus naming one thread per core")]
+
+
+def check_isolation(fp: dict) -> list[Finding]:
+    kernel = fp.get("kernel") or {}
+    iso, nohz, rcu = (set(kernel.get(k) or []) for k in ("isolcpus", "nohz_full", "rcu_nocbs"))
+    if not (iso or nohz or rcu):
+        return [Finding(
+            "warn", "no-isolated-cpus", "no CPU is isolated (no isolcpus, nohz_full or rcu_nocbs)",
+            "other tasks, the scheduler tick and RCU callbacks run on every measured CPU: latency maxima "
+            "and tails include OS noise (throughput medians are little affected)",
+            "boot with isolcpus=nohz,domain,managed_irq,<cpus> nohz_full=<cpus> rcu_nocbs=<cpus> and run "
+            "the latency tests on those CPUs")]
+    cpus = sorted(iso | nohz | rcu)
+    missing = [name for name, have in (("isolcpus", iso), ("nohz_full", nohz), ("rcu_nocbs", rcu))
+               if not set(cpus) <= have]
+    if missing:
+        return [Finding(
+            "warn", "partial-isolation",
+            f"{_cpus(cpus)} partly isolated: not covered by {', '.join(missing)}",
+            {"isolcpus": "the scheduler may still place tasks there",
+             "nohz_full": "the scheduler tick still interrupts them",
+             "rcu_nocbs": "RCU callbacks still run there"}[missing[0]]
+            + "; latency excursions remain",
+            f"add {' '.join(m + '=' + format_cpu_list(cpus) for m in missing)} to the kernel command line")]
+    return [Finding("ok", "isolated-cpus",
+                    f"{_cpus(cpus)} isolated (isolcpus, nohz_full, rcu_nocbs): run latency tests there")]
+
+
+def check_load(fp: dict) -> list[Finding]:
+    load = (fp.get("load") or {}).get("loadavg")
+    ncpus = (fp.get("cpu") or {}).get("count") or 1
+    if not load:
+        return [Finding("info", "load-unknown", "load average unreadable (/proc/loadavg)")]
+    one = load[0]
+    if one >= LOAD_BAD_PER_CPU * ncpus:
+        level = "bad"
+    elif one >= LOAD_WARN_PER_CPU * ncpus:
+        level = "warn"
+    else:
+        return [Finding("ok", "idle", f"load average {one:.2f} on {ncpus} CPUs: the machine is idle")]
+    return [Finding(
+        level, "load",
+        f"load average {one:.2f} / {load[1]:.2f} / {load[2]:.2f} on {ncpus} CPUs",
+        "other work competes for the CPUs, caches and memory bandwidth: results are slower and spread "
+        "wider, by an amount that changes from run to run",
+        "stop other work (see busy processes), wait for the load to fall, or isolate the measured CPUs")]
+
+
+@dataclass(frozen=True)
+class BusyProcess:
+    pid: int
+    name: str
+    cpu_share: float   # of one CPU, over the sampling interval
+
+
+def cpu_times(root: str = "/") -> dict[int, tuple[str, int]]:
+    """{pid: (name, utime + stime in clock ticks)} from /proc/<pid>/stat."""
+    sysroot = SysRoot(root)
+    out = {}
+    for entry in sysroot.listdir("proc"):
+        if not entry.isdigit():
+            continue
+        text = sysroot.read(f"proc/{entry}/stat")
+        if not text:
+            continue
+        # The name is in parentheses and may itself hold spaces and ')'.
+        name = text[text.find("(") + 1:text.rfind(")")]
+        fields = text[text.rfind(")") + 2:].split()
+        try:
+            out[int(entry)] = (name, int(fields[11]) + int(fields[12]))  # utime, stime (fields 14, 15)
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def busy_between(before: dict, after: dict, seconds: float, clock_ticks: int,
+                 ignore: tuple[int, ...] = ()) -> list[BusyProcess]:
+    """Processes whose CPU time grew by more than BUSY_SHARE of one CPU, busiest first."""
+    busy = []
+    for pid, (name, ticks) in after.items():
+        if pid in ignore or pid not in before:
+            continue
+        share = (ticks - before[pid][1]) / clock_ticks / seconds
+        if share >= BUSY_SHARE:
+            busy.append(BusyProcess(pid, name, share))
+    return sorted(busy, key=lambda b: -b.cpu_share)
+
+
+def check_busy_processes(root: str = "/", sample_s: float = 0.2) -> list[Finding]:
+    clock_ticks = os.sysconf("SC_CLK_TCK")
+    t0, before = time.monotonic(), cpu_times(root)
+    time.sleep(sample_s)
+    after = cpu_times(root)
+    busy = busy_between(before, after, time.monotonic() - t0, clock_ticks, ignore=(os.getpid(),))
+    if not busy:
+        return [Finding("ok", "no-busy-processes",
+                        f"no other process used more than {BUSY_SHARE:.0%} of a CPU over {sample_s:g} s")]
+    top = ", ".join(f"{b.name} (pid {b.pid}, {b.cpu_share:.0%})" for b in busy[:3])
+    return [Finding(
+        "bad" if busy[0].cpu_share >= 0.5 else "warn", "busy-processes",
+        f"busy processes: {top}" + (f" and {len(busy) - 3} more" if len(busy) > 3 else ""),
+        "they take CPU time, cache and memory bandwidth from the measured CPUs: slower results, wider "
+        "spread, and latency excursions when they are scheduled on a measured CPU",
+        "stop them for the run, or move them away: taskset -pc <other cpus> <pid>")]
+
+
+def check_vm(fp: dict) -> list[Finding]:
+    vm = fp.get("virtualization") or {}
+    if not vm.get("vm"):
+        return [Finding("ok", "bare-metal", "no sign of a hypervisor: bare metal")]
+    return [Finding(
+        "warn", "virtual-machine",
+        f"running in a virtual machine ({vm.get('hypervisor')}; {', '.join(vm.get('evidence') or [])})",
+        "vCPUs are host threads: the host preempts them (latency maxima are the host's), caches and "
+        "memory bandwidth are shared with other guests, and the counter may be virtualised",
+        "measure releases on bare metal; in a VM pin the vCPUs on the host and compare only runs "
+        "from the same host and guest size")]
+
+
+def _meta_from(fp: dict) -> dict | None:
+    """Rebuild the counter part of the probe meta from a stored fingerprint's 'probe' key."""
+    probe = fp.get("probe") or {}
+    return {"counter": probe.get("counter") or {}, "fallback": probe.get("fallback")} if probe else None
+
+
+def check_counter(meta: dict | None) -> list[Finding]:
+    if not meta:
+        return [Finding("info", "counter-not-checked",
+                        "counter not checked: no probe metadata (platperf run checks it)")]
+    counter = meta.get("counter") or {}
+    name, hz = counter.get("name") or "counter", counter.get("freq_hz")
+    out = []
+    if not hz:
+        out.append(Finding(
+            "bad", "counter-frequency-unknown", f"the {name} frequency is unknown",
+            "ticks cannot be converted to time: every ns figure is wrong",
+            "check that the kernel exposes CNTFRQ_EL0 / the TSC frequency; rebuild the probe if it lacks "
+            "support for this CPU"))
+        return out
+    tick_ns = counter.get("resolution_ns") or 1e9 / hz
+    if counter.get("freq_source") == "calibrated":
+        out.append(Finding(
+            "warn", "counter-frequency-calibrated",
+            f"the {name} frequency ({hz / 1e6:.1f} MHz) was calibrated, not read from the CPU",
+            "every ns figure carries the calibration error (about 1%)",
+            "on x86 a kernel with tsc_known_freq, or CPUID leaf 0x15, gives the exact frequency"))
+    if tick_ns > COARSE_TICK_NS:
+        out.append(Finding(
+            "warn", "counter-low-resolution",
+            f"the {name} runs at {hz / 1e6:g} MHz: one tick is {tick_ns:.1f} ns",
+            f"single events shorter than {tick_ns:.0f} ns are invisible; latency histograms have "
+            f"{tick_ns:.0f} ns steps (the probe lengthens samples so medians stay accurate)",
+            "nothing to fix on the host: compare only runs with the same counter frequency"))
+    overhead = counter.get("read_overhead_ns")
+    if overhead is not None and overhead > SLOW_READ_NS:
+        out.append(Finding(
+            "warn", "counter-read-slow", f"reading the {name} takes {overhead:.0f} ns",
+            "the latency loop's fastest pass is at least this long, hiding short excursions; in a VM the "
+            "read may trap to the hypervisor",
+            "on bare metal check the kernel lets user space read the counter (CNTKCTL_EL1.EL0VCTEN, "
+            "no tsc=unstable)"))
+    if meta.get("fallback"):
+        out.append(Finding(
+            "warn", "portable-fallback", "the probe uses its portable C loops, not the assembly ones",
+            "the compiler decides what the loops do: results are not comparable with assembly runs",
+            "build the probe for this architecture (make probe / make probe-cross)"))
+    if not out:
+        out.append(Finding("ok", "counter", f"{name} at {hz / 1e6:g} MHz, tick {tick_ns:.2f} ns"
+                                            + (f", read {overhead:.1f} ns" if overhead is not None else "")))
+    return out
+
+
+def check_resctrl(root: str = "/") -> list[Finding]:
+    sysroot = SysRoot(root)
+    if sysroot.exists("sys/fs/resctrl/info"):
+        return [Finding("info", "resctrl-available",
+                        "resctrl is mounted: the rt+resctrl interference mitigation can partition the "
+                        "last-level cache")]
+    return [Finding(
+        "info", "resctrl-unavailable", "resctrl is not mounted: last-level cache partitioning is not available",
+        "the resctrl interference mitigation cannot be applied (the others can)",
+        "if the CPU supports it (x86 RDT/CAT, Arm MPAM): sudo mount -t resctrl resctrl /sys/fs/resctrl")]
