@@ -129,3 +129,16 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def install(directory, monkeypatch, behaviour="complete"):
+    """Point PLATPERF_PROBE at this script (through a shell wrapper); returns the argv log."""
+    import pathlib
+    wrapper = pathlib.Path(directory) / "platperf-probe"
+    wrapper.write_text(f"#!/bin/sh\nexec {sys.executable} {pathlib.Path(__file__).resolve()} \"$@\"\n")
+    wrapper.chmod(0o755)
+    log = pathlib.Path(directory) / "probe-argv.log"
+    monkeypatch.setenv("PLATPERF_PROBE", str(wrapper))
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", behaviour)
+    monkeypatch.setenv("FAKE_PROBE_LOG", str(log))
+    return log

@@ -1,0 +1,146 @@
+"""`platperf run`, `runs` and `show` as a person or a script uses them (fake probe)."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+import fake_probe
+
+SUITE = """
+name = "tiny"
+[[bench]]
+kernel = "mem-latency"
+pattern = "random"
+size = ["4k", "64k"]
+samples = 3
+mode = "both"
+"""
+
+
+def platperf(*args, env=None, **kw):
+    return subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True,
+                          env=env, timeout=60, **kw)
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    fake_probe.install(tmp_path, monkeypatch)
+    suite = tmp_path / "tiny.toml"
+    suite.write_text(SUITE)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def one_line_error(proc, *needles):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("platperf: error: "), proc.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_run_then_runs_then_show(setup):
+    label, note = "v2.12 [red]<b>'\"|", "after BSP 9.1; DDR @ 3200"
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--label", label, "--note", note,
+                    "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["status"] == "complete" and out["results"] == 8
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    assert [(r["id"], r["label"], r["note"], r["status"], r["results"]) for r in runs] == \
+        [(out["run_id"], label, note, "complete", 8)]
+    table = platperf("runs", "--db", "r.db").stdout
+    assert label in table   # printed as typed, not taken as markup
+    shown = json.loads(platperf("show", label, "--db", "r.db", "--json").stdout)
+    assert shown["label"] == label and len(shown["results"]) == 8
+    text = platperf("show", "latest", "--db", "r.db").stdout
+    assert "pattern=random,size=65536,stride=64" in text and "8 results, 0 histograms" in text
+
+
+def test_show_of_a_run_that_does_not_exist_is_one_line(setup):
+    platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--quiet")
+    one_line_error(platperf("show", "42", "--db", "r.db"), "no run '42'")
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--suite", "nope"], ["unknown suite 'nope'", "quick", "full"]),
+    (["--suite", "missing.toml"], ["missing.toml does not exist"]),
+    (["--cpus", "0,99"], ["CPU 99 not online", "valid: "]),
+    (["--mode", "sideways"], ["unknown mode 'sideways'"]),
+    (["--target", "lava"], ["unknown target 'lava'", "valid: local"]),
+])
+def test_bad_input_is_one_line_and_exit_2(setup, args, needles):
+    if "--suite" not in args:
+        args = ["--suite", "tiny.toml", *args]
+    one_line_error(platperf("run", *args, "--db", "r.db"), *needles)
+
+
+def test_bad_kernel_in_a_suite_exits_2_before_a_run_begins(setup):
+    (setup / "bad.toml").write_text('[[bench]]\nkernel = "mem-latancy"\n')
+    one_line_error(platperf("run", "--suite", "bad.toml", "--db", "r.db"),
+                   "unknown kernel 'mem-latancy'", "mem-latency")
+    assert json.loads(platperf("runs", "--db", "r.db", "--json").stdout) == []
+
+
+def test_unwritable_database_is_one_line(setup):
+    one_line_error(platperf("run", "--suite", "tiny.toml", "--db", "/nonexistent-dir/r.db"),
+                   "does not exist")
+    if os.geteuid() == 0:   # root may write anywhere but /proc
+        one_line_error(platperf("runs", "--db", "/proc/platperf-test.db"), "/proc/platperf-test.db")
+
+
+def test_database_from_a_newer_platperf_is_one_line(setup):
+    platperf("runs", "--db", "r.db")
+    with sqlite3.connect(setup / "r.db") as c:
+        c.execute("UPDATE alembic_version SET version_num = 'ffff'")
+    for command in (["runs"], ["show", "latest"], ["run", "--suite", "tiny.toml"]):
+        one_line_error(platperf(*command, "--db", "r.db"), "newer than this platperf")
+
+
+def test_a_killed_probe_exits_2_and_keeps_the_results(setup, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "die-after=1")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--json")
+    assert proc.returncode == 2
+    out = json.loads(proc.stdout)
+    assert out["status"] == "partial" and out["results"] == 1
+    assert "is partial" in proc.stderr
+
+
+def test_ctrl_c_forwards_sigint_and_leaves_a_partial_run(setup, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "slow")
+    proc = subprocess.Popen([sys.executable, "-m", "platperf", "run", "--suite", "tiny.toml",
+                             "--db", "r.db", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _stored(setup / "r.db") < 4:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    out = json.loads(stdout)
+    assert out["status"] == "partial" and out["results"] >= 4
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    assert runs[0]["status"] == "partial" and runs[0]["results"] == out["results"]
+    # the probe saw the SIGINT and wrote `end` interrupted; nothing of it is left running
+    argv = json.loads((setup / "probe-argv.log").read_text().splitlines()[-1])
+    assert argv[:2] == ["run", "mem-latency"]
+    assert "interrupted" in json.loads(platperf("show", "latest", "--db", "r.db", "--json").stdout)["error"]
+
+
+def _stored(db):
+    try:
+        with sqlite3.connect(db) as c:
+            return c.execute("SELECT count(*) FROM results").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.mark.parametrize("command", ["run", "runs", "show"])
+def test_help_has_an_example(command):
+    proc = platperf(command, "--help")
+    assert proc.returncode == 0 and "Example" in proc.stdout

@@ -1,0 +1,121 @@
+"""The store: migrations on open, refusal of newer or unusable databases, round trips."""
+import os
+import sqlite3
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from platperf.records import Result
+from platperf.store import Store, StoreError
+from platperf.store.migrations import HEAD
+from platperf.store.schema import metadata, store_info
+
+
+def _version(path):
+    with sqlite3.connect(path) as c:
+        return c.execute("SELECT version_num FROM alembic_version").fetchall()
+
+
+def test_a_new_database_is_migrated_to_head_in_wal_mode(tmp_path):
+    db = tmp_path / "new.db"
+    Store(str(db))
+    assert _version(db) == [(HEAD,)]
+    with sqlite3.connect(db) as c:
+        assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_head_constant_is_the_newest_revision_in_versions():
+    from alembic.script import ScriptDirectory
+    from platperf.store import migrations
+    script = ScriptDirectory(os.path.dirname(migrations.__file__))
+    assert script.get_current_head() == HEAD
+
+
+def test_migrations_create_exactly_the_schema_of_schema_py(tmp_path):
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    store = Store(str(tmp_path / "m.db"))
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+    assert diff == []
+
+
+def test_opening_twice_keeps_the_data(tmp_path):
+    db = str(tmp_path / "twice.db")
+    run_id = Store(db).begin_run(label="v2.10")
+    assert Store(db).run(run_id)["label"] == "v2.10"
+
+
+def test_a_database_from_a_newer_platperf_is_refused(tmp_path):
+    db = tmp_path / "newer.db"
+    Store(str(db))
+    with sqlite3.connect(db) as c:
+        c.execute("UPDATE alembic_version SET version_num = '9999'")
+    with pytest.raises(StoreError, match="newer than this platperf"):
+        Store(str(db))
+
+
+def test_a_pre_migration_database_is_adopted(tmp_path):
+    # What the placeholder before alembic created: the tables and platperf_store.schema = 1.
+    db = tmp_path / "legacy.db"
+    engine = create_engine(f"sqlite:///{db}")
+    metadata.create_all(engine)
+    with engine.begin() as c:
+        c.execute(store_info.insert().values(key="schema", value="1"))
+        c.execute(text("INSERT INTO runs (target, status, source, started_at, label) "
+                       "VALUES ('local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'old')"))
+    engine.dispose()
+    store = Store(str(db))
+    assert [r["label"] for r in store.runs()] == ["old"]
+    assert _version(db) == [(HEAD,)]
+
+
+def test_a_pre_migration_database_of_a_newer_schema_is_refused(tmp_path):
+    db = tmp_path / "legacy2.db"
+    engine = create_engine(f"sqlite:///{db}")
+    metadata.create_all(engine)
+    with engine.begin() as c:
+        c.execute(store_info.insert().values(key="schema", value="2"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="newer"):
+        Store(str(db))
+
+
+def test_a_path_in_a_missing_directory_is_refused(tmp_path):
+    with pytest.raises(StoreError, match="does not exist"):
+        Store(str(tmp_path / "no" / "such" / "dir.db"))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_read_only_directory_is_refused(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        with pytest.raises(StoreError, match="not writable"):
+            Store(str(ro / "x.db"))
+    finally:
+        ro.chmod(0o700)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match="cannot open database"):
+        Store(str(bogus))
+
+
+def test_samples_labels_and_notes_round_trip(tmp_path):
+    store = Store(str(tmp_path / "rt.db"))
+    label, note = "v2.12 'rc1' \"<b>\" [red]|*`", "ünïcode; DROP TABLE runs; -- \n second line"
+    run_id = store.begin_run(label=label, note=note)
+    samples = [1.0, 0.1 + 0.2, 1e-300, 12345.678901234]
+    store.add_result(run_id, Result("mem-latency", {"pattern": "random", "size": 16384}, "latency",
+                                    "ns", "lower", samples, cpu=1, cluster=0, core=1))
+    got = store.run(label)
+    assert (got["label"], got["note"]) == (label, note)
+    [res] = store.results(run_id)
+    assert res.samples == samples
+    assert res.key == ("mem-latency", "pattern=random,size=16384", "serial", 0, 1, "latency")
+    assert res.summary["n"] == 4
+    assert store.result_counts() == {run_id: 1}
