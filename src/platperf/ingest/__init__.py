@@ -13,7 +13,7 @@ from types import ModuleType
 
 from ..records import Result
 from .errors import IngestError
-from . import tftf_rt_instr
+from . import cyclictest_json, lmbench, oslat_json, stream, tftf_rt_instr
 
 __all__ = ["FORMATS", "Format", "IngestError", "pool"]
 
@@ -35,6 +35,10 @@ class Format:
 
 FORMATS: dict[str, Format] = {
     "tftf-rt-instr": Format(tftf_rt_instr, "TF-A TFTF runtime-instrumentation log (<RT_INSTR:...> lines)"),
+    "lmbench": Format(lmbench, "LMBench output: lat_mem_rd blocks, bw_mem lines, `name: N microseconds`"),
+    "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
+    "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),
+    "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
 }
 
 
