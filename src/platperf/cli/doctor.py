@@ -1,0 +1,107 @@
+"""``platperf doctor``: what on this machine will bend the results, and how to fix it."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import app, fail_exit
+
+_STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "bad": "bold red"}
+
+
+@app.command()
+def doctor(
+    root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to check (a copy of "
+                                                 "another machine's /sys and /proc works too)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the findings (and fingerprint) as JSON."),
+    meta: Optional[Path] = typer.Option(None, "--meta", help="A results file (JSON Lines) whose meta record "
+                                                            "gives the counter to check."),
+    probe: bool = typer.Option(True, "--probe/--no-probe", help="Ask the local probe for its counter "
+                                                                "(only when --root is /)."),
+):
+    """Check the machine for what bends benchmark results: governor and frequency scaling,
+    boost, SMT siblings, CPU isolation, load and busy processes, virtual machine, the probe's
+    counter, resctrl. Each finding says what it does to results and how to fix it.
+
+    \b
+    Examples:
+      platperf doctor                       # this machine, counter from the local probe
+      platperf doctor --json > doctor.json  # findings and fingerprint for a script
+      platperf doctor --root tests/fixtures/sysfs/juno --no-probe   # a Juno r1 tree
+
+    Exit codes: 0 whatever was found (warnings are advice, not failures); 2 bad input.
+    """
+    from ..doctor import check
+    from ..fingerprint import collect
+    from ..topology import TopologyError
+
+    if not Path(root).is_dir():
+        fail_exit(f"--root {root} is not a directory (give / or a copy of a machine's /sys and /proc)")
+    probe_meta, probe_note = _probe_meta(meta, probe and root == "/")
+    try:
+        fingerprint = collect(root, probe_meta)
+    except TopologyError as exc:
+        fail_exit(str(exc))
+    findings = check(root, fingerprint=fingerprint, probe_meta=probe_meta)
+    if json_out:
+        print(json.dumps({"findings": [dataclasses.asdict(f) for f in findings],
+                          "fingerprint": fingerprint}, indent=1))
+        return
+    _print(fingerprint, findings, probe_note)
+
+
+def _probe_meta(path: Optional[Path], ask_probe: bool) -> tuple[dict | None, str | None]:
+    """The probe meta record from a results file, or from the local probe; None with a note why not."""
+    from ..records import RecordError, read_stream
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as stream:
+                first = next(iter(read_stream(stream, str(path))), None)
+        except OSError as exc:
+            fail_exit(f"cannot read --meta {path}: {exc.strerror}")
+        except RecordError as exc:
+            fail_exit(str(exc))
+        if not first or first.get("type") != "meta":
+            fail_exit(f"--meta {path}: the first record is not a meta record (expected a probe results file)")
+        return first, None
+    if not ask_probe:
+        return None, None
+    try:
+        from ..runner import probe_meta
+        from ..targets import get_target
+        return probe_meta(get_target("local")), None
+    except Exception as exc:  # no probe built, or it failed: the other checks still stand
+        return None, f"counter not checked: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+
+
+def _print(fp: dict, findings, probe_note: str | None):
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+    cpu, kernel = fp.get("cpu") or {}, fp.get("kernel") or {}
+    machine = (fp.get("machine") or {}).get("model")
+    header = ", ".join(str(p) for p in (fp.get("hostname"), machine, cpu.get("model"),
+                                        f"{cpu.get('count')} CPUs", cpu.get("arch"),
+                                        f"Linux {kernel.get('release')}") if p)
+    console.print(Text(header, style="bold"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_lines=False)
+    for column in ("level", "check", "finding", "effect on results", "fix"):
+        table.add_column(column, overflow="fold")
+    for f in findings:
+        # Text, never markup: messages quote process names and paths verbatim.
+        table.add_row(Text(f.level, style=_STYLE.get(f.level, "")), Text(f.code), Text(f.message),
+                      Text(f.effect), Text(f.fix))
+    console.print(table)
+    if probe_note:
+        console.print(Text(probe_note, style="dim"))
+    counts = {level: sum(f.level == level for f in findings) for level in ("bad", "warn")}
+    console.print(Text(f"{counts['bad']} bad, {counts['warn']} warnings "
+                       "(exit status stays 0: warnings are advice)", style="bold"))
