@@ -30,7 +30,6 @@ def lib(tmp_path_factory):
                                      ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t]
     a.aggressor_pattern_from_name.argtypes = [ctypes.c_char_p]
     a.aggressor_buffer_bytes.restype = ctypes.c_size_t
-    a.cache_geometry_detect.argtypes = [ctypes.POINTER(Geometry), ctypes.c_char_p]
     return a
 
 
@@ -79,27 +78,3 @@ def test_bandwidth_patterns_stream_the_buffer_and_memcpy_reads_the_first_half(li
 def test_unknown_pattern_name_is_refused(lib):
     assert lib.aggressor_pattern_from_name(b"way-hammer") == -1
     assert lib.aggressor_pattern_from_name(b"set_crawler") == 2
-
-
-def _cache_index(root, name, level, kind, size, ways, line, sets=None):
-    d = root / "cache" / name
-    d.mkdir(parents=True)
-    for file, value in (("level", level), ("type", kind), ("size", size),
-                        ("ways_of_associativity", ways), ("coherency_line_size", line)):
-        (d / file).write_text(f"{value}\n")
-    if sets is not None:
-        (d / "number_of_sets").write_text(f"{sets}\n")
-
-
-def test_geometry_comes_from_the_last_level_cache_and_overrides_win(lib, tmp_path):
-    cpu = tmp_path / "cpu0"
-    _cache_index(cpu, "index0", 1, "Data", "32K", 4, 64, 128)
-    _cache_index(cpu, "index1", 1, "Instruction", "64K", 4, 64, 256)
-    _cache_index(cpu, "index2", 2, "Unified", "512K", 16, 64)   # an Arm sysfs without sets
-    g = Geometry()
-    assert lib.cache_geometry_detect(ctypes.byref(g), str(cpu).encode()) == 0
-    assert (g.sets, g.ways, g.line) == (512, 16, 64)
-    g = Geometry(sets=64)
-    assert lib.cache_geometry_detect(ctypes.byref(g), str(cpu).encode()) == 0
-    assert (g.sets, g.ways, g.line) == (64, 16, 64)
-    assert lib.cache_geometry_detect(ctypes.byref(Geometry()), str(tmp_path / "none").encode()) != 0

@@ -9,6 +9,8 @@
  *   bw-read      every 64-bit word, in address order
  *   bw-write     every 64-bit word written, in address order
  *   memcpy       the first half of the buffer copied onto the second half
+ * Sets, ways and line size come from the detected last-level cache (cache.h) or the
+ * kernel's --cache-sets/--cache-ways/--line-size overrides.
  * The set an address maps to is a physical-address property; the buffer is asked for
  * transparent huge pages so that virtual and physical set bits agree within 2 MiB.
  */
@@ -16,6 +18,7 @@
 #define PLATPERF_AGGRESSORS_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 enum aggressor_pattern {
@@ -32,16 +35,12 @@ struct cache_geometry {
     size_t sets, ways, line;   /* of the last-level cache */
 };
 
+/* The names, in enum order, NULL-terminated (a kernel parameter's choices). */
+extern const char *const aggressor_patterns[AGG_PATTERNS + 1];
 /* -1 for an unknown name. */
 int aggressor_pattern_from_name(const char *name);
 const char *aggressor_pattern_name(int pattern);
-/* "none|way_hammer|..." for error messages. */
-const char *aggressor_pattern_choices(void);
 
-/* Fills g from <cpu_dir>/cache/index*, the highest level unified or data cache
- * (cpu_dir e.g. /sys/devices/system/cpu/cpu0). Fields already non-zero are kept, so
- * command-line overrides win. Returns 0 when sets, ways and line are all known. */
-int cache_geometry_detect(struct cache_geometry *g, const char *cpu_dir);
 size_t aggressor_buffer_bytes(const struct cache_geometry *g);
 
 /* The byte offsets one sweep touches, in order, for the address patterns (way_hammer,
@@ -49,13 +48,17 @@ size_t aggressor_buffer_bytes(const struct cache_geometry *g);
  * first byte). Writes at most max; returns the sweep's full length. */
 size_t aggressor_sequence(int pattern, const struct cache_geometry *g, size_t *out, size_t max);
 
-struct aggressors;
-/* Starts one pinned thread per CPU, each with its own buffer, and returns once every
- * one has touched its buffer and is about to enter its loop. NULL and a message in err
- * on failure. */
-struct aggressors *aggressors_start(int pattern, const struct cache_geometry *g, const int *cpus,
-                                    int ncpus, char *err, size_t errlen);
-/* Stops and joins them; returns the number of complete sweeps they made. */
-uint64_t aggressors_stop(struct aggressors *a);
+/* One aggressor thread's state; aggressor_run is its helper_fn (exec.h helper_start):
+ * it allocates and touches its own buffer on its CPU, adds 1 to *ready (also on failure,
+ * with ok left 0), then sweeps until *stop. */
+struct aggressor {
+    int pattern;
+    struct cache_geometry g;
+    int cpu;
+    atomic_int *ready;
+    int ok;                   /* buffer set up and running on cpu */
+    uint64_t sweeps, sink;
+};
+void aggressor_run(void *arg, volatile int *stop);
 
 #endif

@@ -1,0 +1,526 @@
+/* latency-loop: one CPU reads the counter in a tight loop for --duration seconds and bins
+ * every pass into a histogram (histogram.h), while aggressor threads (aggressors.h) load
+ * the shared cache from other CPUs. The timed loops are arch/<arch>/latency_loop.S; the
+ * contract between them and this file is kernels/latency_loop.h.
+ *
+ * Emits one `histogram` record and results latency_min, latency_mean, latency_max, p99,
+ * p99_99 (ns) and excursions (passes longer than --threshold ns), all lower-is-better.
+ */
+#include "kernels/latency_loop.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "arch/timed_loops.h"
+#include "buffer.h"
+#include "cache.h"
+#include "counter.h"
+#include "exec.h"
+#include "histogram.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "kernels/aggressors.h"
+#include "params.h"
+
+_Static_assert(offsetof(struct latency_loop_ctx, exact) == LL_EXACT, "LL_EXACT");
+_Static_assert(offsetof(struct latency_loop_ctx, fast_limit) == LL_FAST_LIMIT, "LL_FAST_LIMIT");
+_Static_assert(offsetof(struct latency_loop_ctx, end) == LL_END, "LL_END");
+_Static_assert(offsetof(struct latency_loop_ctx, slow) == LL_SLOW, "LL_SLOW");
+_Static_assert(offsetof(struct latency_loop_ctx, delta) == LL_DELTA, "LL_DELTA");
+_Static_assert(offsetof(struct latency_loop_ctx, now) == LL_NOW, "LL_NOW");
+_Static_assert(offsetof(struct latency_loop_ctx, first) == LL_FIRST, "LL_FIRST");
+_Static_assert(offsetof(struct latency_loop_ctx, last) == LL_LAST, "LL_LAST");
+
+#define MAX_RAW 10000000          /* raw samples kept at most (80 MB) */
+#define WARMUP_S 0.02             /* a first short loop faults in code, stack and exact[] */
+#define RT_PRIORITY 80            /* above the kernel's threaded IRQs (50), below migration */
+
+static const char *const variants[] = {"plain", "2ki", "2kl", NULL};
+static const char *const rt_choices[] = {"0", "1", NULL};
+
+static const struct kernel_param params[] = {
+    {"variant", "plain", variants, "work between two counter reads: plain, 2ki (2048 adds), "
+                                   "2kl (an inner loop of 2048 increments)", false},
+    {"duration", "1", NULL, "seconds the loop runs", false},
+    {"threshold", "1000", NULL, "ns: passes longer than this are counted as excursions", false},
+    {"raw", "0", NULL, "keep the first N pass times verbatim (at most 10000000)", false},
+    {"pattern", "none", aggressor_patterns, "what the aggressors do", false},
+    {"aggressor-cpus", "", NULL, "CPUs running the aggressor pattern, e.g. 0,2-3", false},
+    {"cache-sets", "", NULL, "last-level cache sets (default: detected)", false},
+    {"cache-ways", "", NULL, "last-level cache ways (default: detected)", false},
+    {"line-size", "", NULL, "cache line bytes (default: detected)", false},
+    {"rt", "0", rt_choices, "1: SCHED_FIFO and mlockall for the measuring thread", false},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+struct latency_plan {
+    int variant, pattern, rt;
+    double duration_s, threshold_ns;
+    uint64_t raw;
+    int aggressor_cpus[PROBE_MAX_CPUS];
+    int naggressors;
+    struct cache_geometry geometry;
+    char params_json[512];
+};
+
+/* The victim's state; loop is first so the slow path can get back to it. */
+struct victim {
+    struct latency_loop_ctx loop;
+    struct histogram hist;
+    uint64_t fast_limit;          /* once raw samples are full */
+    uint64_t exact[HIST_EXACT];
+};
+
+static void on_slow_pass(struct latency_loop_ctx *c)
+{
+    struct victim *v = (struct victim *)c;
+    hist_record(&v->hist, c->delta, c->now);
+    if (v->hist.raw && v->hist.raw_n >= v->hist.raw_cap)
+        c->fast_limit = v->fast_limit;
+    if (probe_interrupted())
+        c->end = 0;
+}
+
+/* The same loop over counter_read(), for fallback builds and armv7 without user access
+ * to CNTVCT (the probe then counts in clock_gettime nanoseconds). */
+static void latency_loop_c(struct latency_loop_ctx *c, int variant)
+{
+    volatile uint64_t work = 0;
+    uint64_t prev = counter_read();
+    c->first = prev;
+    while (prev < c->end) {
+        uint64_t now = counter_read(), delta = now - prev;
+        prev = now;
+        if (delta < c->fast_limit) {
+            c->exact[delta]++;
+        } else {
+            c->delta = delta;
+            c->now = now;
+            c->slow(c);
+            prev = counter_read();
+        }
+        if (variant > 0)
+            for (int i = 0; i < LL_INNER; i++)
+                work = work + 1;
+    }
+    c->last = prev;
+}
+
+/* 1 when the .S loops read the same counter as counter_read(). */
+static int asm_loops_usable(void)
+{
+#ifdef PLATPERF_FALLBACK
+    return 0;
+#else
+    return strcmp(counter_info()->name, "clock_monotonic_raw") != 0;
+#endif
+}
+
+static void run_loop(struct victim *v, int variant, uint64_t ticks)
+{
+    v->loop.end = counter_read() + ticks;
+#ifndef PLATPERF_FALLBACK
+    if (asm_loops_usable()) {
+        static void (*const loops[])(struct latency_loop_ctx *) = {
+            latency_loop_plain, latency_loop_2ki, latency_loop_2kl};
+        loops[variant](&v->loop);
+        return;
+    }
+#endif
+    latency_loop_c(&v->loop, variant);
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    return end != s && *end == 0 ? 0 : -1;
+}
+
+static int parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    *out = strtoull(s, &end, 10);
+    return *end == 0 ? 0 : -1;
+}
+
+static int geometry(struct latency_plan *p, const struct run_ctx *ctx, char *err, size_t errlen)
+{
+    const char *names[3] = {"cache-sets", "cache-ways", "line-size"};
+    size_t *fields[3] = {&p->geometry.sets, &p->geometry.ways, &p->geometry.line};
+    for (int i = 0; i < 3; i++) {
+        const char *s = kernel_value(ctx, names[i]);
+        uint64_t v;
+        if (!*s)
+            continue;
+        if (parse_size(s, &v) || v == 0) {
+            snprintf(err, errlen, "--%s %s is not a positive number", names[i], s);
+            return -1;
+        }
+        *fields[i] = (size_t)v;
+    }
+    struct cache_level levels[CACHE_MAX_LEVELS];
+    int n = cache_levels(ctx->cpus[0], levels, CACHE_MAX_LEVELS);
+    if (n > 0) {
+        const struct cache_level *llc = &levels[n - 1];
+        if (!p->geometry.line)
+            p->geometry.line = llc->line_size;
+        if (!p->geometry.ways)
+            p->geometry.ways = llc->ways;
+        if (!p->geometry.sets)
+            p->geometry.sets = llc->sets ? llc->sets
+                               : llc->ways && llc->line_size ? llc->size / (llc->ways * llc->line_size) : 0;
+    }
+    if (p->pattern != AGG_NONE && !(p->geometry.sets && p->geometry.ways && p->geometry.line)) {
+        snprintf(err, errlen, "the last-level cache geometry is not in sysfs; give --cache-sets, "
+                 "--cache-ways and --line-size");
+        return -1;
+    }
+    return 0;
+}
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct latency_plan *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    ctx->kernel_state = p;
+    p->variant = choice_index(variants, kernel_value(ctx, "variant"));
+    p->pattern = aggressor_pattern_from_name(kernel_value(ctx, "pattern"));
+    p->rt = strcmp(kernel_value(ctx, "rt"), "1") == 0;
+    if (ctx->ncpus != 1) {
+        snprintf(err, errlen, "latency-loop measures one CPU: give --cpus with one CPU (got %d)",
+                 ctx->ncpus);
+        return -1;
+    }
+    if (parse_double(kernel_value(ctx, "duration"), &p->duration_s) || !(p->duration_s > 0)) {
+        snprintf(err, errlen, "--duration %s must be a number of seconds > 0",
+                 kernel_value(ctx, "duration"));
+        return -1;
+    }
+    if (parse_double(kernel_value(ctx, "threshold"), &p->threshold_ns) || !(p->threshold_ns >= 0)) {
+        snprintf(err, errlen, "--threshold %s must be a number of ns >= 0",
+                 kernel_value(ctx, "threshold"));
+        return -1;
+    }
+    if (parse_count(kernel_value(ctx, "raw"), &p->raw) || p->raw > MAX_RAW) {
+        snprintf(err, errlen, "--raw %s must be a count from 0 to %d", kernel_value(ctx, "raw"),
+                 MAX_RAW);
+        return -1;
+    }
+    const char *list = kernel_value(ctx, "aggressor-cpus");
+    if (*list) {
+        p->naggressors = parse_cpu_list(list, p->aggressor_cpus, PROBE_MAX_CPUS);
+        if (p->naggressors < 0) {
+            snprintf(err, errlen, "--aggressor-cpus %s is not a CPU list such as 0,2-3", list);
+            return -1;
+        }
+    }
+    for (int i = 0; i < p->naggressors; i++) {
+        int cpu = p->aggressor_cpus[i];
+        if (cpu == ctx->cpus[0]) {
+            snprintf(err, errlen, "CPU %d is both the measured CPU (--cpus) and an aggressor "
+                     "(--aggressor-cpus); give them disjoint CPUs", cpu);
+            return -1;
+        }
+        if (!cpu_is_online(cpu)) {
+            snprintf(err, errlen, "aggressor CPU %d is not online", cpu);
+            return -1;
+        }
+    }
+    if (p->pattern != AGG_NONE && p->naggressors == 0) {
+        snprintf(err, errlen, "--pattern %s needs --aggressor-cpus", aggressor_pattern_name(p->pattern));
+        return -1;
+    }
+    if (geometry(p, ctx, err, errlen))
+        return -1;
+    uint64_t need = p->raw * 8;
+    if (p->pattern != AGG_NONE)
+        need += (uint64_t)p->naggressors * aggressor_buffer_bytes(&p->geometry);
+    if (need > ctx->max_memory) {
+        char a[32], b[32];
+        format_size(need, a, sizeof a);
+        format_size(ctx->max_memory, b, sizeof b);
+        snprintf(err, errlen, "latency-loop needs %s (raw samples and 4x the LLC per aggressor), "
+                 "more than --max-memory %s", a, b);
+        return -1;
+    }
+    /* the aggressor list is part of the key: canonical "0,2,3" */
+    char cpus[256] = "";
+    for (int i = 0; i < p->naggressors; i++) {
+        size_t len = strlen(cpus);
+        snprintf(cpus + len, sizeof cpus - len, "%s%d", i ? "," : "", p->aggressor_cpus[i]);
+    }
+    snprintf(p->params_json, sizeof p->params_json,
+             "{\"aggressors\":\"%s\",\"duration\":%g,\"pattern\":\"%s\",\"threshold\":%g,"
+             "\"variant\":\"%s\"}", p->pattern == AGG_NONE ? "" : cpus, p->duration_s,
+             aggressor_pattern_name(p->pattern), p->threshold_ns, variants[p->variant]);
+    return 0;
+}
+
+struct victim_job {
+    struct latency_plan *plan;
+    struct victim *v;
+    uint64_t *raw;
+    int rt_applied;
+    char rt_why[160];
+    uint64_t sweeps;
+    int loop_asm;
+};
+
+static void real_time(struct victim_job *vj)
+{
+    struct sched_param sp = {.sched_priority = RT_PRIORITY};
+    /* mlockall first: a page fault in the loop is an excursion the study does not mean */
+    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+        snprintf(vj->rt_why, sizeof vj->rt_why, "mlockall failed (needs root or "
+                 "CAP_IPC_LOCK / a larger memlock limit)");
+    else if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+        snprintf(vj->rt_why, sizeof vj->rt_why, "SCHED_FIFO refused (needs root or CAP_SYS_NICE)");
+    else
+        vj->rt_applied = 1;
+}
+
+static int victim_run(struct cpu_job *job)
+{
+    struct victim_job *vj = job->arg;
+    struct latency_plan *p = vj->plan;
+    struct victim *v = vj->v;
+    const struct counter_info *ci = counter_info();
+    if (p->rt)
+        real_time(vj);
+
+    /* aggressors first: the loop starts only once each one has its buffer and runs */
+    struct aggressor agg[PROBE_MAX_CPUS];
+    struct helper *helpers[PROBE_MAX_CPUS];
+    atomic_int ready;
+    atomic_init(&ready, 0);
+    int started = 0;
+    if (p->pattern != AGG_NONE)
+        for (; started < p->naggressors; started++) {
+            agg[started] = (struct aggressor){.pattern = p->pattern, .g = p->geometry,
+                                              .cpu = p->aggressor_cpus[started], .ready = &ready};
+            helpers[started] = helper_start(agg[started].cpu, aggressor_run, &agg[started]);
+            if (!helpers[started])
+                break;
+        }
+    int status = 0;
+    if (started < (p->pattern != AGG_NONE ? p->naggressors : 0)) {
+        snprintf(job->err, sizeof job->err, "could not start the aggressor thread for CPU %d",
+                 p->aggressor_cpus[started]);
+        status = -1;
+    } else {
+        /* a helper that could not pin itself never runs; give up after 60 s */
+        time_t give_up = time(NULL) + 60;
+        while (atomic_load(&ready) < started && time(NULL) < give_up)
+            sched_yield();
+        for (int i = 0; i < started && !status; i++)
+            if (atomic_load(&ready) < started || !agg[i].ok) {
+                snprintf(job->err, sizeof job->err, "aggressor on CPU %d could not be pinned or "
+                         "given its buffer", agg[i].cpu);
+                status = -1;
+            }
+    }
+
+    if (!status) {
+        uint64_t fast_limit = (uint64_t)(p->threshold_ns / ticks_to_ns(1)) + 1;
+        if (fast_limit > HIST_EXACT)
+            fast_limit = HIST_EXACT;
+        v->fast_limit = fast_limit;
+        v->loop = (struct latency_loop_ctx){.exact = v->exact, .fast_limit = fast_limit,
+                                            .slow = on_slow_pass};
+        hist_init(&v->hist, NULL, 0);
+        run_loop(v, p->variant, (uint64_t)(WARMUP_S * ci->freq_hz));
+
+        memset(v->exact, 0, sizeof v->exact);
+        hist_init(&v->hist, vj->raw, p->raw);
+        v->hist.threshold = (uint64_t)(p->threshold_ns / ticks_to_ns(1));
+        /* raw samples: every pass takes the slow path until the buffer is full */
+        v->loop.fast_limit = p->raw ? 0 : fast_limit;
+        exec_ready(job);
+        run_loop(v, p->variant, (uint64_t)(p->duration_s * ci->freq_hz));
+        hist_add_exact(&v->hist, v->exact);
+        vj->loop_asm = asm_loops_usable();
+    }
+    for (int i = 0; i < started; i++) {
+        helper_stop(helpers[i]);
+        vj->sweeps += agg[i].sweeps;
+    }
+    if (vj->rt_applied) {
+        struct sched_param sp = {.sched_priority = 0};
+        sched_setscheduler(0, SCHED_OTHER, &sp);
+        munlockall();
+    }
+    return status;
+}
+
+/* A growing string for the histogram record's arrays. */
+struct text {
+    char *s;
+    size_t len, cap;
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_add(struct text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (t->s && t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = (t->cap + (size_t)n + 1) * 2;
+        char *s = realloc(t->s, cap);
+        if (!s)
+            abort();
+        t->s = s;
+        t->cap = cap;
+    }
+}
+
+static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
+                           const struct victim_job *vj, int cpu)
+{
+    const struct histogram *h = &vj->v->hist;
+    double tick = ticks_to_ns(1);
+    struct text t = {0};
+
+    jw_begin("histogram");
+    jw_str("benchmark", "latency-loop");
+    jw_raw("params", p->params_json);
+    jw_int("cpu", cpu);
+    jw_str("mode", "serial");
+    jw_str("unit", "ns");
+    jw_num("tick_ns", tick);
+    jw_str("buckets_scheme", "log-linear: 1 tick below 256 ticks, then 128 per power of two");
+    jw_uint("count", h->count);
+    jw_num("sum", (double)h->sum * tick);
+    jw_num("min", (double)h->min * tick);
+    jw_num("max", (double)h->max * tick);
+    jw_num("threshold", p->threshold_ns);
+    jw_uint("over_threshold", h->over);
+    t.len = 0;
+    text_add(&t, "[");
+    int first = 1;
+    for (unsigned b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b]) {
+            text_add(&t, "%s[%.9g,%.9g,%" PRIu64 "]", first ? "" : ",",
+                     (double)hist_bucket_lower(b) * tick, (double)hist_bucket_upper(b) * tick,
+                     h->counts[b]);
+            first = 0;
+        }
+    text_add(&t, "]");
+    jw_raw("buckets", t.s);
+    struct hist_top top[HIST_TOP];
+    unsigned ntop = hist_top_sorted(h, top);
+    t.len = 0;
+    text_add(&t, "[");
+    for (unsigned i = 0; i < ntop; i++)
+        text_add(&t, "%s{\"value\":%.9g,\"t_ns\":%.9g}", i ? "," : "", (double)top[i].value * tick,
+                 (double)(top[i].t - vj->v->loop.first) * tick);
+    text_add(&t, "]");
+    jw_raw("top", t.s);
+    if (h->raw) {
+        t.len = 0;
+        text_add(&t, "{\"values\":[");
+        for (size_t i = 0; i < h->raw_n; i++)
+            text_add(&t, "%s%.9g", i ? "," : "", (double)h->raw[i] * tick);
+        text_add(&t, "],\"truncated\":%s}", h->raw_n < h->count ? "true" : "false");
+        jw_raw("raw", t.s);
+    }
+    jw_num("elapsed_s", (double)(vj->v->loop.last - vj->v->loop.first) * tick * 1e-9);
+    jw_str("loop", vj->loop_asm ? "asm" : "c");
+    jw_key("rt");
+    jw_text(p->rt ? (vj->rt_applied ? "{\"requested\":true,\"applied\":true}"
+                                    : "{\"requested\":true,\"applied\":false}")
+                  : "{\"requested\":false,\"applied\":false}");
+    if (p->pattern != AGG_NONE) {
+        char geo[160];
+        snprintf(geo, sizeof geo, "{\"sets\":%zu,\"ways\":%zu,\"line\":%zu}", p->geometry.sets,
+                 p->geometry.ways, p->geometry.line);
+        jw_raw("cache", geo);
+        jw_uint("aggressor_sweeps", vj->sweeps);
+    }
+    jw_end();
+    ctx->results++;
+    free(t.s);
+}
+
+static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu, const char *metric,
+                     const char *unit, double value, uint64_t passes)
+{
+    emit_result(ctx, "latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
+                NULL);
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct latency_plan *p = ctx->kernel_state;
+    struct victim_job vj = {.plan = p};
+    struct cpu_job job;
+    int status = 0, ran = 0;
+    vj.v = calloc(1, sizeof *vj.v);
+    if (p->raw)
+        vj.raw = calloc(p->raw, sizeof *vj.raw);
+    if (!vj.v || (p->raw && !vj.raw)) {
+        emit_error("out-of-memory", "latency-loop could not allocate its histogram");
+        status = -1;
+    } else if (exec_each_cpu(ctx, victim_run, &vj, &job) != 0) {
+        emit_error("thread-failed", "latency-loop could not start its measuring thread");
+        status = -1;
+    } else if ((ran = 1) && job.status != 0) {
+        emit_error("aggressor-failed", job.err);
+        status = -1;
+    } else {
+        int cpu = ctx->cpus[0];
+        const struct histogram *h = &vj.v->hist;
+        double tick = ticks_to_ns(1);
+        if (p->rt && !vj.rt_applied)
+            emit_warning("rt-not-applied", vj.rt_why, cpu);
+        if (!vj.loop_asm)
+            emit_warning("latency-loop-c", "the latency loop ran as C over counter_read(), not the "
+                         "assembly loop", cpu);
+        emit_histogram(ctx, p, &vj, cpu);
+        emit_one(ctx, p, cpu, "latency_min", "ns", (double)h->min * tick, h->count);
+        emit_one(ctx, p, cpu, "latency_mean", "ns", h->count ? (double)h->sum * tick / (double)h->count : 0,
+                 h->count);
+        emit_one(ctx, p, cpu, "latency_max", "ns", (double)h->max * tick, h->count);
+        emit_one(ctx, p, cpu, "p99", "ns", (double)hist_quantile(h, 0.99) * tick, h->count);
+        emit_one(ctx, p, cpu, "p99_99", "ns", (double)hist_quantile(h, 0.9999) * tick, h->count);
+        emit_one(ctx, p, cpu, "excursions", "count", (double)h->over, h->count);
+    }
+    if (ran)
+        exec_free_jobs(ctx, &job);
+    free(vj.raw);
+    free(vj.v);
+    free(p);
+    ctx->kernel_state = NULL;
+    return status;
+}
+
+const struct kernel latency_loop_kernel = {
+    .name = "latency-loop",
+    .help = "pass-to-pass counter deltas on one CPU, with optional cache aggressors on others",
+    .params = params,
+    .available = NULL,
+    .prepare = prepare,
+    .run = run,
+};
