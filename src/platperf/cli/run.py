@@ -114,13 +114,12 @@ def _describe(root, meta):
 
 
 def _print_findings(findings):
-    for f in findings:
-        line = f"{f.get('level', 'note')}: {f.get('message', '')}"
-        if f.get("effect"):
-            line += f" — {f['effect']}"
-        if f.get("fix"):
-            line += f" (fix: {f['fix']})"
-        print(line, file=sys.stderr)
+    """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
+    shown = [f for f in findings if f.get("level") not in ("ok", "info")]
+    for f in shown:
+        print(f"{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
+    if shown:
+        print("(what each does to results and how to fix it: platperf doctor)", file=sys.stderr)
 
 
 class _RichProgress:

@@ -67,9 +67,12 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
     console.print(header)
 
     if r["fingerprint"]:
-        fp = _table("fingerprint", "", header=True)
-        for key, value in fingerprint_lines(r["fingerprint"]):
-            fp.add_row(_cell(key), _cell(value))
+        # The same lines as the report's Environment table: one way to summarise a machine.
+        from ..report.sections.environment import ROWS
+        fp = _table("machine", "")
+        for name, value in ROWS:
+            if name not in ("Target", "Suite", "Runs", "Note", "Probe") and value(r["fingerprint"], r):
+                fp.add_row(name, _cell(value(r["fingerprint"], r)))
         console.print(fp)
     findings = r["findings"] or []
     if findings:
@@ -107,19 +110,6 @@ def _first(doc, *paths):
         if value not in (None, "", [], {}):
             return value
     return None
-
-
-def fingerprint_lines(fingerprint, prefix="", depth=0):
-    """(key, value) lines of a fingerprint: scalars and short lists, nested keys dotted."""
-    for key, value in fingerprint.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and depth < 1:
-            yield from fingerprint_lines(value, name + ".", depth + 1)
-        elif isinstance(value, (dict, list)):
-            text = json.dumps(value, default=str)
-            yield name, text if len(text) <= 100 else text[:97] + "..."
-        elif value is not None:
-            yield name, value
 
 
 def _num(value) -> str:
