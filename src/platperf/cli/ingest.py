@@ -81,7 +81,10 @@ def _runs(parsed, histograms, label, run_per_column) -> dict:
     for res in parsed:
         columns.setdefault(res.extra["column"], []).append(res)
     if label is None:
+        if "" in columns:
+            fail_exit("--label is required: some value columns name no platform (no `platform: ...` header)")
         return {column: (pool(results), []) for column, results in columns.items()}
     if len(columns) == 1:
         return {label: (pool(next(iter(columns.values()))), [])}
-    return {f"{label}:{column}": (pool(results), []) for column, results in columns.items()}
+    return {f"{label}:{column}" if column else label: (pool(results), [])
+            for column, results in columns.items()}

@@ -13,7 +13,7 @@ from types import ModuleType
 
 from ..records import Result
 from .errors import IngestError
-from . import cyclictest_json, lmbench, oslat_json, stream, tftf_rt_instr
+from . import cyclictest_json, lmbench, oslat_json, rst_csv_table, stream, tftf_rt_instr
 
 __all__ = ["FORMATS", "Format", "IngestError", "pool"]
 
@@ -39,6 +39,8 @@ FORMATS: dict[str, Format] = {
     "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
     "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
+    "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
+                            run_per_column=True),
 }
 
 
