@@ -110,18 +110,18 @@ def parse(text: str, name: str) -> list[Result]:
 
 def _lat_mem_rd_bytes(size_mb: float) -> int:
     """lat_mem_rd prints size / 2^20 with 5 decimals; its sizes are multiples of 512 bytes."""
+    if not 0 < size_mb < 2**40:  # beyond any memory: keep the figure, clamp the key
+        return 0 if size_mb <= 0 else 2**60
     size = size_mb * 1048576
-    if size <= 0 or size > 2**60:
-        return max(0, min(int(size), 2**60))
     nearest = round(size / 512) * 512
     return nearest if abs(nearest - size) <= 6 else round(size)
 
 
 def _bw_mem_bytes(size_mb: float) -> int:
     """bw_mem prints size / 10^6 (two decimals from 1 MB): pick the roundest 4 KiB multiple."""
+    if not 1 <= size_mb < 2**40:
+        return 2**60 if size_mb >= 2**40 else max(0, round(size_mb * 1e6))
     size = size_mb * 1e6
-    if size < 1e6 or size > 2**60:
-        return max(0, min(round(size), 2**60))
     low, high = int((size - 5000) // 4096) + 1, int((size + 5000) // 4096)
     if low > high:
         return round(size)

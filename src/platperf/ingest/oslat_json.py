@@ -26,14 +26,14 @@ def parse(text: str, name: str) -> list[Result]:
         for field, key in (("freq", "freq_mhz"), ("duration", "duration_s")):
             if isinstance(thread.get(field), (int, float)) and not isinstance(thread.get(field), bool):
                 extra[key] = thread[field]
-        out += rt_tests_json.results(where, BENCHMARK, cpu, mode, thread, 1.0, extra)
+        out += rt_tests_json.results(where, BENCHMARK, cpu, mode, thread, 1, extra)
     return out
 
 
 def histograms(text: str, name: str) -> list[dict]:
     out = []
     for where, cpu, mode, thread in _read(text, name):
-        rec = rt_tests_json.histogram(where, BENCHMARK, cpu, mode, thread, 1.0, open_last=True)
+        rec = rt_tests_json.histogram(where, BENCHMARK, cpu, mode, thread, 1, open_last=True)
         if rec:
             out.append(rec)
     return out

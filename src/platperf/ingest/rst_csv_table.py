@@ -152,7 +152,7 @@ def _result(title: str, row_name: str, row_keys: dict, column: str, what: str, c
     shape = _CELL.match(cell)
     if not shape:
         raise IngestError(where, f"cell {cell!r:.40} of column {column or what!r:.40}: expected {_CELL_SHAPE}")
-    value = number(shape.group(1), where, _CELL_SHAPE)
+    value = number(shape.group(1), where, f"{_CELL_SHAPE} in column {column or what!r:.40}")
     extra = {"column": column, "source": where}
     if shape.group(2) is not None:
         extra["min"] = number(shape.group(2), where, "a number after `min`")

@@ -42,25 +42,25 @@ def threads(text: str, name: str, doc: dict, tool: str):
         if not isinstance(thread, dict):
             raise IngestError(where, f"thread {tid!r:.20}: expected an object with cpu, min, avg, max")
         cpu = thread.get("cpu")
-        if not isinstance(cpu, int) or isinstance(cpu, bool) or cpu < 0:
+        if not isinstance(cpu, int) or isinstance(cpu, bool) or not 0 <= cpu < 65536:
             raise IngestError(where, f"thread {tid!r:.20}: expected \"cpu\" as a CPU number, got {cpu!r:.20}")
-        for field in ("min", "avg", "max"):
-            _figure(thread, field, where, tid)
-        yield where, tid, cpu, thread
+        figures = {field: _figure(thread, field, where, tid) for field in ("min", "avg", "max")}
+        yield where, tid, cpu, {**thread, **figures}
 
 
-def results(name_where: str, benchmark: str, cpu: int, mode: str, thread: dict, scale: float,
+def results(name_where: str, benchmark: str, cpu: int, mode: str, thread: dict, per_us: int,
             extra: dict) -> list[Result]:
+    """``per_us``: how many of the file's units make one us (1000 for ns)."""
     out = []
     for field in ("min", "avg", "max"):
         out.append(Result(
             benchmark=benchmark, params={}, metric=f"latency_{field}", unit="us", direction="lower",
-            samples=[thread[field] * scale], cpu=cpu, mode=mode, core=cpu,
+            samples=[thread[field] / per_us], cpu=cpu, mode=mode, core=cpu,
             extra={"source": name_where, **extra}))
     return out
 
 
-def histogram(where: str, benchmark: str, cpu: int, mode: str, thread: dict, scale: float,
+def histogram(where: str, benchmark: str, cpu: int, mode: str, thread: dict, per_us: int,
               count: int | None = None, open_last: bool = False) -> dict | None:
     """The thread's histogram as a results-format record; buckets are 1 us wide.
 
@@ -78,14 +78,14 @@ def histogram(where: str, benchmark: str, cpu: int, mode: str, thread: dict, sca
             raise IngestError(where, f"histogram bucket {edge!r:.20}: {n!r:.20}; expected "
                                      "\"<whole us>\": <count>")
         if n:
-            rows.append([int(edge) * scale, (int(edge) + 1) * scale, n])
+            rows.append([int(edge) / per_us, (int(edge) + 1) / per_us, n])
     rows.sort()
-    if open_last and rows and buckets and rows[-1][0] == max(int(e) for e in buckets) * scale:
-        rows[-1][1] = max(rows[-1][1], thread["max"] * scale)
+    if open_last and rows and buckets and rows[-1][0] == max(int(e) for e in buckets) / per_us:
+        rows[-1][1] = max(rows[-1][1], thread["max"] / per_us)
     in_buckets = sum(r[2] for r in rows)
     rec = {"type": "histogram", "benchmark": benchmark, "params": {}, "cpu": cpu, "mode": mode,
            "core": cpu, "unit": "us", "count": count if count is not None else in_buckets,
-           "min": thread["min"] * scale, "max": thread["max"] * scale, "buckets": rows}
+           "min": thread["min"] / per_us, "max": thread["max"] / per_us, "buckets": rows}
     if count is not None and count > in_buckets:
         rec["overflow"] = count - in_buckets  # beyond the last bucket (cyclictest -h N)
     return rec
@@ -93,10 +93,15 @@ def histogram(where: str, benchmark: str, cpu: int, mode: str, thread: dict, sca
 
 def _figure(thread: dict, field: str, where: str, tid: str) -> float:
     value = thread.get(field)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-        raise IngestError(where, f"thread {tid!r:.20}: expected \"{field}\" as a number of us, "
-                                 f"got {value!r:.20}")
-    return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            value = math.inf
+        if math.isfinite(value):
+            return value
+    raise IngestError(where, f"thread {tid!r:.20}: expected \"{field}\" as a number of us, "
+                             f"got {thread.get(field)!r:.20}")
 
 
 def _line_of(text: str, key: str, after: str | None = None) -> int:

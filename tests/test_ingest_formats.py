@@ -1,0 +1,203 @@
+"""The import formats besides TFTF: what each reads, what it makes of it, what it refuses."""
+import json
+from pathlib import Path
+
+import pytest
+
+from platperf.ingest import FORMATS, IngestError, pool
+from platperf.ingest import cyclictest_json, lmbench, oslat_json, rst_csv_table, stream
+
+FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
+
+
+def by_key(results):
+    return {(r.benchmark, r.params_key, r.metric, r.core): r for r in results}
+
+
+def refused(module, text, line, *words):
+    with pytest.raises(IngestError) as err:
+        module.parse(text, "in.txt")
+    assert err.value.where == f"in.txt:{line}", err.value
+    for word in words:
+        assert word in err.value.message, err.value.message
+
+
+def test_registry_lists_the_six_formats():
+    assert sorted(FORMATS) == ["cyclictest-json", "lmbench", "oslat-json", "rst-csv-table", "stream",
+                               "tftf-rt-instr"]
+
+
+# -- lmbench -------------------------------------------------------------------------------
+def test_lmbench_log():
+    results = by_key(lmbench.parse((FIXTURES / "lmbench" / "run.log").read_text(), "run.log"))
+    # lat_mem_rd: size printed in 2^20 bytes with 5 decimals, restored to bytes
+    l1 = results[("mem-latency", "pattern=seq,size=512,stride=128", "latency", None)]
+    assert (l1.samples, l1.unit, l1.direction) == ([2.402], "ns", "lower")
+    assert results[("mem-latency", "pattern=seq,size=786432,stride=128", "latency", None)].samples == [38.22]
+    assert len([k for k in results if k[0] == "mem-latency"]) == 21
+    # bw_mem: "16.78" (10^6 bytes) is bw_mem 16m; MB/s stored as printed (10^6 B/s)
+    bcopy = results[("mem-bandwidth", "kernel=bcopy,size=16777216", "bandwidth", None)]
+    assert (bcopy.samples, bcopy.unit, bcopy.direction) == ([702.31], "MB/s", "higher")
+    assert results[("mem-bandwidth", "kernel=wr,size=524288", "bandwidth", None)].samples == [569.46]
+    # name: value microseconds / nanoseconds / MB/sec
+    assert results[("lmbench", "test=Simple syscall", "latency", None)].samples == [0.5186]
+    assert results[("lmbench", "test=Process fork+exit", "latency", None)].unit == "us"
+    assert results[("lmbench", "test=integer add", "latency", None)].unit == "ns"
+    assert results[("lmbench", "test=Pipe bandwidth", "bandwidth", None)].direction == "higher"
+    # bw_file_rd pairs and the lat_ctx block are not bw_mem figures
+    assert not [k for k in results if k[0] == "mem-bandwidth" and "886.84" in str(results[k].samples)]
+    assert len(results) == 21 + 3 + 5
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('"stride=128\n0.00049 1.2\n0.00098 fast\n', 3, ["a latency in ns"]),
+    ('"stride=128\n0.00049 1.2\nnot a pair at all\n', 3, ["`size_mb latency_ns` pair"]),
+    ('"stride=abc\n', 1, ['stride in bytes after "stride=']),
+    ("Simple syscall: 0.1.2 microseconds\n", 1, ["a number of microseconds"]),
+    ("16.78 702.31\n", 1, ["bw_mem SIZE KERNEL", "command lines"]),
+    ("nothing to see\n", 1, ["no LMBench results"]),
+])
+def test_lmbench_refuses(text, line, words):
+    refused(lmbench, text, line, *words)
+
+
+# -- stream --------------------------------------------------------------------------------
+def test_stream_table():
+    results = by_key(stream.parse((FIXTURES / "stream" / "stream.txt").read_text(), "stream.txt"))
+    # 10^7 elements x 8 bytes per array; 2 OpenMP threads measured together
+    triad = results[("mem-bandwidth", "kernel=triad,size=80000000,threads=2", "bandwidth", None)]
+    assert (triad.samples, triad.unit, triad.direction) == ([1384.6], "MB/s", "higher")
+    assert triad.extra == {"avg_time_s": 0.174881, "min_time_s": 0.173335, "max_time_s": 0.17642,
+                           "source": "stream.txt:21"}
+    assert {k[1].split(",")[0] for k in results} == {"kernel=copy", "kernel=scale", "kernel=add",
+                                                     "kernel=triad"}
+
+
+def test_stream_runs_in_one_file_pool_and_one_thread_has_no_threads_param():
+    one = (FIXTURES / "stream" / "stream.txt").read_text().replace("counted = 2", "counted = 1")
+    results = pool(stream.parse(one + one, "two.txt"))
+    assert len(results) == 4
+    assert results[0].params == {"kernel": "copy", "size": 80000000}
+    assert results[0].samples == [1455.4, 1455.4]
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("Function    Best Rate MB/s  Avg time     Min time     Max time\nCopy: 1 2 3 4\n", 1, ["Array size"]),
+    ("Array size = 1000 (elements)\nFunction    Best Rate MB/s  Avg time     Min time     Max time\n"
+     "Copy:  1455.4  0.1  0.1\n", 3, ["Name:  best_rate_MBps", "got 3 values"]),
+    ("Array size = 1000 (elements)\nFunction    Best Rate MB/s  Avg time     Min time     Max time\n"
+     "Copy:  fast  0.1  0.1  0.2\n", 3, ["a best rate in MB/s"]),
+    ("Array size = 10.5 (elements)\n", 1, ["positive whole number"]),
+    ("Failed Validation on array c[]\n", 1, ["failed validation"]),
+    ("STREAM version 5.10\n", 1, ["no STREAM results"]),
+])
+def test_stream_refuses(text, line, words):
+    refused(stream, text, line, *words)
+
+
+# -- cyclictest / oslat --------------------------------------------------------------------
+def test_cyclictest_json_threads_and_histograms():
+    text = (FIXTURES / "rt-tests" / "cyclictest.json").read_text()
+    doc = json.loads(text)
+    results = by_key(cyclictest_json.parse(text, "c.json"))
+    assert len(results) == 3 * len(doc["thread"])
+    for tid, thread in doc["thread"].items():
+        cpu = thread["cpu"]
+        for field in ("min", "avg", "max"):
+            res = results[("cyclictest", "", f"latency_{field}", cpu)]
+            assert (res.samples, res.unit, res.direction, res.cpu, res.mode) == \
+                ([float(thread[field])], "us", "lower", cpu, "parallel")
+            assert res.extra["cycles"] == thread["cycles"]
+    hists = cyclictest_json.histograms(text, "c.json")
+    assert [h["cpu"] for h in hists] == [t["cpu"] for t in doc["thread"].values()]
+    first = hists[0]
+    thread = doc["thread"]["0"]
+    assert first["count"] == thread["cycles"]
+    assert sum(n for _, _, n in first["buckets"]) + first.get("overflow", 0) == thread["cycles"]
+    assert first["buckets"][0][:2] == [float(min(map(int, thread["histogram"]))),
+                                       float(min(map(int, thread["histogram"])) + 1)]
+
+
+def test_cyclictest_nsecs_are_converted_to_us():
+    doc = {"resolution_in_ns": 1, "thread": {"0": {"cpu": 3, "min": 1500, "avg": 2500, "max": 40000,
+                                                   "cycles": 2, "histogram": {"1500": 1, "40000": 1}}}}
+    (low, avg, high) = cyclictest_json.parse(json.dumps(doc), "n.json")
+    assert (low.samples, avg.samples, high.samples, low.mode) == ([1.5], [2.5], [40.0], "serial")
+    assert cyclictest_json.histograms(json.dumps(doc), "n.json")[0]["buckets"][0] == [1.5, 1.501, 1]
+
+
+def test_oslat_json_last_bucket_reaches_the_max():
+    text = (FIXTURES / "rt-tests" / "oslat.json").read_text()
+    doc = json.loads(text)
+    results = by_key(oslat_json.parse(text, "o.json"))
+    thread = doc["thread"]["1"]
+    res = results[("oslat", "", "latency_max", thread["cpu"])]
+    assert res.samples == [float(thread["max"])]
+    assert res.extra["freq_mhz"] == thread["freq"]
+    hist = oslat_json.histograms(text, "o.json")[1]
+    assert hist["buckets"][-1][1] == float(thread["max"])
+    assert hist["count"] == sum(thread["histogram"].values())
+
+
+@pytest.mark.parametrize("module, text, line, words", [
+    (oslat_json, "{\n  \"thread\": {\n", 3, ["not JSON"]),
+    (oslat_json, "[1, 2]", 1, ["non-empty \"thread\" object"]),
+    (cyclictest_json, '{"thread": {"0": {"cpu": 0, "min": 1, "avg": "x", "max": 3}}}', 1, ['"avg" as a number']),
+    (cyclictest_json, '{"thread":\n {"0": {"cpu": -1, "min": 1, "avg": 2, "max": 3}}}', 2, ['"cpu" as a CPU number']),
+    (cyclictest_json, '{"return_code": 1, "thread": {"0": {}}}', 1, ["return_code 1"]),
+])
+def test_rt_tests_json_refuses(module, text, line, words):
+    refused(module, text, line, *words)
+
+
+def test_rt_tests_histogram_refuses_bad_buckets():
+    doc = {"thread": {"0": {"cpu": 0, "min": 1, "avg": 2, "max": 3, "histogram": {"1": -4}}}}
+    with pytest.raises(IngestError, match="histogram bucket '1'"):
+        oslat_json.histograms(json.dumps(doc), "h.json")
+
+
+# -- rst-csv-table -------------------------------------------------------------------------
+def test_rst_csv_table_one_column_per_platform():
+    results = rst_csv_table.parse((FIXTURES / "rst" / "guide.rst").read_text(), "guide.rst")
+    columns = {}
+    for res in results:
+        columns.setdefault(res.extra["column"], []).append(res)
+    assert sorted(columns) == ["am62xx_lp_sk-fs", "am62xx_sk-fs", "am62xxsip_sk-fs"]
+    sk = by_key(columns["am62xx_sk-fs"])
+    lat = sk[("mem-latency", "pattern=seq,size=1024000,stride=128", "latency", None)]
+    assert (lat.samples, lat.unit, lat.direction) == ([51.88], "ns", "lower")
+    assert sk[("mem-latency", "pattern=seq,size=50,stride=128", "latency", None)].samples == [2.15]
+    bzero = sk[("mem-bandwidth", "kernel=bzero,size=1048576", "bandwidth", None)]
+    assert (bzero.samples, bzero.extra["min"], bzero.extra["max"]) == ([1273.23], 810.64, 1735.81)
+    syscall = sk[("guide", "name=lat_syscall-null (us),table=LMBench Benchmarks", "value", None)]
+    assert (syscall.samples, syscall.unit, syscall.direction) == ([0.46], "us", "lower")
+    copy = sk[("guide", "name=copy (MB/s),table=Stream Benchmarks", "value", None)]
+    assert (copy.unit, copy.direction) == ("MB/s", "higher")
+    boot = sk[("guide", "name=Linux boot time from SD with default rootfs (20 boot cycles),"
+                        "table=Linux boot time MMCSD", "Boot time in seconds", None)]
+    assert (boot.samples, boot.extra["min"], boot.extra["max"], boot.direction) == ([16.24], 15.96, 16.42, "lower")
+    # an empty cell is no figure; a missing column is no figure
+    assert len(columns["am62xxsip_sk-fs"]) == 7 and len(columns["am62xx_lp_sk-fs"]) == 7
+
+
+def test_rst_csv_table_columns_without_platform_key_the_row():
+    text = ('.. csv-table:: OpenSSL Performance\n'
+            '    :header: "Algorithm","Buffer Size (in bytes)","board-a: throughput (KBytes/Sec)"\n\n'
+            '    "aes-128-cbc","1024","19332.10"\n    "aes-128-cbc","16","5000.5"\n')
+    results = rst_csv_table.parse(text, "ssl.rst")
+    assert [(r.params["Buffer Size (in bytes)"], r.samples, r.metric, r.unit) for r in results] == \
+        [("1024", [19332.1], "throughput", "KBytes/Sec"), ("16", [5000.5], "throughput", "KBytes/Sec")]
+    assert len(pool(results)) == 2
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x","fast"\n', 4, ["got 'fast'", "(min X, max Y)", "column 'b'"]),
+    ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x","1","2"\n', 4, ["at most 2 cells"]),
+    ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x","1 (min 2, max)"\n', 4, ["cell"]),
+    ('.. csv-table:: T\n\n    "x","1"\n', 1, [":header:"]),
+    ('.. csv-table:: T\n    :header: "a","b"\n    :file: data.csv\n', 1, ["another file"]),
+    ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x,"1"\n', 4, ["not a CSV row"]),
+    ("Just prose.\n", 1, ["no figures"]),
+])
+def test_rst_csv_table_refuses(text, line, words):
+    refused(rst_csv_table, text, line, *words)
