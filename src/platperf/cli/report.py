@@ -15,7 +15,7 @@ ALL_FORMATS = ("html", "rst-csv", "md", "json", "csv")
 
 @app.command()
 def report(
-    runs: List[str] = typer.Argument(..., metavar="RUN...",
+    runs: List[str] = typer.Argument(..., metavar="RUN",
                                      help="Run id, label (pools all its runs) or 'latest'; "
                                           "several give one column each."),
     fmt: str = typer.Option("md", "--format", "-f", help=FORMAT_HELP),
@@ -39,6 +39,8 @@ def report(
         fail_exit(f"--format {fmt} writes files: give a directory with -o DIR")
     if output is not None and output.exists() and not output.is_dir():
         fail_exit(f"-o {output} is a file; give a directory")
+    if "://" not in db and not Path(db).expanduser().exists():
+        fail_exit(f"no database {db}; measure first with 'platperf run' or give --db")
     store = open_store(db)
     try:
         data = load(store, runs)

@@ -1,0 +1,47 @@
+"""LMBench and TI-guide names for platperf results."""
+from platperf.report.lmbench_names import bw_mem_size, guide_name, lat_mem_rd_size
+from platperf.report.svg import histogram_plot, line_plot, size_text
+
+import pytest
+
+
+def test_lat_mem_rd_sizes_are_named_as_the_guide_does():
+    # The guide's rows: sz31k (32 KiB), sz62k, sz125k, sz250k, sz500k, sz1000k (1 MiB).
+    assert [lat_mem_rd_size(k << 10) for k in (32, 64, 128, 256, 512, 1024)] == \
+        ["31k", "62k", "125k", "250k", "500k", "1000k"]
+    assert lat_mem_rd_size(512) == "0.49k"
+
+
+def test_guide_names():
+    seq = {"pattern": "seq", "size": 1 << 20, "stride": 128}
+    assert guide_name("mem-latency", seq, "latency", "ns") == ("LMBench", "lat_mem_rd-stride128-sz1000k (ns)")
+    assert guide_name("mem-latency", seq, "latency_cycles", "cycles") == \
+        ("platperf", "lat_mem_rd-stride128-sz1000k (cycles)")
+    assert guide_name("mem-latency", {**seq, "pattern": "random"}, "latency", "ns")[0] == "platperf"
+    assert guide_name("mem-bandwidth", {"kernel": "bcopy", "size": 16 << 20}, "bandwidth", "MB/s") == \
+        ("LMBench", "bw_mem-bcopy-16mb (MB/s)")
+    assert guide_name("mem-bandwidth", {"kernel": "copy", "size": 64 << 20}, "bandwidth", "MB/s") == \
+        ("Stream", "copy (MB/s)")
+    assert guide_name("mem-bandwidth", {"kernel": "peak-read", "size": 512 << 10}, "bandwidth", "MB/s") == \
+        ("platperf", "peak-read-512kb (MB/s)")
+    assert guide_name("latency-loop", {"variant": "plain"}, "latency", "ns") == \
+        ("platperf", "latency-loop-variant=plain-latency (ns)")
+    assert bw_mem_size(1000) == "1000b"
+
+
+def test_line_plot_draws_each_series_and_marks_caches():
+    svg = line_plot("lat <x>", [("seq", [(1024, 1.0), (1 << 20, 5.0), (1 << 24, 90.0)]),
+                                ("random", [(1024, 1.5), (1 << 24, 150.0)])],
+                    x_label="size", y_label="ns", vlines=[(32768, "L1d 32K"), (1 << 21, "L2 2M")])
+    assert svg.count("<polyline") == 2 and svg.count('class="marker"') == 2
+    assert "lat &lt;x&gt;" in svg and "<x>" not in svg
+    assert ">1K<" in svg and ">16M<" in svg                    # log-2 axis labels
+    with pytest.raises(ValueError):
+        line_plot("empty", [("a", [])], x_label="x", y_label="y")
+
+
+def test_histogram_plot_keeps_rare_buckets_visible():
+    svg = histogram_plot("h", [(10, 11, 100000), (11, 12, 0), (500, 600, 1)], x_label="ns", log_x=True)
+    heights = [float(h) for h in __import__("re").findall(r'class="bar"[^>]*height="([0-9.]+)"', svg)]
+    assert len(heights) == 2 and heights[1] >= 0.5 and heights[0] > heights[1]
+    assert size_text(1536) == "1.5K" and size_text(1 << 30) == "1G"
