@@ -29,15 +29,12 @@ from .report.document import Document, Section, Table
 TESTS = ("mwu", "bootstrap")
 ALPHA = 0.05
 
-# Dotted fingerprint/meta keys whose difference changes results, used when
-# platperf.fingerprint.comparability_keys() is not available. A key also covers
-# everything below it (``kernel`` covers ``kernel.release``).
-_CHANGES_RESULTS = ("meta.build_id", "meta.compiler", "meta.cflags", "meta.counter.freq_hz",
-                    "meta.counter.name", "meta.fallback",
-                    "probe.build_id", "probe.compiler", "probe.cflags", "probe.counter",
-                    "toolchain", "cpufreq", "kernel.release", "kernel.isolcpus",
-                    "kernel.nohz_full", "kernel.rcu_nocbs", "smt.active")
-_REFUSE = ("cpu.model", "cpu.arch", "meta.arch")
+# The probe's meta record (docs/results-format.md) as stored with the run, beside the
+# fingerprint keys of platperf.fingerprint.comparability_keys(). A key also covers
+# everything below it.
+_META_CHANGES_RESULTS = ("meta.build_id", "meta.compiler", "meta.cflags", "meta.counter.name",
+                         "meta.counter.freq_hz", "meta.fallback")
+_META_REFUSE = ("meta.arch",)
 
 
 @dataclass
@@ -205,19 +202,12 @@ def _run_facts(run: dict) -> dict:
 
 
 def _watched_keys() -> tuple[tuple, tuple]:
-    """(keys that change results, keys that refuse the comparison) — the fingerprint
-    module's list when it has one, else this module's own."""
-    try:
-        from .fingerprint import comparability_keys
-    except ImportError:
-        return _CHANGES_RESULTS, _REFUSE
-    found = comparability_keys()
-    if isinstance(found, dict):   # {dotted key: "refuse" | anything else}
-        refuse = tuple(k for k, v in found.items() if v in ("refuse", True))
-        return tuple(found) + _CHANGES_RESULTS, refuse + _REFUSE
-    if isinstance(found, tuple) and len(found) == 2 and not isinstance(found[0], str):
-        return tuple(found[0]) + _CHANGES_RESULTS, tuple(found[1]) + _REFUSE
-    return tuple(found) + _CHANGES_RESULTS, _REFUSE
+    """(keys that change results, keys that refuse the comparison unless forced)."""
+    from .fingerprint import comparability_keys
+    from .fingerprint.comparability import REFUSE
+    keys = comparability_keys()
+    refuse = tuple(k for k, level in keys.items() if level == REFUSE) + _META_REFUSE
+    return tuple(keys) + _META_CHANGES_RESULTS, refuse
 
 
 def _covered(key: str, watched: tuple) -> bool:
