@@ -1,0 +1,62 @@
+/* x86_64: which vector width the peak kernels use, chosen once by CPUID (gcc's
+ * __builtin_cpu_supports also checks that the OS saves the registers, XCR0). */
+#include <stddef.h>
+
+#include "timed_loops.h"
+
+static const char *isa;
+static void (*read_fn)(const void *, size_t, uint64_t);
+static void (*write_fn)(void *, size_t, uint64_t);
+static void (*copy_fn)(void *, const void *, size_t, uint64_t);
+
+static void choose(void)
+{
+    if (isa)
+        return;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        isa = "avx512";
+        read_fn = pp_peak_read_avx512;
+        write_fn = pp_peak_write_avx512;
+        copy_fn = pp_peak_copy_avx512;
+    } else if (__builtin_cpu_supports("avx2")) {
+        isa = "avx2";
+        read_fn = pp_peak_read_avx2;
+        write_fn = pp_peak_write_avx2;
+        copy_fn = pp_peak_copy_avx2;
+    } else {
+        isa = "sse2";
+        read_fn = pp_peak_read_sse2;
+        write_fn = pp_peak_write_sse2;
+        copy_fn = pp_peak_copy_sse2;
+    }
+}
+
+const char *peak_isa(void) { choose(); return isa; }
+void pp_peak_read(const void *buf, size_t bytes, uint64_t passes) { choose(); read_fn(buf, bytes, passes); }
+void pp_peak_write(void *buf, size_t bytes, uint64_t passes) { choose(); write_fn(buf, bytes, passes); }
+void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes) { choose(); copy_fn(dst, src, bytes, passes); }
+int timed_loops_fallback(void) { return 0; }
+
+int cpu_features(const char **out, int max)
+{
+    static const char *const names[] = {"sse2", "sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl"};
+    int n = 0;
+    __builtin_cpu_init();
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && n < max; i++) {
+        int has = 0;
+        switch (i) {   /* __builtin_cpu_supports takes only string literals */
+        case 0: has = __builtin_cpu_supports("sse2"); break;
+        case 1: has = __builtin_cpu_supports("sse4.2"); break;
+        case 2: has = __builtin_cpu_supports("avx"); break;
+        case 3: has = __builtin_cpu_supports("avx2"); break;
+        case 4: has = __builtin_cpu_supports("fma"); break;
+        case 5: has = __builtin_cpu_supports("avx512f"); break;
+        case 6: has = __builtin_cpu_supports("avx512bw"); break;
+        case 7: has = __builtin_cpu_supports("avx512vl"); break;
+        }
+        if (has)
+            out[n++] = names[i];
+    }
+    return n;
+}

@@ -1,0 +1,104 @@
+/* Peak bandwidth: the widest aligned loads/stores, 512 bytes per iteration, `passes`
+ * passes over the buffer (the copy moves 8 vectors per iteration). One version per vector width; features.c picks one by CPUID.
+ *   pp_peak_read_W(const void *buf, size_t bytes, uint64_t passes)   rdi, rsi, rdx
+ *   pp_peak_write_W(void *buf, size_t bytes, uint64_t passes)        rdi, rsi, rdx
+ *   pp_peak_copy_W(void *dst, const void *src, size_t bytes, uint64_t passes)  rdi, rsi, rdx, rcx
+ * Separate source/destination pointers for the copy, no indexed addressing: on several
+ * Intel cores indexed stores cannot use the simple store address unit. */
+
+/* name, load/store mnemonic, register prefix, vector bytes, epilogue */
+.macro peak_kernels W, MOV, R, VB, FINISH
+    .text
+    .globl  pp_peak_read_\W
+    .type   pp_peak_read_\W, @function
+    .p2align 6
+pp_peak_read_\W:
+    test    %rdx, %rdx
+    jz      2f
+    mov     %rdi, %rax
+    lea     (%rdi,%rsi), %rcx
+    .p2align 6
+    .globl  pp_peak_read_\W\()_loop
+pp_peak_read_\W\()_loop:
+    .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    .if \i * \VB < 512
+    \MOV    \i*\VB(%rax), %\R\()\i
+    .endif
+    .endr
+    .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15   /* SSE2 needs 32 loads: registers 0-15 again */
+    .if (16 + \i) * \VB < 512
+    \MOV    (16+\i)*\VB(%rax), %\R\()\i
+    .endif
+    .endr
+    add     $512, %rax
+    cmp     %rcx, %rax
+    jb      pp_peak_read_\W\()_loop
+    mov     %rdi, %rax
+    dec     %rdx
+    jnz     pp_peak_read_\W\()_loop
+2:  \FINISH
+    ret
+    .size   pp_peak_read_\W, .-pp_peak_read_\W
+
+    .globl  pp_peak_write_\W
+    .type   pp_peak_write_\W, @function
+    .p2align 6
+pp_peak_write_\W:
+    test    %rdx, %rdx
+    jz      2f
+    mov     %rdi, %rax
+    lea     (%rdi,%rsi), %rcx
+    .p2align 6
+    .globl  pp_peak_write_\W\()_loop
+pp_peak_write_\W\()_loop:
+    .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+    .if \i * \VB < 512
+    \MOV    %\R\()0, \i*\VB(%rax)
+    .endif
+    .endr
+    add     $512, %rax
+    cmp     %rcx, %rax
+    jb      pp_peak_write_\W\()_loop
+    mov     %rdi, %rax
+    dec     %rdx
+    jnz     pp_peak_write_\W\()_loop
+2:  \FINISH
+    ret
+    .size   pp_peak_write_\W, .-pp_peak_write_\W
+
+    .globl  pp_peak_copy_\W
+    .type   pp_peak_copy_\W, @function
+    .p2align 6
+pp_peak_copy_\W:
+    test    %rcx, %rcx
+    jz      2f
+    mov     %rsi, %r8
+    mov     %rdi, %r9
+    lea     (%rsi,%rdx), %r10
+    .p2align 6
+    .globl  pp_peak_copy_\W\()_loop
+pp_peak_copy_\W\()_loop:
+    .irp i, 0,1,2,3,4,5,6,7
+    \MOV    \i*\VB(%r8), %\R\()\i
+    .endr
+    .irp i, 0,1,2,3,4,5,6,7
+    \MOV    %\R\()\i, \i*\VB(%r9)
+    .endr
+    add     $8*\VB, %r8
+    add     $8*\VB, %r9
+    cmp     %r10, %r8
+    jb      pp_peak_copy_\W\()_loop
+    mov     %rsi, %r8
+    mov     %rdi, %r9
+    dec     %rcx
+    jnz     pp_peak_copy_\W\()_loop
+2:  \FINISH
+    ret
+    .size   pp_peak_copy_\W, .-pp_peak_copy_\W
+.endm
+
+peak_kernels avx512, vmovdqa64, zmm, 64, vzeroupper
+peak_kernels avx2, vmovdqa, ymm, 32, vzeroupper
+peak_kernels sse2, movdqa, xmm, 16, nop
+
+    .section .note.GNU-stack,"",@progbits

@@ -1,0 +1,266 @@
+/* Counter reads, frequency discovery and the core clock estimate (see counter.h). */
+#include "counter.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "timed_loops.h"
+
+static struct counter_info info;
+
+static uint64_t monotonic_raw_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+/* lfence before rdtsc waits for earlier instructions to finish; the one after keeps the
+ * timed code from starting before the read (Intel's "How to benchmark code execution
+ * times", also valid on AMD where Linux makes lfence dispatch-serialising). */
+uint64_t counter_start(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* rdtscp waits for the timed code's instructions to execute; lfence keeps later ones out. */
+uint64_t counter_stop(void)
+{
+    uint32_t lo, hi, aux;
+    __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+uint64_t counter_read(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static double tsc_freq_from_cpuid(const char **source)
+{
+    unsigned a, b, c, d;
+    unsigned max = __get_cpuid_max(0, NULL);
+    if (max >= 0x15) {
+        __cpuid(0x15, a, b, c, d);
+        if (a && b && c) {          /* crystal Hz * numerator / denominator */
+            *source = "cpuid-0x15";
+            return (double)c * b / a;
+        }
+    }
+    if (max >= 0x16) {
+        __cpuid(0x16, a, b, c, d);
+        if (a & 0xffff) {           /* processor base frequency, MHz */
+            *source = "cpuid-0x16";
+            return (a & 0xffff) * 1e6;
+        }
+    }
+    return 0;
+}
+
+static void arch_init(void)
+{
+    info.name = "tsc";
+    info.freq_hz = tsc_freq_from_cpuid(&info.freq_source);
+}
+
+#elif defined(__aarch64__)
+
+uint64_t counter_start(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
+    return v;
+}
+
+uint64_t counter_stop(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+}
+
+uint64_t counter_read(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+}
+
+static void arch_init(void)
+{
+    uint64_t f;
+    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+    info.name = "cntvct_el0";
+    info.freq_hz = (double)f;
+    info.freq_source = "cntfrq";
+}
+
+#elif defined(__arm__)
+
+/* The generic timer is readable from user space only if the kernel set CNTKCTL.PL0VCTEN;
+ * otherwise mrrc traps with SIGILL. We try once under a handler and fall back. */
+static int use_cntvct;
+static sigjmp_buf probe_jmp;
+
+static void on_sigill(int sig)
+{
+    (void)sig;
+    siglongjmp(probe_jmp, 1);
+}
+
+static inline uint64_t cntvct(void)
+{
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
+    return v;
+}
+
+uint64_t counter_start(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
+uint64_t counter_stop(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
+uint64_t counter_read(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
+
+static void arch_init(void)
+{
+    struct sigaction sa, old;
+    volatile uint32_t freq = 0;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigill;
+    sigaction(SIGILL, &sa, &old);
+    if (sigsetjmp(probe_jmp, 1) == 0) {
+        uint32_t f;
+        __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(f));
+        (void)cntvct();
+        freq = f;
+    }
+    sigaction(SIGILL, &old, NULL);
+    use_cntvct = freq != 0;
+    if (use_cntvct) {
+        info.name = "cntvct";
+        info.freq_hz = freq;
+        info.freq_source = "cntfrq";
+    } else {
+        info.name = "clock_monotonic_raw";
+        info.freq_hz = 1e9;
+        info.freq_source = "nominal";
+    }
+}
+
+#else
+
+uint64_t counter_start(void) { return monotonic_raw_ns(); }
+uint64_t counter_stop(void) { return monotonic_raw_ns(); }
+uint64_t counter_read(void) { return monotonic_raw_ns(); }
+
+static void arch_init(void)
+{
+    info.name = "clock_monotonic_raw";
+    info.freq_hz = 1e9;
+    info.freq_source = "nominal";
+}
+
+#endif
+
+/* Counter ticks against CLOCK_MONOTONIC_RAW over ~20 ms, median of three. */
+static double calibrate(void)
+{
+    double f[3];
+    for (int i = 0; i < 3; i++) {
+        uint64_t n0 = monotonic_raw_ns(), t0 = counter_start();
+        while (monotonic_raw_ns() - n0 < 20000000u)
+            ;
+        uint64_t t1 = counter_stop(), n1 = monotonic_raw_ns();
+        f[i] = (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
+    }
+    double lo = fmin(f[0], fmin(f[1], f[2])), hi = fmax(f[0], fmax(f[1], f[2]));
+    return f[0] + f[1] + f[2] - lo - hi;
+}
+
+void counter_init(void)
+{
+    if (info.name)
+        return;
+    arch_init();
+    if (info.freq_hz <= 0) {
+        info.freq_hz = calibrate();
+        info.freq_source = "calibrated";
+    }
+    info.resolution_ns = 1e9 / info.freq_hz;
+    if (strcmp(info.name, "clock_monotonic_raw") == 0) {
+        struct timespec res;
+        clock_getres(CLOCK_MONOTONIC_RAW, &res);
+        info.resolution_ns = res.tv_sec * 1e9 + res.tv_nsec;
+    }
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 1000; i++) {
+        uint64_t a = counter_read(), b = counter_read();
+        if (b - a < best)
+            best = b - a;
+    }
+    info.read_overhead_ticks = best;
+}
+
+const struct counter_info *counter_info(void)
+{
+    counter_init();
+    return &info;
+}
+
+double ticks_to_ns(uint64_t ticks)
+{
+    return (double)ticks * 1e9 / info.freq_hz;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A chain of dependent adds retires one add per core cycle on every core the probe
+ * targets, so adds/ticks is core cycles per counter tick. Seven runs of ~5 ms each:
+ * the fastest is the estimate (interruptions only lengthen a run); the gap to the
+ * median, plus one tick of quantisation, is the stated error. */
+const struct core_clock *core_clock_estimate(void)
+{
+    static struct core_clock cc;
+    static int done;
+    if (done)
+        return &cc;
+    done = 1;
+    counter_init();
+    uint64_t n = 1024, t;
+    for (;;) {
+        uint64_t t0 = counter_start();
+        pp_addchain(n);
+        t = counter_stop() - t0;
+        if (ticks_to_ns(t) >= 5e6 || n > (UINT64_MAX >> 2))
+            break;
+        n *= 2;
+    }
+    uint64_t runs[7];
+    for (int i = 0; i < 7; i++) {
+        uint64_t t0 = counter_start();
+        pp_addchain(n);
+        runs[i] = counter_stop() - t0;
+    }
+    qsort(runs, 7, sizeof runs[0], cmp_u64);
+    if (runs[0] == 0)
+        return &cc;
+    double adds = (double)n * ADDCHAIN_UNROLL;
+    cc.valid = 1;
+    cc.cycles_per_tick = adds / (double)runs[0];
+    cc.hz = cc.cycles_per_tick * info.freq_hz;
+    cc.error_pct = 100.0 * ((double)(runs[3] - runs[0]) + 1.0) / (double)runs[0];
+    return &cc;
+}

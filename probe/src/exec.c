@@ -1,0 +1,261 @@
+#include "exec.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter.h"
+#include "params.h"
+
+volatile sig_atomic_t probe_signal;
+
+static void on_signal(int sig) { probe_signal = sig; }
+
+void exec_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int pin_to_cpu(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : errno;
+}
+
+int cpus_online(int *out, int max)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+    char line[1024];
+    int n = -1;
+    if (f) {
+        if (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            n = parse_cpu_list(line, out, max);
+        }
+        fclose(f);
+    }
+    if (n > 0)
+        return n;
+    /* no sysfs (some containers, qemu-user): the CPUs we may run on */
+    cpu_set_t set;
+    n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+            if (CPU_ISSET(c, &set))
+                out[n++] = c;
+    return n;
+}
+
+int cpu_is_online(int cpu)
+{
+    int cpus[PROBE_MAX_CPUS];
+    int n = cpus_online(cpus, PROBE_MAX_CPUS);
+    for (int i = 0; i < n; i++)
+        if (cpus[i] == cpu)
+            return 1;
+    return 0;
+}
+
+/* A barrier whose last arriver also decides, for everybody, whether to go on: threads
+ * that looked at probe_signal separately could disagree and leave the others waiting. */
+struct start_barrier {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int parties, waiting, go;
+    unsigned generation;
+};
+
+static struct start_barrier barrier = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 1, 0};
+
+static void barrier_release_locked(void)
+{
+    barrier.waiting = 0;
+    barrier.generation++;
+    barrier.go = !probe_interrupted();
+    pthread_cond_broadcast(&barrier.c);
+}
+
+static int barrier_wait(void)
+{
+    pthread_mutex_lock(&barrier.m);
+    unsigned gen = barrier.generation;
+    if (++barrier.waiting >= barrier.parties)
+        barrier_release_locked();
+    else
+        while (gen == barrier.generation)
+            pthread_cond_wait(&barrier.c, &barrier.m);
+    int go = barrier.go;
+    pthread_mutex_unlock(&barrier.m);
+    return go;
+}
+
+/* A job that ends (done or failed) stops counting as a party. */
+static void barrier_leave(void)
+{
+    pthread_mutex_lock(&barrier.m);
+    barrier.parties--;
+    if (barrier.waiting > 0 && barrier.waiting >= barrier.parties)
+        barrier_release_locked();
+    pthread_mutex_unlock(&barrier.m);
+}
+
+static void *job_thread(void *p)
+{
+    struct cpu_job *job = p;
+    int e = pin_to_cpu(job->cpu);
+    if (e) {
+        job->status = -1;
+        snprintf(job->err, sizeof job->err, "cannot pin to CPU %d: %s", job->cpu, strerror(e));
+    } else {
+        job->status = job->fn(job);
+    }
+    if (job->ctx->mode == MODE_PARALLEL)
+        barrier_leave();
+    return NULL;
+}
+
+int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job *jobs)
+{
+    pthread_t threads[PROBE_MAX_CPUS];
+    for (int i = 0; i < ctx->ncpus; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].ctx = ctx;
+        jobs[i].cpu = ctx->cpus[i];
+        jobs[i].index = i;
+        jobs[i].arg = arg;
+        jobs[i].ticks = calloc((size_t)ctx->samples, sizeof(uint64_t));
+        jobs[i].fn = fn;
+    }
+    if (ctx->mode == MODE_SERIAL) {
+        for (int i = 0; i < ctx->ncpus; i++) {
+            if (probe_interrupted())
+                continue;
+            if (pthread_create(&threads[i], NULL, job_thread, &jobs[i]) != 0)
+                return -1;
+            pthread_join(threads[i], NULL);
+        }
+        return 0;
+    }
+    barrier.parties = ctx->ncpus;
+    barrier.waiting = 0;
+    int started = 0;
+    for (; started < ctx->ncpus; started++)
+        if (pthread_create(&threads[started], NULL, job_thread, &jobs[started]) != 0)
+            break;
+    if (started < ctx->ncpus) {
+        pthread_mutex_lock(&barrier.m);
+        barrier.parties -= ctx->ncpus - started;
+        if (barrier.waiting > 0 && barrier.waiting >= barrier.parties)
+            barrier_release_locked();
+        pthread_mutex_unlock(&barrier.m);
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    return started == ctx->ncpus ? 0 : -1;
+}
+
+void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs)
+{
+    for (int i = 0; i < ctx->ncpus; i++) {
+        free(jobs[i].ticks);
+        jobs[i].ticks = NULL;
+    }
+}
+
+void exec_ready(struct cpu_job *job)
+{
+    if (job->ctx->mode == MODE_PARALLEL)
+        barrier_wait();
+}
+
+static uint64_t time_body(timed_body_fn body, void *state, uint64_t reps)
+{
+    uint64_t t0 = counter_start();
+    body(state, reps);
+    return counter_stop() - t0;
+}
+
+void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps)
+{
+    struct run_ctx *ctx = job->ctx;
+    const struct counter_info *ci = counter_info();
+    double want = ctx->min_time_s * ci->freq_hz;
+    uint64_t target = want > SAMPLE_MIN_TICKS ? (uint64_t)want : SAMPLE_MIN_TICKS;
+    uint64_t reps = min_reps ? min_reps : 1;
+
+    /* The first pass touches everything; then grow reps until one sample is long enough. */
+    uint64_t t = time_body(body, state, reps);
+    while (t < target && !probe_interrupted()) {
+        double scale = t ? (double)target / (double)t : 10.0;
+        if (scale > 10)
+            scale = 10;
+        uint64_t next = (uint64_t)((double)reps * scale * 1.05) + 1;
+        reps = next > reps ? next : reps + 1;
+        t = time_body(body, state, reps);
+    }
+    job->reps = reps;
+    for (int i = 0; i < ctx->warmup && !probe_interrupted(); i++)
+        time_body(body, state, reps);
+
+    job->nsamples = 0;
+    for (int i = 0; i < ctx->samples; i++) {
+        if (ctx->mode == MODE_PARALLEL) {
+            if (!barrier_wait())
+                break;
+        } else if (probe_interrupted()) {
+            break;
+        }
+        job->ticks[i] = time_body(body, state, reps);
+        job->nsamples = i + 1;
+    }
+}
+
+struct helper {
+    pthread_t thread;
+    int cpu;
+    helper_fn fn;
+    void *arg;
+    volatile int stop;
+};
+
+static void *helper_thread(void *p)
+{
+    struct helper *h = p;
+    if (pin_to_cpu(h->cpu) == 0)
+        h->fn(h->arg, &h->stop);
+    return NULL;
+}
+
+struct helper *helper_start(int cpu, helper_fn fn, void *arg)
+{
+    struct helper *h = calloc(1, sizeof *h);
+    if (!h)
+        return NULL;
+    h->cpu = cpu;
+    h->fn = fn;
+    h->arg = arg;
+    if (pthread_create(&h->thread, NULL, helper_thread, h) != 0) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void helper_stop(struct helper *h)
+{
+    if (!h)
+        return;
+    h->stop = 1;
+    pthread_join(h->thread, NULL);
+    free(h);
+}

@@ -1,0 +1,34 @@
+/* JSON Lines writer (docs/results-format.md). One record = jw_begin() ... jw_end(); the
+ * output lock is held in between so parallel threads never interleave lines; each
+ * record is flushed so a killed run keeps everything before the cut. */
+#ifndef PLATPERF_JSONL_H
+#define PLATPERF_JSONL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernel.h"
+
+void jw_open(FILE *out);
+void jw_begin(const char *type);               /* {"type":"<type>" */
+void jw_key(const char *key);                  /* ,"key": */
+void jw_str(const char *key, const char *value);
+void jw_num(const char *key, double value);    /* %.6g-ish; ints exactly */
+void jw_int(const char *key, int64_t value);
+void jw_uint(const char *key, uint64_t value);
+void jw_bool(const char *key, int value);
+void jw_raw(const char *key, const char *json);   /* value already JSON */
+void jw_text(const char *json);                    /* verbatim, e.g. "[1,2]" after jw_key */
+void jw_string_value(const char *s);               /* a quoted, escaped string */
+void jw_double_value(double v);
+void jw_end(void);                                 /* }\n, flush, unlock */
+
+/* params_json: the params object, e.g. {"pattern":"random","size":16384,"stride":64}. */
+void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
+                 int cpu, const char *metric, const char *unit, const char *direction,
+                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks);
+void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
+void emit_error(const char *code, const char *message);
+void emit_end(const char *status, int results, double elapsed_s);
+
+#endif

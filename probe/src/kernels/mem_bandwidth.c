@@ -1,0 +1,217 @@
+/* mem-bandwidth: LMBench bw_mem, STREAM and peak (widest vector) kernels per size, MB/s. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "bw_loops.h"
+#include "cache.h"
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "params.h"
+#include "timed_loops.h"
+
+#define MAX_SIZES 256
+#define MAX_KERNELS 32
+
+struct bw_run {
+    void *buf[3];
+    uint64_t bytes;   /* of each buffer */
+};
+
+struct bw_kernel {
+    const char *name;
+    int nbuf;              /* buffers of `size` bytes each */
+    unsigned counted;      /* bytes counted per pass = counted * size (docs/probe.md) */
+    void (*pass)(struct bw_run *r, uint64_t passes);
+};
+
+static volatile int sum_sink;   /* the read kernels' sums go here so they stay live */
+
+static void k_rd(struct bw_run *r, uint64_t n) { sum_sink += lmb_rd(r->buf[0], r->bytes, n); }
+static void k_wr(struct bw_run *r, uint64_t n) { lmb_wr(r->buf[0], r->bytes, n); }
+static void k_rdwr(struct bw_run *r, uint64_t n) { sum_sink += lmb_rdwr(r->buf[0], r->bytes, n); }
+static void k_cp(struct bw_run *r, uint64_t n) { lmb_cp(r->buf[1], r->buf[0], r->bytes, n); }
+static void k_frd(struct bw_run *r, uint64_t n) { sum_sink += lmb_frd(r->buf[0], r->bytes, n); }
+static void k_fwr(struct bw_run *r, uint64_t n) { lmb_fwr(r->buf[0], r->bytes, n); }
+static void k_fcp(struct bw_run *r, uint64_t n) { lmb_fcp(r->buf[1], r->buf[0], r->bytes, n); }
+static void k_bzero(struct bw_run *r, uint64_t n) { lmb_bzero(r->buf[0], r->bytes, n); }
+static void k_bcopy(struct bw_run *r, uint64_t n) { lmb_bcopy(r->buf[1], r->buf[0], r->bytes, n); }
+/* STREAM arrays: buf[0] = a, buf[1] = b, buf[2] = c */
+static void k_copy(struct bw_run *r, uint64_t n) { stream_copy(r->buf[2], r->buf[0], r->bytes / 8, n); }
+static void k_scale(struct bw_run *r, uint64_t n) { stream_scale(r->buf[1], r->buf[2], r->bytes / 8, n); }
+static void k_add(struct bw_run *r, uint64_t n) { stream_add(r->buf[2], r->buf[0], r->buf[1], r->bytes / 8, n); }
+static void k_triad(struct bw_run *r, uint64_t n) { stream_triad(r->buf[0], r->buf[1], r->buf[2], r->bytes / 8, n); }
+static void k_peak_read(struct bw_run *r, uint64_t n) { pp_peak_read(r->buf[0], r->bytes, n); }
+static void k_peak_write(struct bw_run *r, uint64_t n) { pp_peak_write(r->buf[0], r->bytes, n); }
+static void k_peak_copy(struct bw_run *r, uint64_t n) { pp_peak_copy(r->buf[1], r->buf[0], r->bytes, n); }
+
+/* LMBench counts the buffer size once for every kernel, copies included; STREAM and the
+ * peak copy count bytes read plus bytes written. */
+static const struct bw_kernel bw_kernels[] = {
+    {"rd", 1, 1, k_rd},       {"wr", 1, 1, k_wr},       {"rdwr", 1, 1, k_rdwr},
+    {"cp", 2, 1, k_cp},       {"frd", 1, 1, k_frd},     {"fwr", 1, 1, k_fwr},
+    {"fcp", 2, 1, k_fcp},     {"bzero", 1, 1, k_bzero}, {"bcopy", 2, 1, k_bcopy},
+    {"copy", 3, 2, k_copy},   {"scale", 3, 2, k_scale}, {"add", 3, 3, k_add},
+    {"triad", 3, 3, k_triad},
+    {"peak-read", 1, 1, k_peak_read}, {"peak-write", 1, 1, k_peak_write}, {"peak-copy", 2, 2, k_peak_copy},
+};
+#define NKERNELS (sizeof bw_kernels / sizeof bw_kernels[0])
+
+static const char *const kernel_choices[] = {
+    "rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy",
+    "copy", "scale", "add", "triad", "peak-read", "peak-write", "peak-copy", NULL};
+
+static const struct kernel_param params[] = {
+    {"kernel", "rd,wr,rdwr,cp,frd,fwr,fcp,bzero,bcopy,copy,scale,add,triad,peak-read,peak-write,peak-copy",
+     kernel_choices, "access patterns to run (docs/probe.md has bytes per pass of each)", true},
+    {"size", "1m,2m,4m,8m,16m", NULL,
+     "bytes of each buffer, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+struct bw_plan {
+    const struct bw_kernel *kernels[MAX_KERNELS];
+    int nkernels;
+    uint64_t sizes[MAX_SIZES];
+    int nsizes;
+};
+
+struct bw_point {
+    const struct bw_kernel *k;
+    uint64_t size;
+};
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct bw_plan *plan = calloc(1, sizeof *plan);
+    char buf[512], *items[MAX_KERNELS], bad[64];
+    int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, MAX_KERNELS);
+    for (int i = 0; i < n; i++)
+        for (size_t j = 0; j < NKERNELS; j++)
+            if (strcmp(items[i], bw_kernels[j].name) == 0)
+                plan->kernels[plan->nkernels++] = &bw_kernels[j];
+    const char *size = kernel_value(ctx, "size");
+    if (strcmp(size, "auto") == 0) {
+        uint64_t llc = cache_llc_size(ctx->cpus[0], 8u << 20);
+        plan->nsizes = size_sweep(1024, 4 * llc, 4, LMBENCH_CHUNK, plan->sizes, MAX_SIZES);
+    } else {
+        plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
+        if (plan->nsizes < 0) {
+            snprintf(err, errlen, "mem-bandwidth: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
+            free(plan);
+            return -1;
+        }
+    }
+    int most_buffers = 1;
+    for (int k = 0; k < plan->nkernels; k++)
+        if (plan->kernels[k]->nbuf > most_buffers)
+            most_buffers = plan->kernels[k]->nbuf;
+    for (int i = 0; i < plan->nsizes; i++) {
+        /* whole 512-byte chunks: bw_mem's inner iteration and the peak kernels' block */
+        uint64_t s = plan->sizes[i] / LMBENCH_CHUNK * LMBENCH_CHUNK;
+        if (s == 0) {
+            snprintf(err, errlen, "mem-bandwidth: --size %llu is too small (valid: at least %d bytes)",
+                     (unsigned long long)plan->sizes[i], LMBENCH_CHUNK);
+            free(plan);
+            return -1;
+        }
+        plan->sizes[i] = s;
+        uint64_t total = buffer_footprint(s, most_buffers) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
+        if (total > ctx->max_memory) {
+            char need[32], cap[32];
+            format_size(total, need, sizeof need);
+            format_size(ctx->max_memory, cap, sizeof cap);
+            snprintf(err, errlen, "mem-bandwidth: size %llu needs %s, over the memory cap of %s "
+                     "(default 50%% of MemAvailable; set --max-memory)", (unsigned long long)s, need, cap);
+            free(plan);
+            return -1;
+        }
+    }
+    ctx->kernel_state = plan;
+    return 0;
+}
+
+struct bw_state {
+    struct bw_run run;
+    const struct bw_kernel *k;
+};
+
+static void pass_body(void *state, uint64_t passes)
+{
+    struct bw_state *st = state;
+    st->k->pass(&st->run, passes);
+}
+
+static int measure_on_cpu(struct cpu_job *job)
+{
+    const struct bw_point *pt = job->arg;
+    struct bw_state st = {{{NULL, NULL, NULL}, pt->size}, pt->k};
+    void *mapping = buffer_alloc(pt->size, pt->k->nbuf, st.run.buf);
+    if (!mapping) {
+        snprintf(job->err, sizeof job->err, "cannot map %d x %llu bytes", pt->k->nbuf, (unsigned long long)pt->size);
+        exec_ready(job);
+        return -1;
+    }
+    if (pt->k->nbuf == 3) {   /* STREAM's initial values: a = 1, b = 2, c = 0 */
+        for (uint64_t j = 0; j < pt->size / 8; j++) {
+            ((double *)st.run.buf[0])[j] = 1.0;
+            ((double *)st.run.buf[1])[j] = 2.0;
+        }
+    }
+    exec_ready(job);
+    exec_sample(job, pass_body, &st, 1);
+    buffer_free(mapping, pt->size, pt->k->nbuf);
+    return 0;
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct bw_plan *plan = ctx->kernel_state;
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    double *mbs = malloc(sizeof(double) * (size_t)ctx->samples);
+    int rc = 0;
+    for (int k = 0; k < plan->nkernels && rc == 0; k++) {
+        for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
+            struct bw_point pt = {plan->kernels[k], plan->sizes[s]};
+            char params_json[160];
+            snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"size\":%llu}", pt.k->name,
+                     (unsigned long long)pt.size);
+            if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
+                emit_error("thread-failed", "cannot start a measuring thread");
+                rc = 1;
+            }
+            for (int j = 0; j < ctx->ncpus; j++) {
+                struct cpu_job *job = &jobs[j];
+                if (job->status != 0) {
+                    emit_error("cpu-failed", job->err);
+                    rc = 1;
+                    continue;
+                }
+                if (job->nsamples == 0)
+                    continue;
+                uint64_t bytes = pt.k->counted * pt.size * job->reps;
+                for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
+                    mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
+                emit_result(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
+                            mbs, job->nsamples, bytes, job->ticks);
+            }
+            exec_free_jobs(ctx, jobs);
+        }
+    }
+    free(mbs);
+    free(jobs);
+    free(plan);
+    return rc;
+}
+
+const struct kernel mem_bandwidth_kernel = {
+    .name = "mem-bandwidth",
+    .help = "memory bandwidth per size: LMBench bw_mem, STREAM and peak vector kernels (MB/s)",
+    .params = params,
+    .available = NULL,
+    .prepare = prepare,
+    .run = run,
+};

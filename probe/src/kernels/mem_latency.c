@@ -1,0 +1,170 @@
+/* mem-latency: dependent loads around a ring (pp_chase), per size, in ns and core cycles. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "cache.h"
+#include "chase.h"
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "params.h"
+#include "timed_loops.h"
+
+#define MAX_SIZES 256
+
+static const char *const pattern_choices[] = {"seq", "random", NULL};
+
+static const struct kernel_param params[] = {
+    {"pattern", "random", pattern_choices, "seq: stride ring (lat_mem_rd); random: lines shuffled within pages, pages shuffled", false},
+    {"size", "auto", NULL, "ring sizes, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
+    {"stride", "64", NULL, "bytes between ring elements (a cache line; 128 as published guides)", false},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+struct latency_plan {
+    enum chase_pattern pattern;
+    uint64_t stride;
+    uint64_t sizes[MAX_SIZES];
+    int nsizes;
+};
+
+struct latency_point {
+    const struct latency_plan *plan;
+    uint64_t size;
+};
+
+struct chase_state {
+    void **p;
+};
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct latency_plan *plan = calloc(1, sizeof *plan);
+    const char *size = kernel_value(ctx, "size"), *stride = kernel_value(ctx, "stride");
+    char bad[64];
+    plan->pattern = strcmp(kernel_value(ctx, "pattern"), "seq") == 0 ? CHASE_SEQ : CHASE_RANDOM;
+    if (parse_size(stride, &plan->stride) || plan->stride < sizeof(void *) || plan->stride % sizeof(void *)) {
+        snprintf(err, errlen, "mem-latency: --stride '%s' is not valid (valid: a multiple of %zu bytes, e.g. 64 or 128)",
+                 stride, sizeof(void *));
+        free(plan);
+        return -1;
+    }
+    if (strcmp(size, "auto") == 0) {
+        uint64_t llc = cache_llc_size(ctx->cpus[0], 8u << 20);
+        plan->nsizes = size_sweep(1024, 4 * llc, 4, plan->stride, plan->sizes, MAX_SIZES);
+    } else {
+        plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
+        if (plan->nsizes < 0) {
+            snprintf(err, errlen, "mem-latency: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
+            free(plan);
+            return -1;
+        }
+    }
+    for (int i = 0; i < plan->nsizes; i++) {
+        uint64_t s = plan->sizes[i] / plan->stride * plan->stride;
+        char need[32], cap[32];
+        if (plan->sizes[i] == 0 || s < 2 * plan->stride) {
+            snprintf(err, errlen, "mem-latency: --size %llu is too small (valid: at least two strides, %llu bytes)",
+                     (unsigned long long)plan->sizes[i], (unsigned long long)(2 * plan->stride));
+            free(plan);
+            return -1;
+        }
+        plan->sizes[i] = s;
+        uint64_t total = buffer_footprint(s, 1) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
+        if (total > ctx->max_memory) {
+            format_size(total, need, sizeof need);
+            format_size(ctx->max_memory, cap, sizeof cap);
+            snprintf(err, errlen, "mem-latency: size %llu needs %s, over the memory cap of %s "
+                     "(default 50%% of MemAvailable; set --max-memory)", (unsigned long long)s, need, cap);
+            free(plan);
+            return -1;
+        }
+    }
+    ctx->kernel_state = plan;
+    return 0;
+}
+
+static void chase_body(void *state, uint64_t reps)
+{
+    struct chase_state *st = state;
+    st->p = pp_chase(st->p, reps);
+}
+
+static int measure_on_cpu(struct cpu_job *job)
+{
+    const struct latency_point *pt = job->arg;
+    void *buf;
+    void *mapping = buffer_alloc(pt->size, 1, &buf);
+    if (!mapping) {
+        snprintf(job->err, sizeof job->err, "cannot map %llu bytes", (unsigned long long)pt->size);
+        exec_ready(job);
+        return -1;
+    }
+    struct chase_state st;
+    st.p = chase_build(buf, pt->size, pt->plan->stride, page_size(), pt->plan->pattern, 1 + pt->size);
+    exec_ready(job);
+    exec_sample(job, chase_body, &st, 1);
+    /* the ring's end pointer is data: keep the chase from being dead code for any compiler */
+    job->result = st.p;
+    buffer_free(mapping, pt->size, 1);
+    return 0;
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct latency_plan *plan = ctx->kernel_state;
+    const struct core_clock *cc = core_clock_estimate();
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
+    double *cycles = malloc(sizeof(double) * (size_t)ctx->samples);
+    int rc = 0;
+    for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
+        struct latency_point pt = {plan, plan->sizes[s]};
+        char params_json[160];
+        snprintf(params_json, sizeof params_json, "{\"pattern\":\"%s\",\"size\":%llu,\"stride\":%llu}",
+                 plan->pattern == CHASE_SEQ ? "seq" : "random", (unsigned long long)pt.size,
+                 (unsigned long long)plan->stride);
+        if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
+            emit_error("thread-failed", "cannot start a measuring thread");
+            rc = 1;
+        }
+        for (int j = 0; j < ctx->ncpus; j++) {
+            struct cpu_job *job = &jobs[j];
+            if (job->status != 0) {
+                emit_error("cpu-failed", job->err);
+                rc = 1;
+                continue;
+            }
+            if (job->nsamples == 0)
+                continue;
+            uint64_t loads = job->reps * CHASE_UNROLL;
+            for (int i = 0; i < job->nsamples; i++) {
+                ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
+                cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
+            }
+            emit_result(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
+                        ns, job->nsamples, loads, job->ticks);
+            if (cc->valid)
+                emit_result(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
+                            cycles, job->nsamples, loads, job->ticks);
+        }
+        exec_free_jobs(ctx, jobs);
+    }
+    free(ns);
+    free(cycles);
+    free(jobs);
+    free(plan);
+    return rc;
+}
+
+const struct kernel mem_latency_kernel = {
+    .name = "mem-latency",
+    .help = "dependent-load latency of a pointer ring per size (ns and core cycles per load)",
+    .params = params,
+    .available = NULL,
+    .prepare = prepare,
+    .run = run,
+};

@@ -1,0 +1,481 @@
+/* platperf-probe: the command line. Times nothing itself; kernels/ do, through exec.h.
+ *
+ *   platperf-probe list [--json]
+ *   platperf-probe info
+ *   platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]
+ *                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]
+ *                      [--output FILE]
+ * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_info.h"
+#include "buffer.h"
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "params.h"
+#include "timed_loops.h"
+
+static const char *const mode_choices[] = {"serial", "parallel", NULL};
+
+static const char usage[] =
+    "usage: platperf-probe list [--json]\n"
+    "       platperf-probe info\n"
+    "       platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]\n"
+    "                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]\n"
+    "                      [--output FILE]\n"
+    "\n"
+    "Runs memory kernels pinned to CPUs and writes JSON Lines (docs/results-format.md).\n"
+    "  --cpus LIST       CPUs to measure on, e.g. 0,2-3 (default: the first online CPU)\n"
+    "  --mode M          serial: one CPU after another; parallel: all at once behind a barrier\n"
+    "  --samples N       measured samples per point and CPU (default 5)\n"
+    "  --warmup N        discarded samples before them (default 1)\n"
+    "  --min-time S      shortest sample, seconds (default 0.02; never under 1000 counter ticks)\n"
+    "  --max-memory SIZE cap on buffers, k/m/g suffixes (default 50%% of MemAvailable)\n"
+    "  --output FILE     write the records there instead of stdout\n"
+    "Kernel parameters: see `platperf-probe list`.\n"
+    "\n"
+    "example: platperf-probe run mem-latency --size 16k,8m --cpus 0-1 --samples 5\n";
+
+static const char *prog_argv_json;
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("platperf-probe: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 2;
+}
+
+static void online_text(char *out, size_t len)
+{
+    int cpus[PROBE_MAX_CPUS];
+    int n = cpus_online(cpus, PROBE_MAX_CPUS);
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; i < n && used < len; i++) {
+        int j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        if (j > i)
+            used += (size_t)snprintf(out + used, len - used, "%s%d-%d", used ? "," : "", cpus[i], cpus[j]);
+        else
+            used += (size_t)snprintf(out + used, len - used, "%s%d", used ? "," : "", cpus[i]);
+        i = j;
+    }
+}
+
+static int kernel_is_available(const struct kernel *k, const char **why)
+{
+    *why = NULL;
+    return !k->available || k->available(why);
+}
+
+static void kernel_names(char *out, size_t len, int only_available)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; kernel_table[i]; i++) {
+        const char *why;
+        if (only_available && !kernel_is_available(kernel_table[i], &why))
+            continue;
+        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "|" : "", kernel_table[i]->name);
+    }
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: platperf-probe list [--json]\n"
+                   "Kernels and parameters supported on this CPU.\n"
+                   "example: platperf-probe list --json\n");
+            return 0;
+        } else
+            return usage_error("list: unknown option '%s' (valid: --json)", argv[i]);
+    }
+    jw_open(stdout);
+    if (json)
+        fputs("{\"kernels\":[", stdout);
+    int first = 1;
+    for (int i = 0; kernel_table[i]; i++) {
+        const struct kernel *k = kernel_table[i];
+        const char *why;
+        if (!kernel_is_available(k, &why))
+            continue;
+        if (json) {
+            printf("%s{\"name\":", first ? "" : ",");
+            jw_string_value(k->name);
+            fputs(",\"help\":", stdout);
+            jw_string_value(k->help);
+            fputs(",\"params\":[", stdout);
+            for (int p = 0; k->params[p].name; p++) {
+                const struct kernel_param *kp = &k->params[p];
+                printf("%s{\"name\":", p ? "," : "");
+                jw_string_value(kp->name);
+                fputs(",\"default\":", stdout);
+                jw_string_value(kp->default_value);
+                fputs(",\"choices\":", stdout);
+                if (kp->choices) {
+                    fputc('[', stdout);
+                    for (int c = 0; kp->choices[c]; c++) {
+                        if (c)
+                            fputc(',', stdout);
+                        jw_string_value(kp->choices[c]);
+                    }
+                    fputc(']', stdout);
+                } else {
+                    fputs("null", stdout);
+                }
+                fputs(",\"help\":", stdout);
+                jw_string_value(kp->help);
+                fputc('}', stdout);
+            }
+            fputs("]}", stdout);
+        } else {
+            printf("%s\n    %s\n", k->name, k->help);
+            for (int p = 0; k->params[p].name; p++) {
+                const struct kernel_param *kp = &k->params[p];
+                char ch[512] = "";
+                if (kp->choices)
+                    choices_joined(kp->choices, ch, sizeof ch);
+                printf("    --%-10s %s\n               default %s%s%s%s\n", kp->name, kp->help,
+                       kp->default_value[0] ? kp->default_value : "none",
+                       kp->choices ? "; " : "", kp->choices && kp->list ? "comma list of " : "", ch);
+            }
+        }
+        first = 0;
+    }
+    if (json)
+        fputs("]}\n", stdout);
+    return 0;
+}
+
+static void utc_now(char *out, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void write_meta(void)
+{
+    const struct counter_info *ci = counter_info();
+    const struct core_clock *cc = core_clock_estimate();
+    char start[32];
+    utc_now(start, sizeof start);
+    jw_begin("meta");
+    jw_int("schema", 1);
+    jw_str("probe_version", PROBE_VERSION);
+    jw_str("build_id", PROBE_BUILD_ID);
+    jw_str("arch", PROBE_ARCH);
+    jw_str("compiler", PROBE_COMPILER);
+    jw_str("cflags", PROBE_CFLAGS);
+    jw_key("counter");
+    jw_text("{\"name\":");
+    jw_string_value(ci->name);
+    jw_text(",\"freq_hz\":");
+    jw_double_value(ci->freq_hz);
+    jw_text(",\"freq_source\":");
+    jw_string_value(ci->freq_source);
+    jw_text(",\"resolution_ns\":");
+    jw_double_value(ci->resolution_ns);
+    jw_text(",\"read_overhead_ticks\":");
+    jw_double_value((double)ci->read_overhead_ticks);
+    jw_text(",\"read_overhead_ns\":");
+    jw_double_value(ticks_to_ns(ci->read_overhead_ticks));
+    jw_text("}");
+    if (cc->valid) {
+        jw_key("core_clock");
+        jw_text("{\"hz\":");
+        jw_double_value(cc->hz);
+        jw_text(",\"cycles_per_tick\":");
+        jw_double_value(cc->cycles_per_tick);
+        jw_text(",\"method\":\"add-chain\",\"error_pct\":");
+        jw_double_value(cc->error_pct);
+        jw_text("}");
+    }
+    jw_str("start_time", start);
+    jw_raw("argv", prog_argv_json);
+    int cpus[PROBE_MAX_CPUS];
+    int n = cpus_online(cpus, PROBE_MAX_CPUS);
+    jw_key("cpus_online");
+    jw_text("[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            jw_text(",");
+        jw_double_value(cpus[i]);
+    }
+    jw_text("]");
+    jw_int("page_size", (int64_t)page_size());
+    const char *feat[32];
+    int nf = cpu_features(feat, 32);
+    jw_key("features");
+    jw_text("[");
+    for (int i = 0; i < nf; i++) {
+        if (i)
+            jw_text(",");
+        jw_string_value(feat[i]);
+    }
+    jw_text("]");
+    jw_str("peak_isa", peak_isa());
+    jw_bool("fallback", timed_loops_fallback());
+    jw_end();
+    if (strcmp(ci->name, "clock_monotonic_raw") == 0)
+        emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
+                     "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
+    if (ci->freq_hz < 1e8) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "counter runs at %.3g MHz; samples are lengthened to %d ticks",
+                 ci->freq_hz / 1e6, SAMPLE_MIN_TICKS);
+        emit_warning("counter-low-resolution", msg, -1);
+    }
+    if (timed_loops_fallback())
+        emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: platperf-probe info\n"
+                   "Writes the meta record (counter, core clock, build) and end.\n"
+                   "example: platperf-probe info\n");
+            return 0;
+        }
+        return usage_error("info: unknown option '%s' (info takes none)", argv[i]);
+    }
+    double t0 = now_s();
+    jw_open(stdout);
+    write_meta();
+    emit_end("complete", 0, now_s() - t0);
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < lo || v > 1000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        fputs(usage, argc < 1 ? stderr : stdout);
+        return argc < 1 ? 2 : 0;
+    }
+    char names[512];
+    const struct kernel *k = kernel_find(argv[0]);
+    if (!k) {
+        kernel_names(names, sizeof names, 1);
+        return usage_error("unknown kernel '%s' (valid: %s)", argv[0], names);
+    }
+    const char *why;
+    if (!kernel_is_available(k, &why))
+        return usage_error("kernel '%s' is not available on this CPU: %s", k->name, why ? why : "?");
+
+    static struct run_ctx ctx;
+    ctx.kernel = k;
+    ctx.mode = MODE_SERIAL;
+    ctx.samples = 5;
+    ctx.warmup = 1;
+    ctx.min_time_s = 0.02;
+    ctx.max_memory = default_memory_cap();
+    const char *output = NULL, *cpus_arg = NULL;
+    int nparams = 0;
+    while (k->params[nparams].name)
+        nparams++;
+    for (int p = 0; p < nparams; p++)
+        ctx.values[p] = k->params[p].default_value;
+
+    for (int i = 1; i < argc; i++) {
+        char opt[128];
+        const char *val = NULL;
+        if (strncmp(argv[i], "--", 2) != 0)
+            return usage_error("unexpected argument '%s' (options are --NAME VALUE)", argv[i]);
+        snprintf(opt, sizeof opt, "%s", argv[i] + 2);
+        char *eq = strchr(opt, '=');
+        if (eq) {
+            *eq = 0;
+            val = argv[i] + 2 + (eq - opt) + 1;
+        }
+        if (strcmp(opt, "help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (!val) {
+            if (i + 1 >= argc)
+                return usage_error("option --%s needs a value", opt);
+            val = argv[++i];
+        }
+        if (strcmp(opt, "cpus") == 0) {
+            cpus_arg = val;
+        } else if (strcmp(opt, "mode") == 0) {
+            int m = choice_index(mode_choices, val);
+            if (m < 0)
+                return usage_error("--mode '%s' is not valid (valid: serial|parallel)", val);
+            ctx.mode = m == 1 ? MODE_PARALLEL : MODE_SERIAL;
+        } else if (strcmp(opt, "samples") == 0) {
+            if (parse_int(val, 1, &ctx.samples))
+                return usage_error("--samples '%s' is not valid (valid: an integer >= 1)", val);
+        } else if (strcmp(opt, "warmup") == 0) {
+            if (parse_int(val, 0, &ctx.warmup))
+                return usage_error("--warmup '%s' is not valid (valid: an integer >= 0)", val);
+        } else if (strcmp(opt, "min-time") == 0) {
+            char *end;
+            ctx.min_time_s = strtod(val, &end);
+            if (*end || end == val || !(ctx.min_time_s >= 0) || ctx.min_time_s > 3600)
+                return usage_error("--min-time '%s' is not valid (valid: seconds, 0 to 3600)", val);
+        } else if (strcmp(opt, "max-memory") == 0) {
+            if (parse_size(val, &ctx.max_memory) || ctx.max_memory == 0)
+                return usage_error("--max-memory '%s' is not valid (valid: a size such as 512m or 2g)", val);
+        } else if (strcmp(opt, "output") == 0) {
+            output = val;
+        } else {
+            int p = 0;
+            while (p < nparams && strcmp(k->params[p].name, opt) != 0)
+                p++;
+            if (p == nparams) {
+                size_t used = (size_t)snprintf(names, sizeof names, "--cpus --mode --samples --warmup "
+                                               "--min-time --max-memory --output");
+                for (int q = 0; q < nparams && used < sizeof names; q++)
+                    used += (size_t)snprintf(names + used, sizeof names - used, " --%s", k->params[q].name);
+                return usage_error("%s: unknown option '--%s' (valid: %s)", k->name, opt, names);
+            }
+            const struct kernel_param *kp = &k->params[p];
+            if (kp->choices) {   /* checked here once for every kernel; lists item by item */
+                char buf[1024], *items[64];
+                int n = 1;
+                items[0] = (char *)val;
+                if (kp->list)
+                    n = split_list(val, buf, sizeof buf, items, 64);
+                const char *bad = n == 0 ? val : NULL;
+                for (int j = 0; j < n && !bad; j++)
+                    if (choice_index(kp->choices, items[j]) < 0)
+                        bad = items[j];
+                if (bad) {
+                    char ch[512];
+                    choices_joined(kp->choices, ch, sizeof ch);
+                    return usage_error("%s: --%s '%s' is not valid (valid: %s%s)", k->name, kp->name,
+                                       bad, kp->list ? "a comma list of " : "", ch);
+                }
+            }
+            ctx.values[p] = val;
+        }
+    }
+
+    char online[512];
+    online_text(online, sizeof online);
+    if (cpus_arg) {
+        ctx.ncpus = parse_cpu_list(cpus_arg, ctx.cpus, PROBE_MAX_CPUS);
+        if (ctx.ncpus <= 0)
+            return usage_error("--cpus '%s' is not a CPU list (valid: e.g. 0,2-3; online: %s)", cpus_arg, online);
+        for (int i = 0; i < ctx.ncpus; i++) {
+            for (int j = 0; j < i; j++)
+                if (ctx.cpus[j] == ctx.cpus[i])
+                    return usage_error("--cpus lists CPU %d twice", ctx.cpus[i]);
+            if (!cpu_is_online(ctx.cpus[i]))
+                return usage_error("CPU %d is not online (online: %s)", ctx.cpus[i], online);
+        }
+    } else {
+        int all[PROBE_MAX_CPUS];
+        if (cpus_online(all, PROBE_MAX_CPUS) < 1)
+            return usage_error("no online CPU found");
+        ctx.cpus[0] = all[0];
+        ctx.ncpus = 1;
+    }
+
+    char err[512] = "";
+    if (k->prepare && k->prepare(&ctx, err, sizeof err) != 0)
+        return usage_error("%s", err);
+
+    FILE *out = stdout;
+    if (output) {
+        out = fopen(output, "w");
+        if (!out)
+            return usage_error("cannot write --output '%s': %s", output, strerror(errno));
+    }
+    jw_open(out);
+    exec_install_signals();
+    double t0 = now_s();
+    write_meta();
+    int rc = k->run(&ctx);
+    if (probe_interrupted()) {
+        emit_end("interrupted", ctx.results, now_s() - t0);
+        return 128 + probe_signal;
+    }
+    emit_end(rc == 0 ? "complete" : "failed", ctx.results, now_s() - t0);
+    return rc == 0 ? 0 : 1;
+}
+
+static char *argv_json(int argc, char **argv)
+{
+    size_t len = 3;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) * 6 + 4;
+    char *s = malloc(len), *p = s;
+    *p++ = '[';
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            *p++ = ',';
+        *p++ = '"';
+        for (const char *c = argv[i]; *c; c++) {
+            if (*c == '"' || *c == '\\') {
+                *p++ = '\\';
+                *p++ = *c;
+            } else if ((unsigned char)*c < 0x20) {
+                p += sprintf(p, "\\u%04x", (unsigned char)*c);
+            } else {
+                *p++ = *c;
+            }
+        }
+        *p++ = '"';
+    }
+    *p++ = ']';
+    *p = 0;
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    prog_argv_json = argv_json(argc, argv);
+    counter_init();
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "list") == 0)
+        return cmd_list(argc - 2, argv + 2);
+    if (strcmp(argv[1], "info") == 0)
+        return cmd_info(argc - 2, argv + 2);
+    if (strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 2, argv + 2);
+    return usage_error("unknown command '%s' (valid: list|info|run)", argv[1]);
+}
