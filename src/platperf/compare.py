@@ -283,8 +283,23 @@ def _metric_title(metric: str) -> str:
 
 
 def table_title(benchmark: str, params_key: str, mode: str, unit: str, label: str) -> str:
-    """The TF-A style title: what, unit, mode and the release it shows."""
+    """The TF-A style title: what, unit, mode and the release it shows; the TF-A
+    document's own titles for the TFTF runtime-instrumentation tests."""
+    from .ingest import tftf_rt_instr
+    test = params_key.removeprefix("test=")
+    if benchmark == tftf_rt_instr.BENCHMARK and test in tftf_rt_instr.TITLES:
+        return f"{tftf_rt_instr.TITLES[test]} ({label})"
     return f"{benchmark}{_params_text(params_key)} ({unit}) in {mode} ({label})"
+
+
+def _table_rank(benchmark: str, params_key: str) -> int:
+    """TFTF tables in the TF-A document's order; everything else after them, by key."""
+    from .ingest import tftf_rt_instr
+    tests = list(tftf_rt_instr.TITLES)
+    test = params_key.removeprefix("test=")
+    if benchmark == tftf_rt_instr.BENCHMARK and test in tests:
+        return tests.index(test)
+    return len(tests)
 
 
 def document(cmp: Comparison) -> Document:
@@ -306,7 +321,7 @@ def document(cmp: Comparison) -> Document:
             items=[(d.key + (" (refused without --force)" if d.refuse else ""),
                     f"{d.base} -> {d.new}") for d in cmp.differences]))
     groups: dict[tuple, list[Row]] = {}
-    for row in cmp.rows:
+    for row in sorted(cmp.rows, key=lambda r: (_table_rank(r.key[0], r.key[1]), _sort_key(r.key))):
         groups.setdefault(row.key[:3], []).append(row)
     results = Section("Results")
     order = {m: i for i, m in enumerate(cmp.metric_order)}
