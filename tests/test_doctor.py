@@ -1,0 +1,214 @@
+"""doctor findings present or absent as each fixture machine implies; the command's output."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from platperf.cli import app
+from platperf.doctor import LEVELS, busy_between, check, check_counter, cpu_times
+
+SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
+BOARDS = ["juno", "juno-a53-first", "agilex5", "am62x", "x86vm"]
+GOOD_META = {"counter": {"name": "tsc", "freq_hz": 2596000000, "freq_source": "cpuid-0x15",
+                         "resolution_ns": 0.385, "read_overhead_ns": 8.0}, "fallback": False}
+
+
+def copy_fixture(tmp_path, name):
+    dest = tmp_path / name
+    shutil.copytree(SYSFS / name, dest)
+    return dest
+
+
+def codes(root, **kw):
+    return {f.code: f for f in check(root, sample_s=0, **kw)}
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_every_finding_is_actionable(board):
+    for f in check(SYSFS / board, sample_s=0):
+        assert f.level in LEVELS and f.message
+        if f.level in ("warn", "bad"):
+            assert f.effect and f.fix, f.code
+        assert "\n" not in f.line()
+
+
+def test_x86vm_is_a_vm_without_cpufreq():
+    found = codes(SYSFS / "x86vm")
+    assert found["virtual-machine"].level == "warn" and "KVM" in found["virtual-machine"].message
+    assert found["no-cpufreq"].level == "warn" and "VM" in found["no-cpufreq"].message
+    assert "bare-metal" not in found and "governor-not-performance" not in found
+    assert "no-isolated-cpus" in found
+
+
+def test_juno_schedutil_policies_are_named():
+    found = [f for f in check(SYSFS / "juno", sample_s=0) if f.code == "governor-not-performance"]
+    assert [f.message.split(":")[0] for f in found] == ["policy0 (CPUs 0-1)", "policy2 (CPUs 2-5)"]
+    assert "schedutil scales 450 MHz-1150 MHz" in found[0].message
+    assert "bare-metal" in codes(SYSFS / "juno")
+
+
+def test_am62x_performance_governor_is_ok():
+    found = codes(SYSFS / "am62x")
+    assert found["governor-performance"].level == "ok"
+    assert not {"governor-not-performance", "no-cpufreq", "frequency-capped", "boost-on"} & set(found)
+
+
+def test_am62x_with_ondemand_gets_the_governor_finding(tmp_path):
+    root = copy_fixture(tmp_path, "am62x")
+    (root / "sys/devices/system/cpu/cpufreq/policy0/scaling_governor").write_text("ondemand\n")
+    found = codes(root)
+    assert "governor-performance" not in found
+    f = found["governor-not-performance"]
+    assert f.level == "warn" and "policy0 (CPUs 0-3): governor ondemand" in f.message
+    assert "policy0/scaling_governor" in f.fix
+
+
+def test_pinned_frequency_is_ok_whatever_the_governor(tmp_path):
+    root = copy_fixture(tmp_path, "am62x")
+    policy = root / "sys/devices/system/cpu/cpufreq/policy0"
+    (policy / "scaling_governor").write_text("userspace\n")
+    (policy / "scaling_min_freq").write_text("1400000\n")
+    assert codes(root)["frequency-fixed"].level == "ok"
+    assert "governor-not-performance" not in codes(root)
+
+
+def test_capped_frequency_and_boost(tmp_path):
+    root = copy_fixture(tmp_path, "am62x")
+    (root / "sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq").write_text("1000000\n")
+    (root / "sys/devices/system/cpu/cpufreq/boost").write_text("1\n")
+    found = codes(root)
+    assert "1000 MHz is below the CPU's maximum 1400 MHz" in found["frequency-capped"].message
+    assert found["boost-on"].level == "warn"
+
+
+def test_agilex5_isolated_cpu_and_no_cpufreq_on_bare_metal():
+    found = codes(SYSFS / "agilex5")
+    assert found["isolated-cpus"].level == "ok" and "CPU 1" in found["isolated-cpus"].message
+    assert "no-isolated-cpus" not in found
+    assert "VM" not in found["no-cpufreq"].message
+    assert "bare-metal" in found
+
+
+def test_partial_isolation_names_what_is_missing(tmp_path):
+    root = copy_fixture(tmp_path, "am62x")
+    (root / "proc/cmdline").write_text("root=/dev/mmcblk1p2 isolcpus=3\n")
+    (root / "sys/devices/system/cpu/isolated").write_text("3\n")
+    f = codes(root)["partial-isolation"]
+    assert "CPU 3" in f.message and "nohz_full, rcu_nocbs" in f.message
+    assert "nohz_full=3" in f.fix and "rcu_nocbs=3" in f.fix
+
+
+def test_smt_siblings_online(tmp_path):
+    files = {"sys/devices/system/cpu/online": "0-3\n",
+             "proc/cpuinfo": "".join(f"processor\t: {n}\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n"
+                                     "model name\t: Intel(R) Xeon(R)\nflags\t\t: fpu lm ht\n\n" for n in range(4))}
+    for cpu in range(4):
+        files[f"sys/devices/system/cpu/cpu{cpu}/topology/core_id"] = f"{cpu % 2}\n"
+        files[f"sys/devices/system/cpu/cpu{cpu}/topology/physical_package_id"] = "0\n"
+        files[f"sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list"] = f"{cpu % 2},{cpu % 2 + 2}\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = codes(tmp_path)
+    assert found["smt-siblings"].level == "warn" and "0,2, 1,3" in found["smt-siblings"].message
+    assert "no-smt-siblings" not in found
+    assert "no-smt-siblings" in codes(SYSFS / "juno")
+
+
+@pytest.mark.parametrize("loadavg,level", [("0.50 0.40 0.30", "ok"), ("1.50 1.00 0.50", "warn"),
+                                           ("5.00 4.00 3.00", "bad")])
+def test_load_average(tmp_path, loadavg, level):
+    root = copy_fixture(tmp_path, "am62x")  # 4 CPUs
+    (root / "proc/loadavg").write_text(f"{loadavg} 2/120 999\n")
+    found = [f for f in check(root, sample_s=0) if f.code in ("idle", "load")]
+    assert [f.level for f in found] == [level]
+
+
+def test_busy_processes_from_two_samples():
+    before = {10: ("stress-ng", 100), 11: ("sshd", 50), 12: ("me", 0), 13: ("gone", 5)}
+    after = {10: ("stress-ng", 190), 11: ("sshd", 51), 12: ("me", 100), 14: ("new", 90)}
+    busy = busy_between(before, after, seconds=1.0, clock_ticks=100, ignore=(12,))
+    # 90 ticks in 1 s at 100 Hz = 90 % of a CPU; sshd's 1 % is below the threshold; a process
+    # seen only once has no rate.
+    assert [(b.pid, b.name, round(b.cpu_share, 2)) for b in busy] == [(10, "stress-ng", 0.9)]
+
+
+def test_cpu_times_reads_names_with_spaces_and_parentheses(tmp_path):
+    (tmp_path / "proc/77").mkdir(parents=True)
+    (tmp_path / "proc/77/stat").write_text("77 (my (odd) name) R 1 77 77 0 -1 0 0 0 0 0 250 30 0 0 20 0 1 0 5\n")
+    (tmp_path / "proc/self").mkdir()
+    assert cpu_times(tmp_path) == {77: ("my (odd) name", 280)}
+
+
+def test_static_fixture_has_no_busy_process():
+    found = {f.code for f in check(SYSFS / "juno", sample_s=0.05)}
+    assert "no-busy-processes" in found and "busy-processes" not in found
+
+
+@pytest.mark.parametrize("meta,code,level", [
+    (None, "counter-not-checked", "info"),
+    (GOOD_META, "counter", "ok"),
+    ({"counter": {"name": "cntvct", "freq_hz": 50000000}}, "counter-low-resolution", "warn"),
+    ({"counter": {"name": "tsc", "freq_hz": None}}, "counter-frequency-unknown", "bad"),
+    ({"counter": {**GOOD_META["counter"], "freq_source": "calibrated"}}, "counter-frequency-calibrated", "warn"),
+    ({"counter": {**GOOD_META["counter"], "read_overhead_ns": 120.0}}, "counter-read-slow", "warn"),
+    ({**GOOD_META, "fallback": True}, "portable-fallback", "warn"),
+])
+def test_counter_sanity(meta, code, level):
+    found = {f.code: f.level for f in check_counter(meta)}
+    assert found.get(code) == level
+    if level != "ok":
+        assert "counter" not in found
+
+
+def test_counter_checked_from_the_stored_fingerprint():
+    from platperf.fingerprint import collect
+    fp = collect(SYSFS / "juno", probe_meta={"counter": {"name": "cntvct", "freq_hz": 50000000}})
+    assert "counter-low-resolution" in {f.code for f in check(SYSFS / "juno", fingerprint=fp, sample_s=0)}
+
+
+def test_resctrl(tmp_path):
+    assert "resctrl-unavailable" in codes(SYSFS / "x86vm")
+    root = copy_fixture(tmp_path, "x86vm")
+    (root / "sys/fs/resctrl/info").mkdir(parents=True)
+    assert codes(root)["resctrl-available"].level == "info"
+
+
+# -- the command ----------------------------------------------------------------------------
+def test_cli_json(tmp_path):
+    result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "x86vm"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert {"virtual-machine", "no-cpufreq"} <= {f["code"] for f in out["findings"]}
+    assert out["fingerprint"]["virtualization"]["hypervisor"] == "KVM"
+
+
+def test_cli_table_exits_zero_with_warnings():
+    result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "juno")])
+    assert result.exit_code == 0, result.output
+    assert "governor-not-performance" in result.stdout
+    assert "ARM Juno development board (r1)" in result.stdout
+
+
+def test_cli_meta_file(tmp_path):
+    results = tmp_path / "run.jsonl"
+    meta = {"type": "meta", "schema": 1, "probe_version": "0.1.0", "build_id": "ab12", "arch": "aarch64",
+            "compiler": "gcc 12.2.0", "cflags": "-O2", "start_time": "2026-11-22T03:14:07Z",
+            "counter": {"name": "cntvct", "freq_hz": 50000000, "freq_source": "cntfrq",
+                        "resolution_ns": 20.0, "read_overhead_ticks": 1, "read_overhead_ns": 20.0}}
+    results.write_text(json.dumps(meta) + "\n")
+    result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "juno"), "--json", "--meta", str(results)])
+    assert result.exit_code == 0, result.output
+    assert "counter-low-resolution" in {f["code"] for f in json.loads(result.stdout)["findings"]}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--root", "/no/such/root"], "is not a directory"),
+    (["--meta", "/no/such/file.jsonl"], "cannot read --meta"),
+])
+def test_cli_bad_input_exits_2(args, needle):
+    result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "juno"), *args])
+    assert result.exit_code == 2
+    assert needle in result.output
