@@ -64,3 +64,40 @@ def test_usage_errors_exit_2_with_one_line(db, args, message):
     assert out.exit_code == 2
     assert message in out.output
     assert not Path(db).exists() or Store(db).runs() == []
+
+
+def test_csv_table_gives_one_run_per_platform_column(db):
+    out = platperf("rst-csv-table", str(FIXTURES / "rst" / "guide.rst"), "--label", "ti-09.02", "--db", db)
+    assert out.exit_code == 0, out.output
+    store = Store(db)
+    runs = {r["label"]: r for r in store.runs()}
+    assert sorted(runs) == ["ti-09.02:am62xx_lp_sk-fs", "ti-09.02:am62xx_sk-fs", "ti-09.02:am62xxsip_sk-fs"]
+    results = store.results(runs["ti-09.02:am62xx_sk-fs"]["id"])
+    bzero = next(r for r in results if r.params == {"kernel": "bzero", "size": 1048576})
+    assert (bzero.samples, bzero.extra["min"], bzero.extra["max"]) == ([1273.23], [810.64], [1735.81])
+
+
+def test_csv_table_without_label_names_runs_by_column(db):
+    assert platperf("rst-csv-table", str(FIXTURES / "rst" / "guide.rst"), "--db", db).exit_code == 0
+    assert "am62xx_sk-fs" in {r["label"] for r in Store(db).runs()}
+
+
+def test_csv_table_columns_without_platform_need_a_label(db, tmp_path):
+    power = tmp_path / "power.rst"
+    power.write_text('.. csv-table:: Power\n    :header: "Rail name","Power (mW)"\n\n    "vdd_core","8.53"\n')
+    out = platperf("rst-csv-table", str(power), "--db", db)
+    assert out.exit_code == 2 and "--label is required" in out.output
+    assert platperf("rst-csv-table", str(power), "--label", "am62x-lpm", "--db", db).exit_code == 0
+    assert [r["label"] for r in Store(db).runs()] == ["am62x-lpm"]
+
+
+def test_cyclictest_results_and_histograms_are_stored(db):
+    out = platperf("cyclictest-json", str(FIXTURES / "rt-tests" / "cyclictest.json"), "--label", "rt", "--db", db)
+    assert out.exit_code == 0, out.output
+    store = Store(db)
+    (run,) = store.runs()
+    assert run["source"] == "ingest:cyclictest-json"
+    assert len(store.results(run["id"])) == 6
+    hists = store.histograms(run["id"])
+    assert [(h["cpu"], h["core"], h["mode"]) for h in hists] == [(0, 0, "parallel"), (1, 1, "parallel")]
+    assert hists[0]["record"]["count"] == store.results(run["id"])[0].extra["cycles"][0]

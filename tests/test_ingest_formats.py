@@ -164,7 +164,7 @@ def test_rst_csv_table_one_column_per_platform():
         columns.setdefault(res.extra["column"], []).append(res)
     assert sorted(columns) == ["am62xx_lp_sk-fs", "am62xx_sk-fs", "am62xxsip_sk-fs"]
     sk = by_key(columns["am62xx_sk-fs"])
-    lat = sk[("mem-latency", "pattern=seq,size=1024000,stride=128", "latency", None)]
+    lat = sk[("mem-latency", "pattern=seq,size=1048576,stride=128", "latency", None)]
     assert (lat.samples, lat.unit, lat.direction) == ([51.88], "ns", "lower")
     assert sk[("mem-latency", "pattern=seq,size=50,stride=128", "latency", None)].samples == [2.15]
     bzero = sk[("mem-bandwidth", "kernel=bzero,size=1048576", "bandwidth", None)]
@@ -201,3 +201,18 @@ def test_rst_csv_table_columns_without_platform_key_the_row():
 ])
 def test_rst_csv_table_refuses(text, line, words):
     refused(rst_csv_table, text, line, *words)
+
+
+def test_rst_csv_table_lat_mem_rd_names_round_trip_with_the_report():
+    # every size lat_mem_rd steps through, named as the report names it, reads back exactly
+    from platperf.report.lmbench_names import lat_mem_rd_size
+    sizes, size = [512, 1024, 2048, 3072, 4096], 4096
+    while size < 1 << 30:
+        step = 32 * 1024
+        while step <= size:
+            step *= 2
+        size += step // 16
+        sizes.append(size)
+    rows = "".join(f'    "lat_mem_rd-stride64-sz{lat_mem_rd_size(s)} (ns)","1.0"\n' for s in sizes)
+    text = '.. csv-table:: LMBench\n    :header: "Benchmarks","board: perf"\n\n' + rows
+    assert [r.params["size"] for r in rst_csv_table.parse(text, "names.rst")] == sizes

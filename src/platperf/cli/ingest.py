@@ -6,13 +6,17 @@ from typing import List, Optional
 
 import typer
 
+from ..ingest import FORMATS
 from .common import DbOption, app, fail_exit, open_store
 
+_FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items())
 
-@app.command(epilog="Example: platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno")
+
+@app.command(epilog="Examples: platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno\n\n"
+                    "platperf ingest rst-csv-table am62x-guide.rst --label sdk-09.02  "
+                    "(runs sdk-09.02:<board> per column)")
 def ingest(
-    format: str = typer.Argument(..., metavar="FORMAT", help="One of: tftf-rt-instr, lmbench, stream, "
-                                 "cyclictest-json, oslat-json, rst-csv-table."),
+    format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
                                         "rst-csv-table: defaults to each column's header."),
@@ -27,7 +31,7 @@ def ingest(
     and nothing is recorded. Results of equal key from several files pool as samples; a
     later ingest with the same label adds another run, and compare pools all runs of a label.
     """
-    from ..ingest import FORMATS, IngestError, pool
+    from ..ingest import IngestError
 
     fmt = FORMATS.get(format)
     if fmt is None:

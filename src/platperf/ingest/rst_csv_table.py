@@ -8,9 +8,12 @@ CLI makes one run per platform (``Result.extra["column"]``). Value columns witho
 Rows are keyed by their LMBench-compatible names, the names platperf's reports print:
 
 * ``lat_mem_rd-stride128-sz1000k (ns)`` -> ``mem-latency`` pattern ``seq``, stride 128,
-  size 1000 KiB (LMBench's k and m are 2^10 and 2^20; a size without a suffix is bytes),
-  metric ``latency`` ns;
-* ``bw_mem-bcopy-16mb (MB/s)`` -> ``mem-bandwidth`` kernel ``bcopy``, size 16 MiB,
+  size 1 MiB: the guides name a size by lat_mem_rd's MB figure (2^20 bytes) times 1000,
+  so ``sz31k`` is 32 KiB and ``sz500k`` 512 KiB (see platperf.report.lmbench_names, which
+  prints the same names); a size without ``k`` (``sz50``) is taken as bytes. Metric
+  ``latency`` ns;
+* ``bw_mem-bcopy-16mb (MB/s)`` -> ``mem-bandwidth`` kernel ``bcopy``, size 16 MiB (k/kb
+  KiB, m/mb MiB, b bytes: bw_mem's size argument),
   metric ``bandwidth`` MB/s (lmbench3 prints bandwidth in 10^6 bytes/s: kept as is);
 * any other row -> benchmark ``guide``, params ``{"table": <title>, "name": <row>}``
   (plus the cells of value columns without a platform, in a table that has platform
@@ -24,6 +27,7 @@ Cells ``1249.56 (min 731.40, max 1767.72)`` keep the value as the sample and ``m
 from __future__ import annotations
 
 import csv
+import math
 import re
 
 from ..records import Result
@@ -36,9 +40,9 @@ _CELL = re.compile(r"^\s*(\S+)\s*(?:\(\s*min\s+(\S+?)\s*,\s*max\s+(\S+?)\s*\))?\
 # a unit in parentheses is one short word: `(MB/s)`, `(microsec)`, not `(20 boot cycles)`
 _UNIT = re.compile(r"^(.*?)\s*\(([^()\s]{0,20})\)\s*$")
 _AVG_MIN_MAX = re.compile(r":?\s*avg\s*\(\s*min\s*,\s*max\s*\)\s*$", re.IGNORECASE)
-_LAT_MEM_RD = re.compile(r"^lat_mem_rd-stride(\d{1,9})-sz(\d{1,12})([km]?)$")
-_BW_MEM = re.compile(r"^bw_mem-(rd|wr|rdwr|cp|frd|fwr|fcp|bzero|bcopy)-(\d{1,12})(k|kb|m|mb)?$")
-_SCALE = {"": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
+_LAT_MEM_RD = re.compile(r"^lat_mem_rd-stride(\d{1,9})-sz(\d{1,9}(?:\.\d{1,6})?)(k?)$")
+_BW_MEM = re.compile(r"^bw_mem-(rd|wr|rdwr|cp|frd|fwr|fcp|bzero|bcopy)-(\d{1,12})(b|k|kb|m|mb)?$")
+_SCALE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
 _EMPTY = {"", "-", "n/a", "na", "none"}
 _LOWER_UNITS = {"ns", "us", "µs", "ms", "s", "sec", "secs", "seconds", "microsec", "microseconds",
                 "nanosec", "nanoseconds", "usec", "msec", "%", "mw", "w", "mj", "j"}
@@ -160,7 +164,7 @@ def _result(title: str, row_name: str, row_keys: dict, column: str, what: str, c
     key_name, unit = _split_unit(row_name)
     lat = _LAT_MEM_RD.match(key_name)
     if lat:
-        size = int(lat.group(2)) * _SCALE[lat.group(3)]
+        size = _lat_mem_rd_size(lat.group(2), lat.group(3))
         return Result("mem-latency", {"pattern": "seq", "size": size, "stride": int(lat.group(1))},
                       "latency", unit or "ns", "lower", [value], extra=extra)
     bw = _BW_MEM.match(key_name)
@@ -174,6 +178,22 @@ def _result(title: str, row_name: str, row_keys: dict, column: str, what: str, c
         metric = "value"
     return Result("guide", {**row_keys, "table": title, "name": row_name}, metric, unit,
                   "lower" if _lower_is_better(unit, what) else "higher", [value], extra=extra)
+
+
+def _lat_mem_rd_size(figure: str, k: str) -> int:
+    """``sz31k`` -> 32 KiB. The guides name lat_mem_rd sizes by its MB figure (2^20 bytes)
+    times 1000, cut to an integer (0.03125 MB -> 31k, 1 MB -> 1000k) or, below 1k, with two
+    decimals: the size is the roundest multiple of 512 bytes (lat_mem_rd's steps) that
+    gives that name. Without ``k`` the figure is taken as bytes."""
+    if not k:
+        return int(float(figure))
+    value = float(figure)
+    slack = (0.005, 0.005) if "." in figure else (0.0, 0.999999)
+    low = math.ceil((value - slack[0]) / 1000 * 1048576 / 512)
+    high = math.floor((value + slack[1]) / 1000 * 1048576 / 512)
+    if low > high or high <= 0:
+        return round(value / 1000 * 1048576)
+    return 512 * max(range(max(low, 1), high + 1), key=lambda m: (m & -m, -m))
 
 
 def _split_unit(text: str) -> tuple[str, str]:
