@@ -144,3 +144,67 @@ def _stored(db):
 def test_help_has_an_example(command):
     proc = platperf(command, "--help")
     assert proc.returncode == 0 and "Example" in proc.stdout
+
+
+# -- with the real probe ----------------------------------------------------------------
+def _real_probe():
+    from platperf.probe_path import ProbeNotFound, find_probe
+    try:
+        return str(find_probe())
+    except ProbeNotFound:
+        pytest.skip("platperf-probe is not built (make probe)")
+
+
+@pytest.fixture
+def real_probe(monkeypatch, tmp_path):
+    monkeypatch.delenv("PLATPERF_PROBE", raising=False)
+    monkeypatch.setenv("PLATPERF_PROBE", _real_probe())
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_builtin_suites_are_valid_for_the_real_probe(real_probe):
+    from platperf.runner import builtin_suites, check_suite, load_suite, probe_kernels
+    from platperf.targets.local import LocalTarget
+    kernels = probe_kernels(LocalTarget())
+    for name in builtin_suites():
+        check_suite(load_suite(name), kernels)
+
+
+def test_end_to_end_with_the_real_probe(real_probe):
+    (real_probe / "small.toml").write_text(
+        '[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["16k", "256k"]\n'
+        'samples = 2\nmin_time = 0.002\nmode = "both"\n'
+        '[[bench]]\nkernel = "mem-bandwidth"\nparams = { kernel = ["rd", "copy"] }\nsize = "64k"\n'
+        'samples = 2\nmin_time = 0.002\n')
+    proc = platperf("run", "--suite", "small.toml", "--cpus", "0", "--db", "e.db", "--label", "e2e",
+                    "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    # 2 sizes x (latency, latency_cycles) x 2 modes + 2 bandwidth kernels
+    assert (out["status"], out["results"]) == ("complete", 10)
+    shown = json.loads(platperf("show", "e2e", "--db", "e.db", "--json").stdout)
+    assert shown["meta"]["schema"] == 1 and shown["meta"]["build_id"]
+    assert shown["fingerprint"]["cpu"]["count"] >= 1
+    assert {(r["cpu"], r["cluster"], r["core"]) for r in shown["results"]} == {(0, 0, 0)}
+    assert {r["metric"] for r in shown["results"]} == {"latency", "latency_cycles", "bandwidth"}
+    assert all(r["n"] == 2 and r["min"] > 0 for r in shown["results"])
+
+
+def test_ctrl_c_with_the_real_probe_keeps_what_it_measured(real_probe):
+    (real_probe / "long.toml").write_text(
+        '[[bench]]\nkernel = "mem-latency"\npattern = "random"\n'
+        'size = ["4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m", "8m"]\n'
+        'samples = 50\nmin_time = 0.01\n')
+    proc = subprocess.Popen([sys.executable, "-m", "platperf", "run", "--suite", "long.toml",
+                             "--cpus", "0", "--db", "i.db", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and _stored(real_probe / "i.db") < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    out = json.loads(stdout)
+    assert out["status"] == "partial" and 2 <= out["results"] < 24
+    assert _stored(real_probe / "i.db") == out["results"]
