@@ -1,0 +1,115 @@
+"""The HTML report in headless Chromium: it loads offline without a console message, every
+plot is drawn (an SVG of real size with lines or bars), and a screenshot is taken.
+
+Skipped only when chromium is not installed and CI is not set; in CI it must run.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import zlib
+from pathlib import Path
+
+import pytest
+
+from platperf.report import render
+from platperf.report.data import load
+from platperf.report.sections import build_document
+from platperf.store import Store
+from test_report_store import write_run
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0"]
+
+# Appended to a copy only (the report itself has no scripts): counts the plots that were
+# laid out at a real size and hold drawn lines or bars, and writes the count into the DOM.
+PLOT_PROBE = """<script>
+const plots = [...document.querySelectorAll('svg.plot')];
+const drawn = plots.filter(s => s.getBoundingClientRect().width > 100 &&
+                                s.querySelector('polyline, rect.bar') !== null);
+document.body.dataset.plots = plots.length + '/' + drawn.length;
+</script>"""
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None and os.environ.get("CI") != "true",
+                                reason="chromium not installed (make deps installs it)")
+
+
+def chromium(url: str, *args: str) -> subprocess.CompletedProcess:
+    assert CHROMIUM, "chromium is required in CI: run 'make deps'"
+    with tempfile.TemporaryDirectory(prefix="platperf-chromium-") as profile:
+        return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args, url],
+                              capture_output=True, text=True, timeout=180)
+
+
+def console_messages(stderr: str) -> list[str]:
+    """Page console output and failed loads as Chromium logs them (``INFO:CONSOLE...``)."""
+    return [line for line in stderr.splitlines()
+            if ":CONSOLE" in line or "net::ERR" in line or "Failed to load resource" in line]
+
+
+def check_page(html_path: Path) -> tuple[list[str], str]:
+    """(console messages, "plots/drawn") for the page at ``html_path``."""
+    messages = console_messages(chromium(html_path.as_uri(), "--dump-dom").stderr)
+    probe = html_path.with_name("probe-" + html_path.name)
+    probe.write_text(html_path.read_text().replace("</body>", PLOT_PROBE + "</body>"))
+    dom = chromium(probe.as_uri(), "--dump-dom").stdout
+    counted = dom.split('data-plots="', 1)[1].split('"', 1)[0] if 'data-plots="' in dom else "none"
+    return messages, counted
+
+
+def png_colours(path: Path) -> int:
+    """Distinct byte values in the decoded image data: 1-2 for a blank page, many when drawn."""
+    data, pos, idat = path.read_bytes(), 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    return len(set(zlib.decompress(idat)))
+
+
+@pytest.fixture(scope="module")
+def report_html(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("html")
+    store = Store(str(tmp / "runs.db"))
+    write_run(store, "v2.11", findings=[{"level": "warning", "code": "vm", "message": "running in a VM",
+                                         "effect": "noisy neighbours", "fix": "use bare metal"}])
+    run = write_run(store, 'v2.12|<b>x</b>,"y"', scale=1.2, note="<script>alert(1)</script>")
+    store.add_histogram(run, {"benchmark": "latency-loop", "params": {"variant": "plain"}, "cpu": 1,
+                              "mode": "serial", "unit": "ns", "count": 100101, "min": 10.0, "max": 900.0,
+                              "buckets": [[10.0, 11.0, 100000], [11.0, 20.0, 100], [800.0, 900.0, 1]]})
+    doc = build_document(load(store, ["v2.11", 'v2.12|<b>x</b>,"y"']))
+    path = tmp / "index.html"
+    path.write_text(render(doc, "html"))
+    return path
+
+
+def test_report_loads_offline_without_console_messages_and_draws_every_plot(report_html):
+    html = report_html.read_text()
+    expected = html.count('class="plot"')
+    assert expected == 6        # latency curve, 2 bandwidth plots per run column, 1 histogram
+    messages, counted = check_page(report_html)
+    assert messages == []
+    assert counted == f"{expected}/{expected}"
+
+
+def test_screenshot_shows_a_drawn_page(report_html):
+    shot = report_html.with_name("screenshot.png")
+    r = chromium(report_html.as_uri(), f"--screenshot={shot}", "--window-size=1200,3000")
+    assert shot.exists(), r.stderr[-2000:]
+    assert png_colours(shot) > 16
+    assert console_messages(r.stderr) == []
+
+
+def test_the_check_catches_console_errors_and_undrawn_plots(tmp_path):
+    page = tmp_path / "broken.html"
+    page.write_text('<html><body><svg class="plot" width="400" height="100"></svg>'
+                    '<script>console.error("boom")</script></body></html>')
+    messages, counted = check_page(page)
+    assert any('"boom"' in m for m in messages)
+    assert counted == "1/0"
