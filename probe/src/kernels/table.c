@@ -5,10 +5,12 @@
 
 extern const struct kernel mem_latency_kernel;     /* mem_latency.c */
 extern const struct kernel mem_bandwidth_kernel;   /* mem_bandwidth.c */
+extern const struct kernel latency_loop_kernel;    /* latency_loop.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
     &mem_bandwidth_kernel,
+    &latency_loop_kernel,
     NULL,
 };
 
