@@ -1,0 +1,116 @@
+/* Peak bandwidth with the widest Advanced SIMD accesses: ldp/stp of two q registers
+ * (32 bytes). v8-v15 are not used: their low halves are callee-saved.
+ *   pp_peak_read(buf x0, bytes x1, passes x2)     512 bytes per iteration
+ *   pp_peak_write(buf x0, bytes x1, passes x2)    512 bytes per iteration
+ *   pp_peak_copy(dst x0, src x1, bytes x2, passes x3)   256 bytes per iteration */
+    .text
+    .globl  pp_peak_read
+    .type   pp_peak_read, %function
+    .p2align 6
+pp_peak_read:
+    cbz     x2, 2f
+    add     x3, x0, x1
+    mov     x4, x0
+    .p2align 6
+    .globl  pp_peak_read_loop
+pp_peak_read_loop:
+    ldp     q0, q1, [x4, #0]
+    ldp     q2, q3, [x4, #32]
+    ldp     q4, q5, [x4, #64]
+    ldp     q6, q7, [x4, #96]
+    ldp     q16, q17, [x4, #128]
+    ldp     q18, q19, [x4, #160]
+    ldp     q20, q21, [x4, #192]
+    ldp     q22, q23, [x4, #224]
+    ldp     q24, q25, [x4, #256]
+    ldp     q26, q27, [x4, #288]
+    ldp     q28, q29, [x4, #320]
+    ldp     q30, q31, [x4, #352]
+    ldp     q0, q1, [x4, #384]
+    ldp     q2, q3, [x4, #416]
+    ldp     q4, q5, [x4, #448]
+    ldp     q6, q7, [x4, #480]
+    add     x4, x4, #512
+    cmp     x4, x3
+    b.lo    pp_peak_read_loop
+    mov     x4, x0
+    subs    x2, x2, #1
+    b.ne    pp_peak_read_loop
+2:  ret
+    .size   pp_peak_read, .-pp_peak_read
+
+    .globl  pp_peak_write
+    .type   pp_peak_write, %function
+    .p2align 6
+pp_peak_write:
+    cbz     x2, 2f
+    movi    v0.16b, #0
+    movi    v1.16b, #0
+    add     x3, x0, x1
+    mov     x4, x0
+    .p2align 6
+    .globl  pp_peak_write_loop
+pp_peak_write_loop:
+    stp     q0, q1, [x4, #0]
+    stp     q0, q1, [x4, #32]
+    stp     q0, q1, [x4, #64]
+    stp     q0, q1, [x4, #96]
+    stp     q0, q1, [x4, #128]
+    stp     q0, q1, [x4, #160]
+    stp     q0, q1, [x4, #192]
+    stp     q0, q1, [x4, #224]
+    stp     q0, q1, [x4, #256]
+    stp     q0, q1, [x4, #288]
+    stp     q0, q1, [x4, #320]
+    stp     q0, q1, [x4, #352]
+    stp     q0, q1, [x4, #384]
+    stp     q0, q1, [x4, #416]
+    stp     q0, q1, [x4, #448]
+    stp     q0, q1, [x4, #480]
+    add     x4, x4, #512
+    cmp     x4, x3
+    b.lo    pp_peak_write_loop
+    mov     x4, x0
+    subs    x2, x2, #1
+    b.ne    pp_peak_write_loop
+2:  ret
+    .size   pp_peak_write, .-pp_peak_write
+
+    .globl  pp_peak_copy
+    .type   pp_peak_copy, %function
+    .p2align 6
+pp_peak_copy:
+    cbz     x3, 2f
+    add     x5, x1, x2
+    mov     x4, x1
+    mov     x6, x0
+    .p2align 6
+    .globl  pp_peak_copy_loop
+pp_peak_copy_loop:
+    ldp     q0, q1, [x4, #0]
+    ldp     q2, q3, [x4, #32]
+    ldp     q4, q5, [x4, #64]
+    ldp     q6, q7, [x4, #96]
+    ldp     q16, q17, [x4, #128]
+    ldp     q18, q19, [x4, #160]
+    ldp     q20, q21, [x4, #192]
+    ldp     q22, q23, [x4, #224]
+    stp     q0, q1, [x6, #0]
+    stp     q2, q3, [x6, #32]
+    stp     q4, q5, [x6, #64]
+    stp     q6, q7, [x6, #96]
+    stp     q16, q17, [x6, #128]
+    stp     q18, q19, [x6, #160]
+    stp     q20, q21, [x6, #192]
+    stp     q22, q23, [x6, #224]
+    add     x4, x4, #256
+    add     x6, x6, #256
+    cmp     x4, x5
+    b.lo    pp_peak_copy_loop
+    mov     x4, x1
+    mov     x6, x0
+    subs    x3, x3, #1
+    b.ne    pp_peak_copy_loop
+2:  ret
+    .size   pp_peak_copy, .-pp_peak_copy
+    .section .note.GNU-stack,"",%progbits

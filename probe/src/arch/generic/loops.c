@@ -1,0 +1,58 @@
+/* The portable C timed loops, for architectures without assembly (or -DPLATPERF_FALLBACK).
+ * Results are labelled "fallback": true: the compiler chooses the instructions, so they
+ * are not checked by disassembly and may differ between toolchains. The empty asm
+ * statements (GNU C) keep the compiler from folding the chains or the repeated passes. */
+#include <string.h>
+
+#include "timed_loops.h"
+
+void **pp_chase(void **p, uint64_t n)
+{
+    while (n-- > 0)
+        for (int i = 0; i < CHASE_UNROLL; i++)
+            p = (void **)*p;
+    return p;
+}
+
+uint64_t pp_addchain(uint64_t n)
+{
+    uint64_t x = 0, one = 1;
+    __asm__ volatile("" : "+r"(one));
+    while (n-- > 0)
+        for (int i = 0; i < ADDCHAIN_UNROLL; i++) {
+            x += one;
+            __asm__ volatile("" : "+r"(x));
+        }
+    return x;
+}
+
+void pp_peak_read(const void *buf, size_t bytes, uint64_t passes)
+{
+    uint64_t sum = 0;
+    while (passes-- > 0) {
+        const uint64_t *p = buf;
+        for (size_t i = 0; i < bytes / 8; i++)
+            sum += p[i];
+        __asm__ volatile("" : "+r"(sum) : : "memory");
+    }
+}
+
+void pp_peak_write(void *buf, size_t bytes, uint64_t passes)
+{
+    while (passes-- > 0) {
+        memset(buf, 0, bytes);
+        __asm__ volatile("" : : : "memory");
+    }
+}
+
+void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes)
+{
+    while (passes-- > 0) {
+        memcpy(dst, src, bytes);
+        __asm__ volatile("" : : : "memory");
+    }
+}
+
+const char *peak_isa(void) { return "c"; }
+int timed_loops_fallback(void) { return 1; }
+int cpu_features(const char **out, int max) { (void)out; (void)max; return 0; }
