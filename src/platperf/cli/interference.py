@@ -1,0 +1,105 @@
+"""``platperf interference``: the latency loop on one CPU against cache aggressors on others,
+under each set of mitigations, stored as one run."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from .common import DbOption, app, fail_exit, open_store
+
+
+@app.command()
+def interference(
+    victim: int = typer.Option(..., "--victim", help="The CPU whose latency is measured."),
+    aggressors: str = typer.Option("", "--aggressors", help="CPUs running the aggressor patterns, e.g. 0,2-3."),
+    patterns: str = typer.Option("none,way_hammer", "--patterns",
+                                 help="Comma list of: none, way_hammer, set_crawler, bw-read, bw-write, memcpy."),
+    loops: str = typer.Option("plain", "--loops", help="Comma list of latency loop variants: plain, 2ki, 2kl."),
+    duration: float = typer.Option(10.0, "--duration", help="Seconds each cell's loop runs."),
+    mitigations: str = typer.Option("none", "--mitigations",
+                                    help="Comma list of mitigation sets: none, rt, isolated, resctrl, "
+                                         "or '+' combinations such as rt+resctrl."),
+    threshold: float = typer.Option(1000.0, "--threshold", help="ns: passes longer than this count as excursions."),
+    raw: int = typer.Option(0, "--raw", help="Keep the first N pass times of each cell verbatim."),
+    label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
+    target: str = typer.Option("local", "--target", help="Where the probe runs (local)."),
+    db: str = DbOption,
+    root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
+                                                 "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON."),
+):
+    """Measure one CPU's latency loop while other CPUs hammer the shared cache, for every
+    loop variant x aggressor pattern x mitigation set, and store it all as one run.
+
+    Each cell stores latency_min/mean/max, p99, p99_99 and excursions (ns, count) and the
+    histogram; 'platperf report' shows the mitigation table, histograms and CDFs. A
+    mitigation that cannot be applied is said in one line and recorded, never pretended.
+
+    Example:  platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler
+    --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
+
+    Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted.
+    """
+    from ..interference import InterferenceError, make_plan, run_matrix
+    from ..probe_path import ProbeNotFound
+    from ..runner import SuiteError, online_cpus, probe_meta
+    from ..targets import UnknownTarget, get_target
+
+    try:
+        online = online_cpus(root)
+    except SuiteError:
+        online = None
+    try:
+        plan = make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
+                         mitigation_sets=mitigations, duration=duration, threshold=threshold,
+                         raw=raw, online=online)
+        the_target = get_target(target)
+    except (InterferenceError, UnknownTarget) as exc:
+        fail_exit(str(exc))
+    store = open_store(db)
+    try:
+        meta = probe_meta(the_target)
+    except (SuiteError, ProbeNotFound) as exc:
+        fail_exit(str(exc))
+    from .run import _describe, _placer, _topology
+    try:
+        topology = _topology(root)
+    except ValueError:
+        topology = None
+    fingerprint, findings = _describe(root, meta)
+    run_id = store.begin_run(label=label, target=the_target.name, suite="interference",
+                             fingerprint=fingerprint, findings=findings, meta=meta,
+                             note=f"interference victim {plan.victim}, aggressors "
+                                  f"{','.join(map(str, plan.aggressors)) or 'none'}")
+    progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
+    try:
+        if progress:
+            progress.bar.start()
+        out = run_matrix(store, the_target, plan, run_id, root=root, place=_placer(topology),
+                         progress=progress)
+    finally:
+        if progress:
+            progress.bar.stop()
+    for note in out.notes:
+        print(f"platperf: {note}", file=sys.stderr)
+    if json_out:
+        print(json.dumps({"run_id": run_id, "status": out.status, "cells": out.cells,
+                          "results": out.results, "histograms": out.histograms,
+                          "notes": out.notes, "error": out.error}))
+    elif not quiet or out.status != "complete":
+        print(f"run {run_id} {out.status}: {out.cells} of {len(plan.cells)} cells, {out.results} results, "
+              f"{out.histograms} histograms in {db}" + (f" (label {label})" if label else ""),
+              file=sys.stderr)
+    if out.signal is not None:
+        raise SystemExit(128 + out.signal)
+    if out.status != "complete":
+        fail_exit(f"run {run_id} is {out.status}: {out.error}")
+
+
+def _progress():
+    from .run import _RichProgress
+    return _RichProgress()

@@ -1,0 +1,77 @@
+"""What Linux can do to protect a latency-critical CPU, applied around each cell of
+``platperf interference`` and recorded with its results. One module per mitigation:
+
+  rt        SCHED_FIFO + mlockall in the probe (``--rt 1``), /dev/cpu_dma_latency held at 0
+            by the host while the cell runs (no deep C-states)
+  isolated  a check, not a change: isolcpus / nohz_full / rcu_nocbs for the victim CPU
+  resctrl   L3 cache allocation: the victim and the aggressors get disjoint capacity
+            bitmasks in two resctrl groups, removed afterwards (also on Ctrl-C)
+
+A mitigation that cannot be applied (not root, no resctrl, no isolation) says so in one
+line and is recorded as not applied; the cell still runs, labelled with what was asked.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+NAMES = ("rt", "isolated", "resctrl")
+
+
+class MitigationError(ValueError):
+    """A mitigation list a person must fix: one line, exit 2."""
+
+
+@dataclass
+class Applied:
+    """What became of one requested mitigation."""
+
+    name: str
+    applied: bool
+    detail: str       # one line: what was done, or why it could not be
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def parse(spec: str) -> list[str]:
+    """``rt+resctrl`` -> ["resctrl", "rt"] (sorted, so the same set is the same key);
+    ``none`` -> []."""
+    spec = spec.strip()
+    if spec in ("", "none"):
+        return []
+    names = [n.strip() for n in spec.split("+")]
+    for name in names:
+        if name not in NAMES:
+            raise MitigationError(f"unknown mitigation '{name}' in '{spec}' "
+                                  f"(valid: none, {', '.join(NAMES)}, or a '+' combination such as rt+resctrl)")
+    if len(set(names)) != len(names):
+        raise MitigationError(f"mitigation '{spec}' names one twice")
+    return sorted(names)
+
+
+def label(names: list[str]) -> str:
+    """The key of a set of mitigations, as tables show it: ``none``, ``resctrl+rt``."""
+    return "+".join(names) if names else "none"
+
+
+@contextlib.contextmanager
+def applied(names: list[str], *, victim: int, aggressors: list[int], root: str = "/",
+            resctrl_root: str | Path | None = None):
+    """Applies ``names`` for the duration of the block; yields (list of Applied, extra
+    probe arguments). Everything is undone on the way out, whatever the exit."""
+    from . import isolated, resctrl, rt
+    results: list[Applied] = []
+    argv: list[str] = []
+    with contextlib.ExitStack() as stack:
+        for name in names:
+            if name == "rt":
+                results.append(stack.enter_context(rt.dma_latency_held(root)))
+                argv += rt.PROBE_ARGS
+            elif name == "isolated":
+                results.append(isolated.check(victim, root))
+            elif name == "resctrl":
+                where = resctrl_root if resctrl_root is not None else Path(root) / "sys/fs/resctrl"
+                results.append(stack.enter_context(resctrl.partitioned(where, victim, aggressors)))
+        yield results, argv
