@@ -216,3 +216,8 @@ def test_rst_csv_table_lat_mem_rd_names_round_trip_with_the_report():
     rows = "".join(f'    "lat_mem_rd-stride64-sz{lat_mem_rd_size(s)} (ns)","1.0"\n' for s in sizes)
     text = '.. csv-table:: LMBench\n    :header: "Benchmarks","board: perf"\n\n' + rows
     assert [r.params["size"] for r in rst_csv_table.parse(text, "names.rst")] == sizes
+
+
+def test_lmbench_bw_mem_verbose_line():
+    (res,) = lmbench.parse("$ bw_mem -v -P 2 16m rd\n16.78 702.31 690.12 time_per_iter_stddev=1.23%\n", "v.log")
+    assert (res.params, res.samples) == ({"kernel": "rd", "size": 16777216}, [702.31])

@@ -7,7 +7,7 @@ is skipped:
   2^20 bytes, ``%.5f``), up to a blank line -> ``mem-latency`` pattern ``seq``, size in
   bytes, stride, metric ``latency`` ns.
 * ``bw_mem``: the command line (``bw_mem -P 1 16m bcopy``, as a run log echoes it), then
-  its ``size_mb MB/s`` line -> ``mem-bandwidth`` kernel, size in bytes, metric
+  its ``size_mb MB/s`` line (``-v`` adds fields after these two) -> ``mem-bandwidth`` kernel, size in bytes, metric
   ``bandwidth``. lmbench3's lib_timing.c defines MB as 10^6 bytes for bandwidths ("people
   are quoting ... bandwidths all power of ten"), the unit of the results format, so
   figures are stored as printed. The size is printed in 10^6 bytes with two decimals; it
@@ -34,6 +34,8 @@ OTHER_PROGRAMS = ("bw_file_rd", "bw_mmap_rd", "bw_pipe", "bw_unix", "bw_tcp", "l
 _STRIDE = re.compile(r'^\s*"stride=(.*)$')
 _QUOTED_HEADER = re.compile(r'^\s*"')
 _PAIR = re.compile(r"^\s*(\S+)\s+(\S+)\s*$")
+# bw_mem -v adds the average rate and `time_per_iter_stddev=..%` after the pair
+_BW_MEM_LINE = re.compile(r"^\s*([0-9.]\S*)\s+(\S+)(?:\s.*)?$")
 _NUMERIC = re.compile(r"^\s*[0-9.]")
 _BW_MEM = re.compile(r"(?:^|[\s/])bw_mem\s+(.*)$")
 _PROGRAM = re.compile(r"(?:^|[\s/])(" + "|".join(OTHER_PROGRAMS) + r")(?:\s|$)")
@@ -90,9 +92,10 @@ def parse(text: str, name: str) -> list[Result]:
                 params={"pattern": "seq", "size": _lat_mem_rd_bytes(size_mb), "stride": context[1]},
                 metric="latency", unit="ns", direction="lower", samples=[latency],
                 extra={"source": where}))
-        elif context and context[0] == "bw_mem" and pair and _NUMERIC.match(line):
-            size_mb = number(pair.group(1), where, "a size in MB (10^6 bytes) from bw_mem")
-            bandwidth = number(pair.group(2), where, "a bandwidth in MB/s from bw_mem")
+        elif context and context[0] == "bw_mem" and _BW_MEM_LINE.match(line):
+            bw_line = _BW_MEM_LINE.match(line)
+            size_mb = number(bw_line.group(1), where, "a size in MB (10^6 bytes) from bw_mem")
+            bandwidth = number(bw_line.group(2), where, "a bandwidth in MB/s from bw_mem")
             results.append(Result(
                 benchmark="mem-bandwidth", params={"kernel": context[1], "size": _bw_mem_bytes(size_mb)},
                 metric="bandwidth", unit="MB/s", direction="higher", samples=[bandwidth],
