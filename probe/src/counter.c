@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "timed_loops.h"
@@ -227,10 +228,18 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static long involuntary_switches(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : -1;
+}
+
 /* A chain of dependent adds retires one add per core cycle on every core the probe
- * targets, so adds/ticks is core cycles per counter tick. Seven runs of ~5 ms each:
- * the fastest is the estimate (interruptions only lengthen a run); the gap to the
- * median, plus one tick of quantisation, is the stated error. */
+ * targets, so adds/ticks is core cycles per counter tick. 15 runs of ~1 ms, leaving out
+ * those the scheduler preempted: the fastest is the estimate (interruptions only
+ * lengthen a run); the gap from it to the median, plus one tick of quantisation, is the
+ * stated error. */
+#define CLOCK_RUNS 15
 const struct core_clock *core_clock_estimate(void)
 {
     static struct core_clock cc;
@@ -239,28 +248,32 @@ const struct core_clock *core_clock_estimate(void)
         return &cc;
     done = 1;
     counter_init();
-    uint64_t n = 1024, t;
+    uint64_t n = 16, t;
     for (;;) {
         uint64_t t0 = counter_start();
         pp_addchain(n);
         t = counter_stop() - t0;
-        if (ticks_to_ns(t) >= 5e6 || n > (UINT64_MAX >> 2))
+        if (ticks_to_ns(t) >= 1e6 || n > (UINT64_MAX >> 2))
             break;
         n *= 2;
     }
-    uint64_t runs[7];
-    for (int i = 0; i < 7; i++) {
+    uint64_t runs[CLOCK_RUNS];
+    int kept = 0;
+    for (int i = 0; i < 4 * CLOCK_RUNS && kept < CLOCK_RUNS; i++) {
+        long before = involuntary_switches();
         uint64_t t0 = counter_start();
         pp_addchain(n);
-        runs[i] = counter_stop() - t0;
+        uint64_t dt = counter_stop() - t0;
+        if (before < 0 || involuntary_switches() == before || i >= 3 * CLOCK_RUNS)
+            runs[kept++] = dt;
     }
-    qsort(runs, 7, sizeof runs[0], cmp_u64);
-    if (runs[0] == 0)
+    qsort(runs, (size_t)kept, sizeof runs[0], cmp_u64);
+    if (kept == 0 || runs[0] == 0)
         return &cc;
     double adds = (double)n * ADDCHAIN_UNROLL;
     cc.valid = 1;
     cc.cycles_per_tick = adds / (double)runs[0];
     cc.hz = cc.cycles_per_tick * info.freq_hz;
-    cc.error_pct = 100.0 * ((double)(runs[3] - runs[0]) + 1.0) / (double)runs[0];
+    cc.error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + 1.0) / (double)runs[0];
     return &cc;
 }

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "counter.h"
+#include "jsonl.h"
 #include "params.h"
 
 volatile sig_atomic_t probe_signal;
@@ -185,6 +187,33 @@ static uint64_t time_body(timed_body_fn body, void *state, uint64_t reps)
     return counter_stop() - t0;
 }
 
+long thread_involuntary_switches(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return -1;
+    return ru.ru_nivcsw;
+}
+
+/* A sample during which the scheduler took the CPU away measures the other task too:
+ * it is taken again, up to SAMPLE_RETRIES times (only preemption the kernel counts;
+ * a hypervisor's steal time is invisible here). */
+static uint64_t time_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t reps)
+{
+    uint64_t t = 0;
+    for (int attempt = 0; attempt <= SAMPLE_RETRIES; attempt++) {
+        long before = thread_involuntary_switches();
+        t = time_body(body, state, reps);
+        if (before < 0 || thread_involuntary_switches() == before)
+            return t;
+        job->retried++;
+        if (probe_interrupted())
+            break;
+    }
+    job->preempted++;
+    return t;
+}
+
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps)
 {
     struct run_ctx *ctx = job->ctx;
@@ -193,17 +222,21 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     uint64_t target = want > SAMPLE_MIN_TICKS ? (uint64_t)want : SAMPLE_MIN_TICKS;
     uint64_t reps = min_reps ? min_reps : 1;
 
-    /* The first pass touches everything; then grow reps until one sample is long enough. */
+    /* The first pass touches everything; then grow reps until one sample is long enough
+     * (judged on unpreempted timings, so a preemption does not shorten every sample). */
     uint64_t t = time_body(body, state, reps);
-    while (t < target && !probe_interrupted()) {
+    while (!probe_interrupted()) {
+        t = time_sample(job, body, state, reps);
+        if (t >= target)
+            break;
         double scale = t ? (double)target / (double)t : 10.0;
         if (scale > 10)
             scale = 10;
         uint64_t next = (uint64_t)((double)reps * scale * 1.05) + 1;
         reps = next > reps ? next : reps + 1;
-        t = time_body(body, state, reps);
     }
     job->reps = reps;
+    job->retried = job->preempted = 0;
     for (int i = 0; i < ctx->warmup && !probe_interrupted(); i++)
         time_body(body, state, reps);
 
@@ -215,8 +248,19 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
         } else if (probe_interrupted()) {
             break;
         }
-        job->ticks[i] = time_body(body, state, reps);
+        job->ticks[i] = time_sample(job, body, state, reps);
         job->nsamples = i + 1;
+    }
+}
+
+void exec_report_preemption(const struct cpu_job *job)
+{
+    if (job->preempted) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%d of %d samples were preempted in every one of %d attempts and are "
+                 "kept; the CPU is busy (%d retakes in all)", job->preempted, job->nsamples,
+                 SAMPLE_RETRIES + 1, job->retried);
+        emit_warning("sample-preempted", msg, job->cpu);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "kernel.h"
 
 #define SAMPLE_MIN_TICKS 1000   /* a sample shorter than this is dominated by counter resolution */
+#define SAMPLE_RETRIES 20       /* retakes of a sample the scheduler preempted */
 
 struct cpu_job;
 typedef int (*cpu_job_fn)(struct cpu_job *job);
@@ -24,6 +25,8 @@ struct cpu_job {
     uint64_t *ticks;      /* ctx->samples entries (malloc'd by exec_each_cpu) */
     int nsamples;         /* taken; fewer than ctx->samples if interrupted */
     uint64_t reps;        /* body repetitions per sample */
+    int retried;          /* samples retaken because the thread was preempted */
+    int preempted;        /* samples kept although preempted in every attempt */
     int status;           /* the job function's return value */
     char err[256];        /* its one-line message when status != 0 */
     void *result;         /* free for the kernel (e.g. a histogram), kernel frees it */
@@ -42,9 +45,16 @@ void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs);
 void exec_ready(struct cpu_job *job);
 /* Warm-up, calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS), then
  * ctx->samples samples into job->ticks; in parallel mode each sample starts behind a
- * barrier so the CPUs overlap. Stops after the current sample when interrupted.
+ * barrier so the CPUs overlap. A sample the scheduler preempted is retaken (up to
+ * SAMPLE_RETRIES). Stops after the current sample when interrupted.
  * min_reps: smallest useful repetition count (1 usually). */
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps);
+
+/* A `warning` record for a job whose samples stayed preempted (no-op otherwise);
+ * call from the thread that emits the job's results. */
+void exec_report_preemption(const struct cpu_job *job);
+/* Involuntary context switches of the calling thread so far (-1 if unknown). */
+long thread_involuntary_switches(void);
 
 /* Pins the calling thread. Returns 0 or an errno value. */
 int pin_to_cpu(int cpu);

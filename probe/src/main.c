@@ -36,9 +36,9 @@ static const char usage[] =
     "Runs memory kernels pinned to CPUs and writes JSON Lines (docs/results-format.md).\n"
     "  --cpus LIST       CPUs to measure on, e.g. 0,2-3 (default: the first online CPU)\n"
     "  --mode M          serial: one CPU after another; parallel: all at once behind a barrier\n"
-    "  --samples N       measured samples per point and CPU (default 5)\n"
+    "  --samples N       measured samples per point and CPU (default 7)\n"
     "  --warmup N        discarded samples before them (default 1)\n"
-    "  --min-time S      shortest sample, seconds (default 0.02; never under 1000 counter ticks)\n"
+    "  --min-time S      shortest sample, seconds (default 0.002; never under 1000 counter ticks)\n"
     "  --max-memory SIZE cap on buffers, k/m/g suffixes (default 50%% of MemAvailable)\n"
     "  --output FILE     write the records there instead of stdout\n"
     "Kernel parameters: see `platperf-probe list`.\n"
@@ -304,9 +304,9 @@ static int cmd_run(int argc, char **argv)
     static struct run_ctx ctx;
     ctx.kernel = k;
     ctx.mode = MODE_SERIAL;
-    ctx.samples = 5;
+    ctx.samples = 7;
     ctx.warmup = 1;
-    ctx.min_time_s = 0.02;
+    ctx.min_time_s = 0.002;
     ctx.max_memory = default_memory_cap();
     const char *output = NULL, *cpus_arg = NULL;
     int nparams = 0;

@@ -138,6 +138,7 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
                 continue;
             }
+            exec_report_preemption(job);
             if (job->nsamples == 0)
                 continue;
             uint64_t loads = job->reps * CHASE_UNROLL;
