@@ -9,16 +9,19 @@ from ..data import ReportData
 from ..document import Document
 
 SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu",
-            "histograms")
+            "histograms", "interference")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:
     names = ", ".join(c.name for c in data.columns)
     doc = Document(title=title or f"platperf report: {names}", data=export_data(data))
     for name in SECTIONS:
-        section = importlib.import_module(f"{__name__}.{name}").build(data)
+        module = importlib.import_module(f"{__name__}.{name}")
+        section = module.build(data)
         if section is not None:
             doc.sections.append(section)
+        if hasattr(module, "export"):     # raw data a section adds to the JSON export
+            doc.data.update(module.export(data))
     return doc
 
 
