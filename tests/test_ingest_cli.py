@@ -101,3 +101,15 @@ def test_cyclictest_results_and_histograms_are_stored(db):
     hists = store.histograms(run["id"])
     assert [(h["cpu"], h["core"], h["mode"]) for h in hists] == [(0, 0, "parallel"), (1, 1, "parallel")]
     assert hists[0]["record"]["count"] == store.results(run["id"])[0].extra["cycles"][0]
+
+
+@pytest.mark.parametrize("log", ["v2.10.log", "v2.10-reordered.log"])
+def test_ingested_releases_compare_by_key_as_the_document_annotates(db, log):
+    # the point of the fixtures: the document's `242.66 (+132.03%)` comes out however the rows are ordered
+    pytest.importorskip("platperf.cli.compare")
+    assert platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db).exit_code == 0
+    assert platperf("tftf-rt-instr", str(TFTF / log), "--label", "v2.10", "--db", db).exit_code == 0
+    out = CliRunner().invoke(app, ["compare", "v2.9", "v2.10", "--format", "rst-grid", "--db", db])
+    assert out.exit_code == 0, out.output
+    for cell in ("242.66 (+132.03%)", "104.36 (-57.33%)", "383.58 (+261.32%)", "1.10 (-25.68%)"):
+        assert cell in out.output
