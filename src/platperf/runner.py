@@ -189,7 +189,7 @@ def plan(suite: Suite, cpus: list[int], mode: str | None = None) -> list[Step]:
             described = []
             for key, value in probe_options(entry).items():
                 argv += [f"--{option_name(key)}", option_value(value)]
-                if option_name(key) not in EXECUTION_OPTIONS:
+                if option_name(key) not in EXECUTION_OPTIONS + ("size",):  # short titles
                     described.append(option_value(value))
             title = entry.get("title") or " ".join([entry["kernel"], *described])
             steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})"))
