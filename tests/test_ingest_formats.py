@@ -221,3 +221,10 @@ def test_rst_csv_table_lat_mem_rd_names_round_trip_with_the_report():
 def test_lmbench_bw_mem_verbose_line():
     (res,) = lmbench.parse("$ bw_mem -v -P 2 16m rd\n16.78 702.31 690.12 time_per_iter_stddev=1.23%\n", "v.log")
     assert (res.params, res.samples) == ({"kernel": "rd", "size": 16777216}, [702.31])
+
+
+def test_rst_csv_table_header_row_and_delimiter_options():
+    text = (".. csv-table:: Latency\n    :header-rows: 1\n    :delim: ;\n\n"
+            "    Benchmarks;board-x: perf\n    lat_syscall-null (us);0.52\n")
+    (res,) = rst_csv_table.parse(text, "opts.rst")
+    assert (res.extra["column"], res.params["name"], res.samples) == ("board-x", "lat_syscall-null (us)", [0.52])

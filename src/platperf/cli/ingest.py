@@ -55,6 +55,8 @@ def ingest(
     store = open_store(db)
     source = f"ingest:{format}"
     note = note or f"ingested from {', '.join(str(p) for p in files)}"
+    from sqlalchemy.exc import SQLAlchemyError
+
     from ..store import StoreError
     try:
         with store.transaction() as c:
@@ -69,8 +71,8 @@ def ingest(
                 ids.append((run_id, run_label, len(results), len(hists)))
     except StoreError as exc:
         fail_exit(str(exc))
-    except Exception as exc:  # the database refused: nothing was stored
-        fail_exit(f"database {store.url}: {exc}; nothing was stored")
+    except SQLAlchemyError as exc:  # the transaction rolled back: nothing was stored
+        fail_exit(f"database {store.url}: {getattr(exc, 'orig', exc)}; nothing was stored")
     for run_id, run_label, n_results, n_hists in ids:
         extra = f", {n_hists} histograms" if n_hists else ""
         print(f"run {run_id} ({run_label}): {n_results} results{extra} from {len(files)} file(s) [{source}]")
