@@ -204,3 +204,17 @@ def test_bad_cpu_lists_are_named(text):
 def test_cpu_list_round_trip_and_sizes():
     assert format_cpu_list([5, 0, 1, 2, 7]) == "0-2,5,7"
     assert [parse_size(s) for s in ("32K", "2048K", "32M", "64", "x")] == [32768, 2 << 20, 32 << 20, 64, None]
+
+
+def test_32_bit_arm_kernel_from_cpuinfo_alone(tmp_path):
+    # An armv7 kernel has no midr_el1 in sysfs and says 'ARMv7 Processor' even on a Cortex-A53.
+    block = ("processor\t: {n}\nmodel name\t: ARMv7 Processor rev 4 (v7l)\nBogoMIPS\t: 48.00\n"
+             "CPU implementer\t: 0x41\nCPU architecture: 7\nCPU variant\t: 0x0\nCPU part\t: 0x{part:03x}\n"
+             "CPU revision\t: 5\n\n")
+    text = "".join(block.format(n=n, part=0xC07 if n < 2 else 0xC0F) for n in range(4))
+    write_tree(tmp_path, {"proc/cpuinfo": text + "Hardware\t: Generic DT based system\n"})
+    topo = read_topology(tmp_path)
+    assert topo.arch == "armv7l"
+    assert topo.cluster_source == "core_type"
+    assert layout(topo) == {(0, 0): "Cortex-A7", (0, 1): "Cortex-A7", (1, 0): "Cortex-A15", (1, 1): "Cortex-A15"}
+    assert topo.cpu(2).midr == "0x410fc0f5" and topo.caches == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import topology as topology_mod
 from .cpuinfo import read_cpuinfo
 from .kernel import cmdline_params, read_isolation
-from .sysroot import SysRoot
+from .sysroot import SysRoot, parse_cpu_list
 
 SCHEMA = 1
 CPU_DIR = "sys/devices/system/cpu"
@@ -26,8 +26,9 @@ def collect(root: str = "/", probe_meta: dict | None = None) -> dict:
     sysroot = SysRoot(root)
     topo = topology_mod.read_topology(root)
     per_cpu, machine_fields = read_cpuinfo(sysroot)
-    online = topo.online()
-    ncpus = max(online) + 1
+    # 'all' and 'N' in cpu lists count possible CPUs, offline ones included.
+    possible = parse_cpu_list(sysroot.read(f"{CPU_DIR}/possible")) or topo.online()
+    ncpus = max(possible) + 1
     cmdline = sysroot.read("proc/cmdline") or ""
     iso = read_isolation(root, ncpus)
     cpufreq = _cpufreq(sysroot)
