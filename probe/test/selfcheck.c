@@ -1,1 +1,211 @@
-int main(void) { return 0; }
+/* probe-selfcheck: functional checks of the timed loops, run natively and under qemu-user
+ * by tests/probe (never timing). Prints one line per failure, exits 1 if any.
+ *   - the chase ring visits every element exactly once per cycle (seq and random), and
+ *     the assembly pp_chase ends where a C walk of the same ring ends;
+ *   - the bw_mem kernels touch exactly the words their pattern names;
+ *   - STREAM kernels give STREAM's expected values; peak copy/write give the right data. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buffer.h"
+#include "bw_loops.h"
+#include "chase.h"
+#include "counter.h"
+#include "timed_loops.h"
+
+static int checks, failures;
+
+static void check(int ok, const char *what, unsigned long long a, unsigned long long b)
+{
+    checks++;
+    if (!ok) {
+        failures++;
+        printf("FAIL %s (%llu, %llu)\n", what, a, b);
+    }
+}
+
+static void check_ring(size_t bytes, size_t stride, enum chase_pattern pattern)
+{
+    char what[128];
+    snprintf(what, sizeof what, "chase %s size=%zu stride=%zu", pattern == CHASE_SEQ ? "seq" : "random",
+             bytes, stride);
+    void *buf;
+    void *m = buffer_alloc(bytes, 1, &buf);
+    size_t n = bytes / stride;
+    void **first = chase_build(buf, bytes, stride, page_size(), pattern, 12345);
+    unsigned char *seen = calloc(n, 1);
+    void **p = first;
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        size_t off = (size_t)((char *)p - (char *)buf);
+        if (off % stride || off / stride >= n || seen[off / stride]) {
+            ok = 0;
+            break;
+        }
+        seen[off / stride] = 1;
+        p = (void **)*p;
+    }
+    check(ok, what, n, 0);
+    snprintf(what + strlen(what), sizeof what - strlen(what), ": cycle closes after %zu loads", n);
+    check(p == first, what, (unsigned long long)(size_t)p, (unsigned long long)(size_t)first);
+    /* the assembly chase: 16 * n loads go around the ring 16 times, back to the start */
+    check(pp_chase(first, n) == first, "pp_chase returns to the start after 16 * n loads", n, 0);
+    void **c = first;
+    for (int i = 0; i < CHASE_UNROLL * 3; i++)
+        c = (void **)*c;
+    check(pp_chase(first, 3) == c, "pp_chase(p, 3) ends where 48 C loads end", 0, 0);
+    free(seen);
+    buffer_free(m, bytes, 1);
+}
+
+static void fill_ints(int *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = (int)(i * 2654435761u);
+}
+
+static void check_lmbench(size_t bytes)
+{
+    size_t n = bytes / sizeof(int);
+    void *b[2];
+    void *m = buffer_alloc(bytes, 2, b);
+    int *src = b[0], *dst = b[1];
+    unsigned want = 0, want_full = 0;
+
+    fill_ints(src, n);
+    for (size_t i = 0; i < n; i++) {
+        want_full += (unsigned)src[i];
+        if (i % 4 == 0)
+            want += (unsigned)src[i];
+    }
+    check(lmb_rd(src, bytes, 2) == 2 * want, "lmb_rd sums every 4th int", lmb_rd(src, bytes, 1), want);
+    check(lmb_frd(src, bytes, 1) == want_full, "lmb_frd sums every int", lmb_frd(src, bytes, 1), want_full);
+
+    memset(dst, 0, bytes);
+    lmb_cp(dst, src, bytes, 1);
+    int ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= dst[i] == (i % 4 == 0 ? src[i] : 0);
+    check(ok, "lmb_cp copies every 4th int and no other", 0, 0);
+    lmb_fcp(dst, src, bytes, 1);
+    check(memcmp(dst, src, bytes) == 0, "lmb_fcp copies every int", 0, 0);
+    memset(dst, 0, bytes);
+    lmb_bcopy(dst, src, bytes, 1);
+    check(memcmp(dst, src, bytes) == 0, "lmb_bcopy copies the buffer", 0, 0);
+
+    memset(dst, 0, bytes);
+    lmb_wr(dst, bytes, 1);
+    ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= dst[i] == (i % 4 == 0);
+    check(ok, "lmb_wr writes every 4th int and no other", 0, 0);
+    lmb_fwr(dst, bytes, 1);
+    ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= dst[i] == 1;
+    check(ok, "lmb_fwr writes every int", 0, 0);
+
+    fill_ints(dst, n);
+    unsigned rdwr = lmb_rdwr(dst, bytes, 1);
+    ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= i % 4 == 0 ? dst[i] == 1 : dst[i] == (int)(i * 2654435761u);
+    check(ok && rdwr == want, "lmb_rdwr reads then writes every 4th int", rdwr, want);
+    lmb_bzero(dst, bytes, 1);
+    ok = 1;
+    for (size_t i = 0; i < n; i++)
+        ok &= dst[i] == 0;
+    check(ok, "lmb_bzero clears the buffer", 0, 0);
+    buffer_free(m, bytes, 2);
+}
+
+/* STREAM's own validation idea: run the kernels from known starting values and compare
+ * every element with the value the sequence must give. */
+static void check_stream(size_t bytes)
+{
+    size_t n = bytes / sizeof(double);
+    void *b[3];
+    void *m = buffer_alloc(bytes, 3, b);
+    double *a = b[0], *bb = b[1], *c = b[2];
+    for (size_t j = 0; j < n; j++) {
+        a[j] = 1.0;
+        bb[j] = 2.0;
+        c[j] = 0.0;
+    }
+    stream_copy(c, a, n, 2);      /* c = 1 */
+    stream_scale(bb, c, n, 2);    /* b = 3 */
+    stream_add(c, a, bb, n, 2);   /* c = 4 */
+    stream_triad(a, bb, c, n, 2); /* a = 3 + 3 * 4 = 15 */
+    int ok = 1;
+    for (size_t j = 0; j < n; j++)
+        ok &= a[j] == 15.0 && bb[j] == 3.0 && c[j] == 4.0;
+    check(ok, "STREAM copy/scale/add/triad give a=15 b=3 c=4", (unsigned long long)a[0], (unsigned long long)c[0]);
+    buffer_free(m, bytes, 3);
+}
+
+typedef void (*peak_copy_fn)(void *, const void *, size_t, uint64_t);
+typedef void (*peak_write_fn)(void *, size_t, uint64_t);
+typedef void (*peak_read_fn)(const void *, size_t, uint64_t);
+
+static void check_peak(const char *isa, peak_read_fn rd, peak_write_fn wr, peak_copy_fn cp, size_t bytes)
+{
+    char what[96];
+    void *b[2];
+    void *m = buffer_alloc(bytes, 2, b);
+    fill_ints(b[0], bytes / sizeof(int));
+    memset(b[1], 0, bytes);
+    cp(b[1], b[0], bytes, 3);
+    snprintf(what, sizeof what, "peak-copy (%s) copies the buffer", isa);
+    check(memcmp(b[0], b[1], bytes) == 0, what, bytes, 0);
+    rd(b[1], bytes, 2);
+    snprintf(what, sizeof what, "peak-read (%s) leaves the buffer as it was", isa);
+    check(memcmp(b[0], b[1], bytes) == 0, what, bytes, 0);
+    memset(b[1], 0xa5, bytes);
+    wr(b[1], bytes, 2);
+    int ok = 1;
+    for (size_t i = 0; i < bytes; i++)
+        ok &= ((unsigned char *)b[1])[i] == 0;
+    snprintf(what, sizeof what, "peak-write (%s) writes every byte", isa);
+    check(ok, what, bytes, 0);
+    buffer_free(m, bytes, 2);
+}
+
+int main(void)
+{
+    counter_init();
+    static const size_t sizes[] = {128, 1024, 4096, 12288 + 192, 65536, 1 << 20};
+    static const size_t strides[] = {sizeof(void *), 64, 128, 8192};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t t = 0; t < sizeof strides / sizeof strides[0]; t++)
+            if (sizes[s] >= 2 * strides[t]) {
+                size_t bytes = sizes[s] / strides[t] * strides[t];
+                check_ring(bytes, strides[t], CHASE_SEQ);
+                check_ring(bytes, strides[t], CHASE_RANDOM);
+            }
+    check_lmbench(512);
+    check_lmbench(64 * 1024 + 512);
+    check_stream(512);
+    check_stream(64 * 1024 + 512);
+    check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 512);
+    check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 64 * 1024 + 512);
+#if defined(__x86_64__) && !defined(PLATPERF_FALLBACK)
+    __builtin_cpu_init();
+    check_peak("sse2", pp_peak_read_sse2, pp_peak_write_sse2, pp_peak_copy_sse2, 8192 + 512);
+    if (__builtin_cpu_supports("avx2"))
+        check_peak("avx2", pp_peak_read_avx2, pp_peak_write_avx2, pp_peak_copy_avx2, 8192 + 512);
+    if (__builtin_cpu_supports("avx512f"))
+        check_peak("avx512", pp_peak_read_avx512, pp_peak_write_avx512, pp_peak_copy_avx512, 8192 + 512);
+#endif
+    uint64_t prev = counter_read();
+    int mono = 1;
+    for (int i = 0; i < 10000; i++) {
+        uint64_t now = counter_read();
+        mono &= now >= prev;
+        prev = now;
+    }
+    check(mono, "counter never goes backwards", 0, 0);
+    check(pp_addchain(5) == 5 * ADDCHAIN_UNROLL, "pp_addchain(5) adds 5 * 64 ones", pp_addchain(5), 5 * ADDCHAIN_UNROLL);
+    printf("selfcheck: %d checks, %d failed (%s, peak %s)\n", checks, failures, counter_info()->name, peak_isa());
+    return failures ? 1 : 0;
+}

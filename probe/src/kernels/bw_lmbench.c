@@ -9,10 +9,10 @@
 
 #define PASS_BARRIER() __asm__ volatile("" : : : "memory")
 
-int lmb_rd(const int *buf, size_t bytes, uint64_t passes)
+unsigned lmb_rd(const int *buf, size_t bytes, uint64_t passes)
 {
     const int *last = buf + bytes / sizeof(int) - 128;
-    int sum = 0;
+    unsigned sum = 0;
     while (passes-- > 0) {
         for (const int *p = buf; p <= last; p += 128)
             sum += p[0] + p[4] + p[8] + p[12] + p[16] + p[20] + p[24] + p[28] + p[32] + p[36] +
@@ -39,10 +39,10 @@ void lmb_wr(int *buf, size_t bytes, uint64_t passes)
     }
 }
 
-int lmb_rdwr(int *buf, size_t bytes, uint64_t passes)
+unsigned lmb_rdwr(int *buf, size_t bytes, uint64_t passes)
 {
     int *last = buf + bytes / sizeof(int) - 128;
-    int sum = 0;
+    unsigned sum = 0;
     while (passes-- > 0) {
         for (int *p = buf; p <= last; p += 128) {
             sum += p[0]; p[0] = 1; sum += p[4]; p[4] = 1; sum += p[8]; p[8] = 1; sum += p[12];
@@ -80,10 +80,10 @@ void lmb_cp(int *dst, const int *src, size_t bytes, uint64_t passes)
     }
 }
 
-int lmb_frd(const int *buf, size_t bytes, uint64_t passes)
+unsigned lmb_frd(const int *buf, size_t bytes, uint64_t passes)
 {
     const int *last = buf + bytes / sizeof(int) - 128;
-    int sum = 0;
+    unsigned sum = 0;
     while (passes-- > 0) {
         for (const int *p = buf; p <= last; p += 128)
             sum += p[0] + p[1] + p[2] + p[3] + p[4] + p[5] + p[6] + p[7] + p[8] + p[9] + p[10] +

@@ -11,11 +11,11 @@
 #define STREAM_SCALAR 3.0
 
 /* bytes is a multiple of LMBENCH_CHUNK. The read kernels return their sum. */
-int lmb_rd(const int *buf, size_t bytes, uint64_t passes);     /* every 4th int */
+unsigned lmb_rd(const int *buf, size_t bytes, uint64_t passes);     /* every 4th int */
 void lmb_wr(int *buf, size_t bytes, uint64_t passes);
-int lmb_rdwr(int *buf, size_t bytes, uint64_t passes);
+unsigned lmb_rdwr(int *buf, size_t bytes, uint64_t passes);
 void lmb_cp(int *dst, const int *src, size_t bytes, uint64_t passes);
-int lmb_frd(const int *buf, size_t bytes, uint64_t passes);    /* every int */
+unsigned lmb_frd(const int *buf, size_t bytes, uint64_t passes);    /* every int */
 void lmb_fwr(int *buf, size_t bytes, uint64_t passes);
 void lmb_fcp(int *dst, const int *src, size_t bytes, uint64_t passes);
 void lmb_bzero(void *buf, size_t bytes, uint64_t passes);      /* libc memset, as bw_mem's bzero */

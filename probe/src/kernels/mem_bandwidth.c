@@ -28,7 +28,7 @@ struct bw_kernel {
     void (*pass)(struct bw_run *r, uint64_t passes);
 };
 
-static volatile int sum_sink;   /* the read kernels' sums go here so they stay live */
+static volatile unsigned sum_sink;   /* the read kernels' sums go here so they stay live */
 
 static void k_rd(struct bw_run *r, uint64_t n) { sum_sink += lmb_rd(r->buf[0], r->bytes, n); }
 static void k_wr(struct bw_run *r, uint64_t n) { lmb_wr(r->buf[0], r->bytes, n); }

@@ -46,6 +46,15 @@ pp_peak_read_\W\()_loop:
 pp_peak_write_\W:
     test    %rdx, %rdx
     jz      2f
+    .ifc \W, sse2
+    pxor    %xmm0, %xmm0
+    .endif
+    .ifc \W, avx2
+    vpxor   %ymm0, %ymm0, %ymm0     /* VEX: no AVX-512 needed */
+    .endif
+    .ifc \W, avx512
+    vpxord  %zmm0, %zmm0, %zmm0
+    .endif
     mov     %rdi, %rax
     lea     (%rdi,%rsi), %rcx
     .p2align 6
