@@ -218,3 +218,11 @@ def test_32_bit_arm_kernel_from_cpuinfo_alone(tmp_path):
     assert topo.cluster_source == "core_type"
     assert layout(topo) == {(0, 0): "Cortex-A7", (0, 1): "Cortex-A7", (1, 0): "Cortex-A15", (1, 1): "Cortex-A15"}
     assert topo.cpu(2).midr == "0x410fc0f5" and topo.caches == []
+
+
+def test_intel_hybrid_core_kinds(tmp_path):
+    smt_tree(tmp_path)
+    write_tree(tmp_path, {"sys/devices/cpu_core/cpus": "0,2\n", "sys/devices/cpu_atom/cpus": "1,3\n"})
+    topo = read_topology(tmp_path)
+    assert [topo.cpu(c).core_type.rsplit(" ", 1)[1] for c in range(4)] == ["(P-core)", "(E-core)", "(P-core)", "(E-core)"]
+    assert len(topo.core_types()) == 2

@@ -153,6 +153,7 @@ def read_topology(root: str = "/") -> Topology:
         raise TopologyError(f"no CPUs found under {root} (neither {CPU_DIR}/online nor /proc/cpuinfo)")
     is_x86 = arch in ("x86_64", "i686")
 
+    hybrid = _x86_hybrid(sysroot) if is_x86 else {}
     raw = {}
     for cpu in cpus:
         topo = f"{CPU_DIR}/cpu{cpu}/topology"
@@ -164,6 +165,8 @@ def read_topology(root: str = "/") -> Topology:
             "siblings": tuple(parse_cpu_list(sysroot.read(f"{topo}/thread_siblings_list")) or [cpu]),
             "capacity": sysroot.read_int(f"{CPU_DIR}/cpu{cpu}/cpu_capacity"),
         }
+        if cpu in hybrid:
+            raw[cpu]["ident"]["core_type"] += f" ({hybrid[cpu]})"
 
     def meaningful(key):
         # 65535 / -1: the kernel's "unknown" (x86 VMs, arm64 without cpu-map).
@@ -218,6 +221,16 @@ def _identify(sysroot: SysRoot, cpu: int, block: dict[str, str], is_x86: bool) -
     if midr is None:
         return {"vendor": "unknown", "core_type": block.get("model name", "unknown")}
     return {"vendor": midr.vendor, "midr": midr.hex, "revision": midr.rev, "core_type": midr.core_type}
+
+
+def _x86_hybrid(sysroot: SysRoot) -> dict[int, str]:
+    """Intel hybrid parts (Alder Lake and later) report one brand string for both core kinds;
+    the kernel's PMU devices cpu_core / cpu_atom say which CPU is which."""
+    kinds = {}
+    for pmu, kind in (("cpu_core", "P-core"), ("cpu_atom", "E-core")):
+        for cpu in parse_cpu_list(sysroot.read(f"sys/devices/{pmu}/cpus")):
+            kinds[cpu] = kind
+    return kinds
 
 
 _CACHE_TYPES = {"Data": "data", "Instruction": "instruction", "Unified": "unified"}
