@@ -5,8 +5,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from sqlalchemy.exc import SQLAlchemyError
 
-from ..ingest import FORMATS
+from ..ingest import FORMATS, IngestError, pool
+from ..store import StoreError
 from .common import DbOption, app, fail_exit, open_store
 
 _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items())
@@ -31,8 +33,6 @@ def ingest(
     and nothing is recorded. Results of equal key from several files pool as samples; a
     later ingest with the same label adds another run, and compare pools all runs of a label.
     """
-    from ..ingest import IngestError
-
     fmt = FORMATS.get(format)
     if fmt is None:
         fail_exit(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
@@ -55,9 +55,6 @@ def ingest(
     store = open_store(db)
     source = f"ingest:{format}"
     note = note or f"ingested from {', '.join(str(p) for p in files)}"
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from ..store import StoreError
     try:
         with store.transaction() as c:
             ids = []
@@ -80,7 +77,6 @@ def ingest(
 
 def _runs(parsed, histograms, label, run_per_column) -> dict:
     """{run label: (pooled results, histograms)}; one run unless the format has columns."""
-    from ..ingest import pool
     if not run_per_column:
         return {label: (pool(parsed), histograms)}
     columns: dict[str, list] = {}
