@@ -112,7 +112,7 @@ def test_smt_siblings_online(tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     found = codes(tmp_path)
-    assert found["smt-siblings"].level == "warn" and "0,2, 1,3" in found["smt-siblings"].message
+    assert found["smt-siblings"].level == "warn" and "(0,2; 1,3)" in found["smt-siblings"].message
     assert "no-smt-siblings" not in found
     assert "no-smt-siblings" in codes(SYSFS / "juno")
 

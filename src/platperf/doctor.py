@@ -125,7 +125,7 @@ def check_smt(fp: dict) -> list[Finding]:
     siblings = (fp.get("smt") or {}).get("siblings") or []
     if not siblings:
         return [Finding("ok", "no-smt-siblings", "no SMT siblings online: each CPU is a whole core")]
-    pairs = ", ".join(format_cpu_list(s) for s in siblings[:4]) + (" …" if len(siblings) > 4 else "")
+    pairs = "; ".join(format_cpu_list(s) for s in siblings[:4]) + (" …" if len(siblings) > 4 else "")
     return [Finding(
         "warn", "smt-siblings",
         f"SMT siblings online ({pairs}): two logical CPUs share one core",

@@ -120,11 +120,11 @@ class Topology:
 
     def to_dict(self) -> dict:
         return {"arch": self.arch, "cluster_source": self.cluster_source,
-                "cpus": [_cpu_dict(c) for c in self.cpus],
+                "cpus": [cpu_dict(c) for c in self.cpus],
                 "caches": [cache_dict(c) for c in self.caches]}
 
 
-def _cpu_dict(cpu: Cpu) -> dict:
+def cpu_dict(cpu: Cpu) -> dict:
     d = asdict(cpu)
     d["smt_siblings"] = list(cpu.smt_siblings)
     return {k: v for k, v in d.items() if v is not None}

@@ -42,7 +42,7 @@ def collect(root: str = "/", probe_meta: dict | None = None) -> dict:
             "clusters": [{"cluster": n, "cpus": [c.cpu for c in members],
                           "core_types": list(dict.fromkeys(c.core_type for c in members))}
                          for n, members in topo.clusters().items()],
-            "cpus": topology_mod.Topology(topo.arch, topo.cpus).to_dict()["cpus"],
+            "cpus": [topology_mod.cpu_dict(c) for c in topo.cpus],
         },
         "caches": _caches(topo),
         "memory": _memory(sysroot),
