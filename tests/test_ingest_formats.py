@@ -228,3 +228,9 @@ def test_rst_csv_table_header_row_and_delimiter_options():
             "    Benchmarks;board-x: perf\n    lat_syscall-null (us);0.52\n")
     (res,) = rst_csv_table.parse(text, "opts.rst")
     assert (res.extra["column"], res.params["name"], res.samples) == ("board-x", "lat_syscall-null (us)", [0.52])
+
+
+def test_negative_durations_and_rates_are_refused():
+    refused(lmbench, "Simple syscall: -0.5 microseconds\n", 1, "negative")
+    refused(stream, "Array size = 1000 (elements)\nFunction    Best Rate MB/s  Avg time     Min time     Max time\n"
+                    "Copy:  -1455.4  0.1  0.1  0.2\n", 3, "negative")

@@ -10,12 +10,17 @@ from .errors import IngestError
 _DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def number(text: str, where: str, what: str) -> float:
-    """``text`` as a finite float, or an :class:`IngestError` saying ``what`` was expected."""
+def number(text: str, where: str, what: str, signed: bool = False) -> float:
+    """``text`` as a finite float, or an :class:`IngestError` saying ``what`` was expected.
+
+    Durations, sizes and rates are never negative; ``signed`` allows it (published tables).
+    """
     text = text.strip()
     if not _DECIMAL.fullmatch(text):
         raise IngestError(where, f"expected {what}, got {text!r:.40}")
     value = float(text)
     if not math.isfinite(value):
         raise IngestError(where, f"expected {what}, got {text!r:.40} (out of range)")
+    if value < 0 and not signed:
+        raise IngestError(where, f"expected {what}, got {text!r:.40} (negative)")
     return value

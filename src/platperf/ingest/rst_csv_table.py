@@ -156,11 +156,11 @@ def _result(title: str, row_name: str, row_keys: dict, column: str, what: str, c
     shape = _CELL.match(cell)
     if not shape:
         raise IngestError(where, f"cell {cell!r:.40} of column {column or what!r:.40}: expected {_CELL_SHAPE}")
-    value = number(shape.group(1), where, f"{_CELL_SHAPE} in column {column or what!r:.40}")
+    value = number(shape.group(1), where, f"{_CELL_SHAPE} in column {column or what!r:.40}", signed=True)
     extra = {"column": column, "source": where}
     if shape.group(2) is not None:
-        extra["min"] = number(shape.group(2), where, "a number after `min`")
-        extra["max"] = number(shape.group(3), where, "a number after `max`")
+        extra["min"] = number(shape.group(2), where, "a number after `min`", signed=True)
+        extra["max"] = number(shape.group(3), where, "a number after `max`", signed=True)
     key_name, unit = _split_unit(row_name)
     lat = _LAT_MEM_RD.match(key_name)
     if lat:
