@@ -25,15 +25,16 @@ size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
+/* Buffer i starts at i * round_up(bytes, page) + i * BUFFER_SKEW. */
 uint64_t buffer_footprint(uint64_t bytes, int n)
 {
-    return round_up(bytes + BUFFER_SKEW, page_size()) * (uint64_t)n;
+    return round_up(round_up(bytes, page_size()) * (uint64_t)n + (uint64_t)n * BUFFER_SKEW, page_size());
 }
 
 void *buffer_alloc(uint64_t bytes, int n, void **bufs)
 {
-    uint64_t stride = round_up(bytes + BUFFER_SKEW, page_size());
-    void *m = mmap(NULL, stride * (uint64_t)n, PROT_READ | PROT_WRITE,
+    uint64_t stride = round_up(bytes, page_size());
+    void *m = mmap(NULL, buffer_footprint(bytes, n), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;

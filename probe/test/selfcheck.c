@@ -187,6 +187,7 @@ int main(void)
     check_lmbench(64 * 1024 + 512);
     check_stream(512);
     check_stream(64 * 1024 + 512);
+    check_stream(174592);   /* three buffers whose skews exceed the page rounding */
     check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 512);
     check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 64 * 1024 + 512);
 #if defined(__x86_64__) && !defined(PLATPERF_FALLBACK)

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""platperf-probe against likwid-bench on this machine, in one run, single core.
+
+Prints one table: peak read and copy bandwidth (and STREAM triad for information) of
+platperf-probe over likwid-bench's load_avx / copy_avx / stream_avx at equal working sets
+(16 KiB, 512 KiB, 8 MiB, 1 GiB); the L1 pointer chase in core cycles per load; the
+run-to-run spread of the median latency at an L1 and an L2 size over 3 runs.
+
+Equal working sets: likwid-bench's -w S0:<bytes>B:1 is the total over all its arrays and
+it counts loaded + stored bytes. platperf's --size is per buffer: peak-read gets the whole
+size, peak-copy size/2 per buffer (it counts read + written bytes, like likwid), triad
+size/3 per array (24 bytes per element, like likwid's stream). Both are 10^6 B per MB.
+
+Targets (issue 2): ratio >= 1.0 at every size; L1 chase 4-5 cycles within 5%; spread <= 2%.
+If likwid-bench cannot run, mbw's MEMCPY is the peer for copy (sizes >= 1 MiB) and read
+has no peer. Usage: python3 bench/probe_vs_likwid.py [--quick]
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = Path(os.environ.get("PLATPERF_PROBE", ROOT / "build" / "probe" / "native" / "platperf-probe"))
+SIZES = [("16 KiB", 16 << 10), ("512 KiB", 512 << 10), ("8 MiB", 8 << 20), ("1 GiB", 1 << 30)]
+CPU = "0"
+
+
+def probe(*args: str) -> list[dict]:
+    out = subprocess.run([str(PROBE), "run", *args, "--cpus", CPU], check=True,
+                         capture_output=True, text=True).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def probe_median(kernel: str, size: int) -> float:
+    recs = probe("mem-bandwidth", "--kernel", kernel, "--size", str(size), "--samples", "7",
+                 "--min-time", "0.01")
+    return next(r["summary"]["median"] for r in recs if r["type"] == "result")
+
+
+def likwid(test: str, size: int) -> float | None:
+    if not shutil.which("likwid-bench"):
+        return None
+    proc = subprocess.run(["likwid-bench", "-t", test, "-w", f"S0:{size}B:1"],
+                          capture_output=True, text=True)
+    m = re.search(r"MByte/s:\s+([0-9.]+)", proc.stdout)
+    return float(m.group(1)) if proc.returncode == 0 and m else None
+
+
+def mbw_copy(size: int) -> float | None:
+    """mbw -t0 (memcpy) average in MiB/s of one array; mbw counts the array size once
+    per copy, so x2 (read + write) and MiB -> MB to compare with likwid's counting."""
+    mib = size // 2 >> 20
+    if not shutil.which("mbw") or mib < 1:
+        return None
+    proc = subprocess.run(["taskset", "-c", CPU, "mbw", "-q", "-n", "5", "-t0", str(mib)],
+                          capture_output=True, text=True)
+    m = re.search(r"AVG\s+Method: MEMCPY.*?Copy:\s+([0-9.]+) MiB/s", proc.stdout)
+    return float(m.group(1)) * 2 * 1.048576 if m else None
+
+
+def latency(size: int) -> dict:
+    recs = probe("mem-latency", "--size", str(size), "--samples", "9")
+    return {r["metric"]: r["summary"]["median"] for r in recs if r["type"] == "result"}
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:.2f}" if a and b else "n/a"
+
+
+def fmt(v: float | None) -> str:
+    return f"{v:,.0f}" if v else "n/a"
+
+
+def main() -> int:
+    quick = "--quick" in sys.argv
+    if not os.access(PROBE, os.X_OK):
+        print(f"{PROBE} is not built; run 'make probe'", file=sys.stderr)
+        return 2
+    sizes = SIZES[:3] if quick else SIZES
+    peer = "likwid-bench"
+    if likwid("load_avx", 16 << 10) is None:
+        peer = "mbw"
+        print("likwid-bench cannot run here: falling back to mbw (copy only, sizes >= 2 MiB)")
+    print(f"platperf-probe {PROBE} vs {peer}, CPU {CPU}, MB/s = 10^6 B/s, platperf: median of 7 samples\n")
+    print(f"{'size':>8} | {'kernel':<22} | {'platperf':>10} | {peer:>12} | {'ratio':>5} | target")
+    print("-" * 78)
+    for label, size in sizes:
+        rows = [("peak-read / load_avx", probe_median("peak-read", size),
+                 likwid("load_avx", size) if peer == "likwid-bench" else None, ">= 1.0"),
+                ("peak-copy / copy_avx", probe_median("peak-copy", size // 2),
+                 likwid("copy_avx", size) if peer == "likwid-bench" else mbw_copy(size), ">= 1.0"),
+                ("triad / stream_avx", probe_median("triad", size // 3 // 512 * 512),
+                 likwid("stream_avx", size) if peer == "likwid-bench" else None, "info")]
+        for name, ours, theirs, target in rows:
+            print(f"{label:>8} | {name:<22} | {fmt(ours):>10} | {fmt(theirs):>12} | {ratio(ours, theirs):>5} | {target}")
+    print()
+    l1 = latency(16 << 10)
+    cyc = l1.get("latency_cycles")
+    within = cyc is not None and 4 * 0.95 <= cyc <= 5 * 1.05
+    print(f"L1 chase (16 KiB, random): {l1.get('latency', float('nan')):.3f} ns = "
+          f"{cyc if cyc is not None else float('nan'):.2f} cycles/load   target 4-5 within 5%: "
+          f"{'yes' if within else 'NO'}")
+    for label, size in (("L1 16 KiB", 16 << 10), ("L2 512 KiB", 512 << 10)):
+        medians = [latency(size)["latency"] for _ in range(3)]
+        spread = (max(medians) - min(medians)) / (sum(medians) / 3) * 100
+        print(f"spread of median latency over 3 runs, {label}: "
+              f"{' '.join(f'{m:.3f}' for m in medians)} ns -> {spread:.2f}%   target <= 2%: "
+              f"{'yes' if spread <= 2 else 'NO'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
