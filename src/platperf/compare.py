@@ -20,6 +20,7 @@ A shown change in the worse direction of the metric is a regression.
 """
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field
 
@@ -124,9 +125,34 @@ def pool_results(results) -> tuple[dict[tuple, Pool], list[str]]:
 def load_side(store, ref) -> tuple[list[dict], dict[tuple, Pool], list[str]]:
     """The runs behind ``ref`` (id, ``latest`` or label) and their pooled samples."""
     runs = store.runs_for(ref)
-    results = [r for run in runs for r in store.results(run["id"])]
-    pools, metrics = pool_results(results)
+    pools, metrics = _load_pools(store, [run["id"] for run in runs])
     return runs, pools, metrics
+
+
+def _load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]:
+    """pool_results() straight from the results table: only the key columns and the
+    samples, with the stored canonical params string as the key (no JSON to decode, no
+    Result objects), so that 10,000 keys load in a fraction of a second."""
+    from sqlalchemy import select
+
+    from .store import unpack_samples
+    from .store.schema import results as t
+    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.cluster, t.c.core, t.c.metric, t.c.unit,
+            t.c.direction, t.c.samples)
+    pools: dict[tuple, Pool] = {}
+    metrics: dict[str, None] = {}
+    with store.engine.connect() as c:
+        for run_id in run_ids:
+            q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
+            for bench, params, mode, cluster, core, metric, unit, direction, blob in c.execute(q):
+                metrics.setdefault(metric, None)
+                key = (bench, params, mode, cluster, core, metric)
+                p = pools.get(key)
+                if p is None:
+                    pools[key] = Pool(unit, direction, unpack_samples(blob))
+                else:
+                    p.samples.extend(unpack_samples(blob))
+    return pools, list(metrics)
 
 
 # -- the comparison ---------------------------------------------------------------------
@@ -292,6 +318,7 @@ def table_title(benchmark: str, params_key: str, mode: str, unit: str, label: st
     return f"{benchmark}{_params_text(params_key)} ({unit}) in {mode} ({label})"
 
 
+@functools.lru_cache(maxsize=1024)
 def _table_rank(benchmark: str, params_key: str) -> int:
     """TFTF tables in the TF-A document's order; everything else after them, by key."""
     from .ingest import tftf_rt_instr
@@ -371,11 +398,9 @@ def key_text(key: tuple) -> str:
 
 def to_json(cmp: Comparison) -> dict:
     names = ("benchmark", "params", "mode", "cluster", "core", "metric")
-    rows = []
-    for r in cmp.rows:
-        d = asdict(r)
-        d.update(zip(names, d.pop("key")))
-        rows.append(d)
+    fields = ("unit", "direction", "base", "new", "n_base", "n_new", "delta_pct", "p_value",
+              "ratio_ci", "basis", "significant", "shown", "regression", "improvement", "status")
+    rows = [{**dict(zip(names, r.key)), **{f: getattr(r, f) for f in fields}} for r in cmp.rows]
     return {"base": cmp.base_ref, "new": cmp.new_ref, "tolerance_pct": cmp.tolerance,
             "test": cmp.test, "alpha": ALPHA,
             "differences": [asdict(d) for d in cmp.differences],

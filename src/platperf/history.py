@@ -14,7 +14,9 @@ Performance Regressions", ICPE 2023):
   - C(k,2)^-1 sum|y-y'| (alpha = 1), X = the m points before tau, Y = the k from tau to the
   end of the segment;
 * the split is kept when Welch's t test between X and Y gives p < ``max_p`` (Hunter's
-  replacement for the permutation test: fast and deterministic); ``test="permutation"``
+  replacement for the permutation test: fast and deterministic), the p-value multiplied
+  by the number of candidate splits (Bonferroni; our addition: without it, 3-point
+  segments at the ends of long flat series passed); ``test="permutation"``
   runs Matteson & James's permutation test instead, seeded, for short series;
 * segments are split recursively (binary segmentation) until no split is significant.
 
@@ -33,8 +35,8 @@ from . import stats
 TESTS = ("t-test", "permutation")
 MAX_P = 0.001          # Otava's default significance threshold
 # Points each side of a split. With 2, the t test on two nearly equal points flags noise
-# (12% of flat 20-point series had a change point); with 3, 0-6% (seeded trials over 10
-# to 500 points). So a change at the newest release shows up once three runs follow it;
+# (12% of flat 20-point series had a change point); with 3 and the Bonferroni factor of
+# change_points(), 0-1.5% (seeded trials over 10 to 500 points). So a change at the newest release shows up once three runs follow it;
 # until then `platperf compare` judges the newest release against the one before.
 MIN_SIZE = 3
 
@@ -142,7 +144,12 @@ def change_points(values: list[float], *, max_p: float = MAX_P, test: str = "t-t
         if max(z) == min(z):
             continue
         tau, q = energy_split(z, min_size)
-        if _split_p(z, tau, q, test, rng, permutations, min_size) < max_p:
+        p = _split_p(z, tau, q, test, rng, permutations, min_size)
+        # The t test is run on the best of (n - 2 min_size + 1) candidate splits: a
+        # Bonferroni factor keeps noise at the ends of long series from passing it.
+        if test == "t-test":
+            p *= len(z) - 2 * min_size + 1
+        if p < max_p:
             found.append(lo + tau)
             todo += [(lo + tau, hi), (lo, lo + tau)]
     return sorted(found)
