@@ -178,3 +178,56 @@ def test_a_probe_error_fails_the_run_with_its_message(tmp_path, monkeypatch, sui
     assert out.status == "failed"
     assert "CPU 7 is not online" in out.error
     assert store.run(out.run_id)["error"] == out.error
+
+
+class ScriptedProbe:
+    """An in-process probe: yields the given lines, then runs ``after`` (e.g. a signal)."""
+
+    def __init__(self, lines, after=None):
+        self.lines, self.after, self.interrupted = lines, after, False
+
+    def __iter__(self):
+        yield from self.lines
+        if self.after:
+            self.after()
+
+    def interrupt(self):
+        self.interrupted = True
+
+    def kill(self): pass
+    def wait(self, timeout=None): return 0
+    def stderr_tail(self): return ""
+
+
+def _lines(*records):
+    return [json.dumps(r) + "\n" for r in records]
+
+
+META = {"type": "meta", "schema": 1, "build_id": "scripted"}
+RESULT = {"type": "result", "benchmark": "mem-latency", "params": {"size": 4096}, "cpu": 0,
+          "metric": "latency", "unit": "ns", "direction": "lower", "samples": [1.0, 1.1]}
+END = {"type": "end", "status": "complete"}
+
+
+def test_ctrl_c_between_two_probe_runs_stops_before_the_next_and_is_partial(suite, store):
+    import os
+    import signal
+    started = []
+
+    class Target:
+        name = "scripted"
+
+        def run(self, argv):
+            started.append(argv)
+            return ScriptedProbe(_lines(META, RESULT, END),
+                                 after=lambda: os.kill(os.getpid(), signal.SIGINT))
+
+    run_id = store.begin_run(meta={"type": "meta", "schema": 1, "build_id": "from-info"})
+    out = execute(store, run_id, Target(), plan(suite, [0]), place)
+    assert len(started) == 1
+    assert (out.status, out.signal) == ("partial", signal.SIGINT)
+    assert out.error.startswith("interrupted before 'mem-latency random (parallel)'")
+    run = store.run(run_id)
+    assert run["status"] == "partial" and len(store.results(run_id)) == 1
+    assert run["meta"]["build_id"] == "from-info"   # `info`'s meta is kept, not the first run's
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # handler restored

@@ -17,6 +17,7 @@ The outcome of a run:
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import threading
@@ -247,7 +248,8 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
     """Run ``steps`` on ``target``, storing each record as it arrives; finish the run."""
     progress = progress or Progress()
     out = Outcome(run_id)
-    meta_stored = False
+    meta_stored = store.run(run_id)["meta"] is not None  # begin_run usually has `info`'s
+    done = 0
     current = {"proc": None}
     stop = threading.Event()
 
@@ -319,19 +321,23 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                 out.status = "failed"
                 out.error = f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
                 break
-            if end["status"] != "complete" or out.signal is not None:
+            if end["status"] != "complete":
                 out.status, out.error = "partial", f"interrupted during '{step.title}'"
                 break
+            done += 1
     except BaseException as exc:
         proc = current["proc"]
         if proc is not None:
             proc.kill()
             proc.wait()
-        store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
-                         f"{type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):  # the store itself may be what failed
+            store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
+                             f"{type(exc).__name__}: {exc}")
         raise
     finally:
         _restore(handlers)
+    if out.status == "complete" and done < len(steps):  # a signal between two probe runs
+        out.status, out.error = "partial", f"interrupted before '{steps[done].title}'"
     if out.warnings:
         store.update_run(run_id, findings=_with_probe_warnings(store.run(run_id)["findings"],
                                                                out.warnings))
