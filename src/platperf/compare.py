@@ -348,7 +348,8 @@ def document(cmp: Comparison) -> Document:
             items=[(d.key + (" (refused without --force)" if d.refuse else ""),
                     f"{d.base} -> {d.new}") for d in cmp.differences]))
     groups: dict[tuple, list[Row]] = {}
-    for row in sorted(cmp.rows, key=lambda r: (_table_rank(r.key[0], r.key[1]), _sort_key(r.key))):
+    # cmp.rows are sorted by key already; the sort is stable.
+    for row in sorted(cmp.rows, key=lambda r: _table_rank(r.key[0], r.key[1])):
         groups.setdefault(row.key[:3], []).append(row)
     results = Section("Results")
     order = {m: i for i, m in enumerate(cmp.metric_order)}

@@ -35,19 +35,24 @@ def summary(values: Sequence[float]) -> dict:
 
 def _ranks(values: Sequence[float]) -> tuple[list[float], list[int]]:
     """Mid-ranks (1-based, ties share their average rank) and the sizes of the tie groups."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
+    n = len(values)
+    order = sorted(range(n), key=values.__getitem__)
+    ranks = [0.0] * n
     ties = []
     i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+    while i < n:
+        v = values[order[i]]
+        j = i + 1
+        while j < n and values[order[j]] == v:
             j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2.0 + 1.0
-        if j > i:
-            ties.append(j - i + 1)
-        i = j + 1
+        if j - i == 1:
+            ranks[order[i]] = i + 1.0
+        else:
+            mid = (i + j + 1) / 2.0          # the mean of ranks i+1 .. j
+            for k in range(i, j):
+                ranks[order[k]] = mid
+            ties.append(j - i)
+        i = j
     return ranks, ties
 
 
