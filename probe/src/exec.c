@@ -219,7 +219,10 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     struct run_ctx *ctx = job->ctx;
     const struct counter_info *ci = counter_info();
     double want = ctx->min_time_s * ci->freq_hz;
-    uint64_t target = want > SAMPLE_MIN_TICKS ? (uint64_t)want : SAMPLE_MIN_TICKS;
+    /* calibrate to half as much again above the 1000-tick floor: one sample's length
+     * varies a little from the next, and none may fall under the floor */
+    uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
+    uint64_t target = want > floor_ticks ? (uint64_t)want : floor_ticks;
     uint64_t reps = min_reps ? min_reps : 1;
 
     /* The first pass touches everything; then grow reps until one sample is long enough
@@ -241,6 +244,7 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
         time_body(body, state, reps);
 
     job->nsamples = 0;
+    int restarts = 0;
     for (int i = 0; i < ctx->samples; i++) {
         if (ctx->mode == MODE_PARALLEL) {
             if (!barrier_wait())
@@ -250,6 +254,15 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
         }
         job->ticks[i] = time_sample(job, body, state, reps);
         job->nsamples = i + 1;
+        /* a sample under the floor (the calibration was misled, e.g. by a slow first
+         * pass under emulation): lengthen and start the samples again, a few times */
+        if (job->ticks[i] < SAMPLE_MIN_TICKS && restarts < 8) {
+            restarts++;
+            reps = reps * 2 * (SAMPLE_MIN_TICKS / (job->ticks[i] + 1) + 1);
+            job->reps = reps;
+            job->nsamples = 0;
+            i = -1;
+        }
     }
 }
 

@@ -1,0 +1,174 @@
+"""What platperf-probe does, run for real: the self-check of the timed loops natively and
+under qemu-user, the JSON Lines it writes (read with platperf.records.read_stream), the
+command line's answers to bad input, and interruption. Small sizes, no timing asserted.
+Builds: `make probe probe-cross`. Missing build or qemu: skipped, except under CI=true.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from platperf.records import read_stream, result_from_record
+from platperf.stats import summary as stats_summary
+
+ROOT = Path(__file__).resolve().parents[2]
+QEMU = {"native": None, "aarch64": "qemu-aarch64-static", "armv7": "qemu-arm-static"}
+SMALL = ["--samples", "2", "--warmup", "0", "--min-time", "0"]
+
+
+def _missing(reason: str):
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the tests must run; `make deps probe probe-cross`)")
+    pytest.skip(reason)
+
+
+def command(build: str, program: str = "platperf-probe") -> list[str]:
+    binary = ROOT / "build" / "probe" / build / program
+    if not binary.exists():
+        _missing(f"{binary} is not built (make probe probe-cross)")
+    if QEMU[build]:
+        if not shutil.which(QEMU[build]):
+            _missing(f"{QEMU[build]} is not installed (make deps)")
+        return [QEMU[build], str(binary)]
+    return [str(binary)]
+
+
+def run_probe(build: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([*command(build), *args], capture_output=True, text=True, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def records(text: str) -> list[dict]:
+    return list(read_stream(text.splitlines(), "probe"))
+
+
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+def test_selfcheck_passes(build):
+    proc = subprocess.run(command(build, "probe-selfcheck"), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert ", 0 failed" in proc.stdout
+
+
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+def test_mem_latency_stream_follows_the_results_format(build):
+    recs = records(run_probe(build, "run", "mem-latency", "--size", "4k,64k", "--pattern", "random",
+                             *SMALL).stdout)
+    meta, end = recs[0], recs[-1]
+    assert meta["type"] == "meta" and meta["schema"] == 1
+    assert meta["arch"] == {"native": meta["arch"], "aarch64": "aarch64", "armv7": "armv7"}[build]
+    assert len(meta["build_id"]) == 16 and meta["counter"]["freq_hz"] > 0
+    assert end == {**end, "type": "end", "status": "complete"}
+    results = [r for r in recs if r["type"] == "result"]
+    assert end["results"] == len(results)
+    keys = {(r["params"]["size"], r["metric"]) for r in results}
+    assert keys == {(s, m) for s in (4096, 65536) for m in ("latency", "latency_cycles")}
+    for rec in results:
+        res = result_from_record(rec)
+        assert res.params["pattern"] == "random" and res.params["stride"] == 64
+        assert res.direction == "lower" and res.mode == "serial" and len(res.samples) == 2
+        assert rec["unit"] == {"latency": "ns", "latency_cycles": "cycles"}[rec["metric"]]
+        assert len(rec["ticks"]) == 2 and all(t >= 1000 for t in rec["ticks"])
+        expected = stats_summary(res.samples)
+        for name in ("min", "median", "max"):
+            assert rec["summary"][name] == pytest.approx(getattr(expected, name, None) or expected[name])
+
+
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+def test_mem_bandwidth_runs_every_kernel(build):
+    recs = records(run_probe(build, "run", "mem-bandwidth", "--size", "8k", *SMALL).stdout)
+    results = [r for r in recs if r["type"] == "result"]
+    names = [r["params"]["kernel"] for r in results]
+    assert names == ["rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy", "copy", "scale",
+                     "add", "triad", "peak-read", "peak-write", "peak-copy"]
+    for r in results:
+        assert r["unit"] == "MB/s" and r["direction"] == "higher" and r["params"]["size"] == 8192
+        assert all(s > 0 for s in r["samples"])
+    # bytes counted per sample: bw_mem counts the size once, STREAM 16/16/24/24 per element,
+    # the peak copy reads + writes
+    per_pass = {"rd": 1, "cp": 1, "bcopy": 1, "copy": 2, "scale": 2, "add": 3, "triad": 3, "peak-copy": 2}
+    for r in results:
+        if r["params"]["kernel"] in per_pass:
+            assert r["iterations"] % (8192 * per_pass[r["params"]["kernel"]]) == 0
+
+
+def test_list_json_names_kernels_and_parameters():
+    listing = json.loads(run_probe("native", "list", "--json").stdout)
+    kernels = {k["name"]: k for k in listing["kernels"]}
+    assert {"mem-latency", "mem-bandwidth"} <= set(kernels)
+    params = {p["name"]: p for p in kernels["mem-latency"]["params"]}
+    assert params["pattern"]["choices"] == ["seq", "random"] and params["pattern"]["default"] == "random"
+    assert params["stride"]["default"] == "64" and params["size"]["choices"] is None
+    bw = {p["name"]: p for p in kernels["mem-bandwidth"]["params"]}
+    assert "peak-copy" in bw["kernel"]["choices"] and "bcopy" in bw["kernel"]["choices"]
+
+
+def test_info_is_meta_and_end():
+    recs = records(run_probe("native", "info").stdout)
+    assert [r["type"] for r in recs] == ["meta", "end"]
+    assert recs[0]["core_clock"]["method"] == "add-chain"
+
+
+def test_parallel_mode_reports_each_cpu(tmp_path):
+    online = os.sched_getaffinity(0)
+    if len(online) < 2:
+        pytest.skip("needs two CPUs")
+    cpus = sorted(online)[:2]
+    out = tmp_path / "par.jsonl"
+    proc = run_probe("native", "run", "mem-latency", "--size", "16k", "--cpus", f"{cpus[0]},{cpus[1]}",
+                     "--mode", "parallel", "--output", str(out), *SMALL)
+    assert proc.stdout == ""
+    results = [r for r in records(out.read_text()) if r["type"] == "result" and r["metric"] == "latency"]
+    assert sorted(r["cpu"] for r in results) == cpus and {r["mode"] for r in results} == {"parallel"}
+
+
+def test_seq_pattern_and_stride_are_recorded():
+    recs = records(run_probe("native", "run", "mem-latency", "--size", "3000", "--pattern", "seq",
+                             "--stride", "128", *SMALL).stdout)
+    params = [r["params"] for r in recs if r["type"] == "result"]
+    assert params[0] == {"pattern": "seq", "size": 2944, "stride": 128}   # whole strides only
+
+
+@pytest.mark.parametrize("args,names", [
+    (["run", "mem-lat"], ["unknown kernel 'mem-lat'", "mem-latency|mem-bandwidth"]),
+    (["run", "mem-latency", "--sizes", "4k"], ["unknown option '--sizes'", "--size"]),
+    (["run", "mem-latency", "--cpus", "4000"], ["CPU 4000 is not online", "online:"]),
+    (["run", "mem-latency", "--size", "0"], ["--size 0", "too small"]),
+    (["run", "mem-latency", "--size", "4q"], ["--size '4q' is not valid"]),
+    (["run", "mem-latency", "--pattern", "zigzag"], ["--pattern 'zigzag'", "seq|random"]),
+    (["run", "mem-latency", "--mode", "both"], ["--mode 'both'", "serial|parallel"]),
+    (["run", "mem-latency", "--size", "64m", "--max-memory", "1m"], ["over the memory cap", "--max-memory"]),
+    (["run", "mem-bandwidth", "--kernel", "rd,triadd"], ["'triadd' is not valid", "peak-read"]),
+    (["run", "mem-bandwidth", "--size", "100"], ["too small"]),
+    (["bench"], ["unknown command 'bench'", "list|info|run"]),
+])
+def test_bad_input_is_one_line_and_exit_2(args, names):
+    proc = run_probe("native", *args, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    for name in names:
+        assert name in lines[0]
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_finishes_the_sample_and_ends_interrupted(sig, code):
+    cmd = command("native") + ["run", "mem-latency", "--size", "16k,32k,64k,128k,256k", "--samples", "50"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()          # meta: the run has started
+    proc.send_signal(sig)
+    rest, _ = proc.communicate(timeout=120)
+    recs = records(first + rest)
+    assert proc.returncode == code
+    assert recs[-1]["type"] == "end" and recs[-1]["status"] == "interrupted"
+    for r in recs:
+        if r["type"] == "result":   # whatever was measured is kept, every sample whole
+            assert len(r["samples"]) == len(r["ticks"]) >= 1
