@@ -124,3 +124,15 @@ def test_history_bad_input_exits_2(tmp_path):
                          (["--test", "x"], "unknown test")):
         out = CliRunner().invoke(app, ["history", "--db", db, *args])
         assert out.exit_code == 2 and needle in out.output, (args, out.output)
+
+
+def test_report_has_a_history_section_over_enough_runs(tmp_path):
+    runs = [{"latency": 10 + (3 if i >= 5 else 0) + 0.01 * (i % 3)} for i in range(10)]
+    store = _store(tmp_path, runs)
+    db = store.url.removeprefix("sqlite:///")
+    out = CliRunner().invoke(app, ["report", *[str(i) for i in range(1, 11)], "--db", db, "--format", "md"])
+    assert out.exit_code == 0, out.output
+    assert "History" in out.output and "r5 (+" in out.output
+    # Too few runs for a change point: no section.
+    out = CliRunner().invoke(app, ["report", "1", "2", "--db", db, "--format", "md"])
+    assert out.exit_code == 0 and "Change points (e-divisive" not in out.output

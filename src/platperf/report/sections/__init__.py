@@ -9,7 +9,7 @@ from ..data import ReportData
 from ..document import Document
 
 SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu",
-            "histograms", "interference")
+            "histograms", "interference", "history")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:
