@@ -1,0 +1,83 @@
+"""platperf's latency loop against rt-tests' oslat, on the same CPU, in one run.
+
+Both spin on one CPU reading a clock and keep the longest and shortest pass; oslat counts in
+microsecond buckets, platperf in counter ticks. Run one after the other for the same
+duration and print min / avg / max side by side, in ns. Targets (issue 4):
+  * platperf's minimum is no higher than oslat's, and in ns (not us);
+  * platperf's minimum pass (its loop overhead) is within 10 % of the counter read overhead
+    the probe measures itself (meta counter.read_overhead_ns).
+Run: .venv/bin/python bench/latency_vs_oslat.py [--cpu N] [--duration S]   (exit 1: target missed)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from platperf.probe_path import ProbeNotFound, find_probe  # noqa: E402
+
+
+def run_oslat(cpu: int, duration: float) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "oslat.json"
+        subprocess.run(["oslat", "-c", str(cpu), "-D", f"{max(1, round(duration))}", f"--json={out}", "-q"],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        thread = next(iter(json.loads(out.read_text())["thread"].values()))
+    # oslat reports microseconds
+    return {"min": thread["min"] * 1e3, "avg": thread["avg"] * 1e3, "max": thread["max"] * 1e3}
+
+
+def run_platperf(probe: Path, cpu: int, duration: float, variant: str = "plain") -> tuple[dict, dict]:
+    out = subprocess.run([str(probe), "run", "latency-loop", "--cpus", str(cpu), "--variant", variant,
+                          "--duration", f"{duration:g}"], check=True, capture_output=True, text=True).stdout
+    records = [json.loads(line) for line in out.splitlines() if line.strip()]
+    meta = records[0]
+    hist = next(r for r in records if r["type"] == "histogram")
+    return meta, {"min": hist["min"], "avg": hist["sum"] / hist["count"], "max": hist["max"]}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1)
+    ap.add_argument("--duration", type=float, default=5.0)
+    args = ap.parse_args()
+    if not shutil.which("oslat"):
+        print("oslat is not installed (Debian package rt-tests: make deps-bench)", file=sys.stderr)
+        return 2
+    try:
+        probe = find_probe()
+    except ProbeNotFound as exc:
+        print(exc, file=sys.stderr)
+        return 2
+
+    oslat = run_oslat(args.cpu, args.duration)
+    meta, plat = run_platperf(probe, args.cpu, args.duration)
+    read_ns = meta["counter"]["read_overhead_ns"]
+
+    print(f"CPU {args.cpu}, {args.duration:g} s each; counter {meta['counter']['name']} "
+          f"{meta['counter']['freq_hz'] / 1e6:.1f} MHz, read overhead {read_ns:.2f} ns")
+    print(f"{'':10} {'min ns':>12} {'avg ns':>12} {'max ns':>14}")
+    for name, r in (("oslat", oslat), ("platperf", plat)):
+        print(f"{name:10} {r['min']:12.2f} {r['avg']:12.2f} {r['max']:14.1f}")
+    ratio_min = plat["min"] / oslat["min"]
+    ratio_read = plat["min"] / read_ns
+    print(f"{'ratio':10} {ratio_min:12.4f} {plat['avg'] / oslat['avg']:12.4f} {plat['max'] / oslat['max']:14.4f}"
+          "   (platperf / oslat)")
+    print(f"platperf min / counter read overhead = {ratio_read:.4f}")
+    ok = True
+    for target, met in (("platperf min <= oslat min", plat["min"] <= oslat["min"]),
+                        ("platperf min within 10% of the counter read overhead", abs(ratio_read - 1) <= 0.10)):
+        print(f"{'met   ' if met else 'MISSED'} {target}")
+        ok &= met
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
