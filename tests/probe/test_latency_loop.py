@@ -78,6 +78,17 @@ def test_loop_head_is_aligned_and_reads_the_counter_once(arch, variant, tmp_path
 
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("variant", VARIANTS)
+def test_the_first_pass_does_the_variants_work_too(arch, variant, tmp_path):
+    """Entry reads the counter, then jumps to the work block: otherwise the first pass of
+    2ki/2kl would be a bare read-to-read and their minimum meaningless."""
+    symbols = disassemble(arch, tmp_path)
+    entry = [i for i in symbols[f"latency_loop_{variant}"]["body"] if not re.match(r"^(nop|data16|cs nop|xchg)", i)]
+    assert re.match(r"^(jmp|b)\s", entry[-1]), entry[-1]
+    assert entry[-1].endswith(f"<latency_loop_{variant}_work>")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_only_memory_access_in_the_loop_is_the_histogram_fast_path(arch, variant, tmp_path):
     symbols = disassemble(arch, tmp_path)
     accesses = [i for i in loop_body(symbols, variant) if _memory_access(arch, i)]

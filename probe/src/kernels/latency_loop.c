@@ -97,6 +97,10 @@ static void latency_loop_c(struct latency_loop_ctx *c, int variant)
     uint64_t prev = counter_read();
     c->first = prev;
     while (prev < c->end) {
+        /* the variant's work first, as the assembly loops do, so every pass holds it */
+        if (variant > 0)
+            for (int i = 0; i < LL_INNER; i++)
+                work = work + 1;
         uint64_t now = counter_read(), delta = now - prev;
         prev = now;
         if (delta < c->fast_limit) {
@@ -107,9 +111,6 @@ static void latency_loop_c(struct latency_loop_ctx *c, int variant)
             c->slow(c);
             prev = counter_read();
         }
-        if (variant > 0)
-            for (int i = 0; i < LL_INNER; i++)
-                work = work + 1;
     }
     c->last = prev;
 }

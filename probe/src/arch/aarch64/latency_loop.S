@@ -23,6 +23,7 @@ latency_loop_\variant:
     isb
     mrs x23, cntvct_el0
     str x23, [x19, #LL_FIRST]
+    b latency_loop_\variant\()_work      /* the first pass does the variant's work too */
     .p2align 6
     .globl latency_loop_\variant\()_loop
 latency_loop_\variant\()_loop:

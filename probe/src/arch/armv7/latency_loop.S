@@ -25,6 +25,7 @@ latency_loop_\variant:
     isb
     mrrc p15, 1, r8, r9, c14
     strd r8, r9, [r4, #LL_FIRST]
+    b latency_loop_\variant\()_work      @ the first pass does the variant's work too
     .p2align 6
     .globl latency_loop_\variant\()_loop
 latency_loop_\variant\()_loop:

@@ -28,6 +28,7 @@ latency_loop_\variant:
     or %rdx, %rax
     mov %rax, LL_FIRST(%rbx)
     mov %rax, %rbp
+    jmp latency_loop_\variant\()_work    /* the first pass does the variant's work too */
     .p2align 6
     .globl latency_loop_\variant\()_loop
 latency_loop_\variant\()_loop:
