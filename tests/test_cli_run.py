@@ -104,11 +104,18 @@ def test_database_from_a_newer_platperf_is_one_line(setup):
 
 def test_a_killed_probe_exits_2_and_keeps_the_results(setup, monkeypatch):
     monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "die-after=1")
-    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--json")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--json", "--quiet")
     assert proc.returncode == 2
     out = json.loads(proc.stdout)
     assert out["status"] == "partial" and out["results"] == 1
-    assert "is partial" in proc.stderr
+    one_line_error(proc, "run 1 is partial (1 results, 0 histograms in r.db kept)",
+                   "without an 'end' record (killed by signal 9)")
+
+
+def test_a_malformed_record_exits_2_naming_the_line(setup, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "malformed-at=2")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--quiet")
+    one_line_error(proc, "run 1 is failed (2 results", "(suite entry 1):5: not JSON")
 
 
 def test_ctrl_c_forwards_sigint_and_leaves_a_partial_run(setup, monkeypatch):

@@ -71,13 +71,15 @@ def run(
     if json_out:
         print(json.dumps({"run_id": run_id, "status": out.status, "results": out.results,
                           "histograms": out.histograms, "error": out.error}))
-    elif not quiet or out.status != "complete":
-        print(f"run {run_id} {out.status}: {out.results} results, {out.histograms} histograms "
-              f"in {db}" + (f" (label {label})" if label else ""), file=sys.stderr)
+    kept = f"{out.results} results, {out.histograms} histograms in {db}"
     if out.signal is not None:
+        if not json_out:
+            print(f"run {run_id} {out.status}: {kept} ({out.error})", file=sys.stderr)
         raise SystemExit(128 + out.signal)
     if out.status != "complete":
-        fail_exit(f"run {run_id} is {out.status}: {out.error}")
+        fail_exit(f"run {run_id} is {out.status} ({kept} kept): {out.error}")
+    if not quiet and not json_out:
+        print(f"run {run_id} complete: {kept}" + (f" (label {label})" if label else ""), file=sys.stderr)
 
 
 def _topology(root):
