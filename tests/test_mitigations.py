@@ -129,3 +129,14 @@ def test_mitigation_sets_are_parsed_into_one_key(spec, names):
 def test_unknown_or_repeated_mitigations_are_refused(spec):
     with pytest.raises(mitigations.MitigationError):
         mitigations.parse(spec)
+
+
+def test_rt_says_when_rt_throttling_will_stall_the_loop(tmp_path):
+    kernel = tmp_path / "proc" / "sys" / "kernel"
+    kernel.mkdir(parents=True)
+    (kernel / "sched_rt_period_us").write_text("1000000\n")
+    (kernel / "sched_rt_runtime_us").write_text("950000\n")
+    with rt.dma_latency_held(str(tmp_path)) as applied:
+        assert "stopped up to 50 ms each 1000 ms" in applied.caveat
+    (kernel / "sched_rt_runtime_us").write_text("-1\n")
+    assert rt.throttling(str(tmp_path)) == ""

@@ -167,13 +167,17 @@ def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resct
             with mitigations.applied(cell.mitigations, victim=plan.victim, aggressors=plan.aggressors,
                                      root=root, resctrl_root=resctrl_root) as (applied, extra):
                 for a in applied:
-                    if not a.applied and (a.name, a.detail) not in noted:
-                        noted.add((a.name, a.detail))
-                        out.notes.append(f"{a.name} not applied: {a.detail}")
-                        _add_finding(store, run_id, {
-                            "level": "warning", "code": f"mitigation-{a.name}-not-applied",
-                            "message": f"{a.name} not applied: {a.detail}", "effect": None,
-                            "fix": None, "source": "interference"})
+                    said = [(f"mitigation-{a.name}-not-applied", f"{a.name} not applied: {a.detail}")] \
+                        if not a.applied else []
+                    if a.caveat:
+                        said.append((f"mitigation-{a.name}-caveat", f"{a.name}: {a.caveat}"))
+                    for code, message in said:
+                        if message in noted:
+                            continue
+                        noted.add(message)
+                        out.notes.append(message)
+                        _add_finding(store, run_id, {"level": "warning", "code": code, "message": message,
+                                                     "effect": None, "fix": None, "source": "interference"})
                 step.argv = plan.argv(cell, extra)
                 cell_store = _CellStore(store, cell, applied)
                 progress.step_started(step, index, len(steps))
@@ -183,9 +187,10 @@ def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resct
             out.results += done.results
             out.histograms += done.histograms
             for w in done.warnings:
-                if w.get("code") == "rt-not-applied" and ("rt-probe", w["message"]) not in noted:
-                    noted.add(("rt-probe", w["message"]))
-                    out.notes.append(f"rt not applied in the probe: {w['message']}")
+                message = f"rt not applied in the probe: {w.get('message')}"
+                if w.get("code") == "rt-not-applied" and message not in noted:
+                    noted.add(message)
+                    out.notes.append(message)
             if done.status != "complete" or done.signal is not None:
                 out.status, out.error, out.signal = done.status, done.error, done.signal
                 if out.status == "complete":

@@ -30,6 +30,7 @@ class Applied:
     name: str
     applied: bool
     detail: str       # one line: what was done, or why it could not be
+    caveat: str = ""  # applied, but something still undermines it (one line)
 
     def as_dict(self) -> dict:
         return asdict(self)
