@@ -113,7 +113,9 @@ def _first(doc, *paths):
 
 
 def _num(value) -> str:
-    return "" if value is None else f"{value:.4g}"
+    if value is None:
+        return ""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"  # MB/s without exponents
 
 
 def _cell(value):
