@@ -208,7 +208,7 @@ def analyse(series_list: list[Series], **options) -> list[Series]:
     return series_list
 
 
-def to_json(series_list: list[Series]) -> dict:
+def to_json(series_list: list[Series], test: str = "t-test") -> dict:
     names = ("benchmark", "params", "mode", "cluster", "core", "metric")
     out = []
     for s in series_list:
@@ -220,4 +220,5 @@ def to_json(series_list: list[Series]) -> dict:
                                        "p_value": None if math.isnan(cp.p_value) else cp.p_value,
                                        "regression": s.regression(cp)}
                                       for cp in s.change_points]})
-    return {"method": "e-divisive means, Welch t test", "series": out}
+    method = "Welch t test x candidate splits" if test == "t-test" else "permutation test"
+    return {"method": f"e-divisive means (Matteson & James 2014), {method}", "series": out}

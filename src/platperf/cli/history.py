@@ -51,7 +51,7 @@ def history(
     if only_changes:
         series = [s for s in series if s.change_points]
     if fmt == "json":
-        print(json.dumps(hist.to_json(series), indent=2))
+        print(json.dumps(hist.to_json(series, test), indent=2))
         return
     from ..report.sections.history import section, summary_table
     if fmt == "table":
@@ -59,7 +59,7 @@ def history(
         return
     from ..report import render
     from ..report.document import Document
-    doc = Document("platperf history", sections=[section(series)], data=hist.to_json(series))
+    doc = Document("platperf history", sections=[section(series)], data=hist.to_json(series, test))
     print(render(doc, fmt), end="")
 
 
