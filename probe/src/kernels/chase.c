@@ -33,7 +33,11 @@ void **chase_build(void *buf, size_t bytes, size_t stride, size_t page, enum cha
     for (size_t i = 0; i < n; i++)
         order[i] = i;
     if (pattern == CHASE_RANDOM) {
-        size_t per_page = stride < page ? page / stride : 1;
+        /* shuffle groups of CHASE_TLB_PAGES pages, not single pages: within one page the
+         * lines would be visited back to back and a spatial (region) prefetcher would
+         * fetch the page's other lines ahead of the chase */
+        size_t group = page * CHASE_TLB_PAGES;
+        size_t per_page = stride < group ? group / stride : 1;
         size_t pages = (n + per_page - 1) / per_page;
         size_t *page_order = malloc(pages * sizeof *page_order);
         if (!page_order) {
