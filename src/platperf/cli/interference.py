@@ -68,9 +68,9 @@ def interference(
     from .run import _describe, _placer, _topology
     try:
         topology = _topology(root)
-    except ValueError:
-        topology = None
-    fingerprint, findings = _describe(root, meta)
+        fingerprint, findings = _describe(root, meta)
+    except ValueError as exc:     # TopologyError: a --root without the machine's description
+        fail_exit(str(exc))
     run_id = store.begin_run(label=label, target=the_target.name, suite="interference",
                              fingerprint=fingerprint, findings=findings, meta=meta,
                              note=f"interference victim {plan.victim}, aggressors "
