@@ -10,11 +10,9 @@ params ``variant``, ``pattern``, ``aggressors``, ``duration``, ``threshold`` and
 """
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 
 from . import mitigations
-from .records import canonical_params
 
 BENCHMARK = "latency-loop"
 PATTERNS = ("none", "way_hammer", "set_crawler", "bw-read", "bw-write", "memcpy")
@@ -223,22 +221,3 @@ class _Quiet:
 
     def record(self, rec):
         self._progress.record(rec)
-
-
-def cells_from_store(store, run_id: int) -> list[dict]:
-    """The cells of an interference run, as the report needs them: one dict per stored
-    histogram with its results by metric."""
-    by_key: dict[tuple, dict] = {}
-    for res in store.results(run_id, with_samples=False):
-        if res.benchmark != BENCHMARK:
-            continue
-        key = (res.params_key, res.cpu)
-        by_key.setdefault(key, {})[res.metric] = res.summary["median"]
-    cells = []
-    for h in store.histograms(run_id):
-        if h["benchmark"] != BENCHMARK:
-            continue
-        rec = h["record"]
-        cells.append({"params": h["params_json"], "cpu": h["cpu"], "record": rec,
-                      "metrics": by_key.get((canonical_params(h["params_json"]), h["cpu"]), {})})
-    return cells
