@@ -154,7 +154,7 @@ class MatrixOutcome:
 def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resctrl_root=None,
                place=lambda cpu: (None, None), progress=None) -> MatrixOutcome:
     """Runs every cell of ``plan`` into run ``run_id`` and finishes the run. Mitigations are
-    set up around each mitigation set's cells and undone whatever happens (Ctrl-C too)."""
+    set up around each cell and undone whatever happens (Ctrl-C too)."""
     from .runner import Progress, Step, execute
     progress = progress or Progress()
     out = MatrixOutcome(run_id)
