@@ -148,8 +148,16 @@ def main():
     ap.add_argument("--keep", type=Path, help="keep the databases and reports in this directory")
     args = ap.parse_args()
 
-    work = args.keep or Path(tempfile.mkdtemp(prefix="platperf-bench-"))
-    work.mkdir(parents=True, exist_ok=True)
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        measure(args, args.keep)
+        print(f"(databases and reports in {args.keep})")
+    else:
+        with tempfile.TemporaryDirectory(prefix="platperf-bench-") as work:
+            measure(args, Path(work))
+
+
+def measure(args, work: Path):
     per_result = math.ceil(args.samples / results_per_run())
     total = per_result * results_per_run()
 
@@ -177,7 +185,6 @@ def main():
     for name, took, target, peer in rows:
         of = f"{took / target:.2f}" if target else ""
         print(f"{name:64} {took:8.2f} {target or '':>7} {of:>9}  {peer}")
-    print(f"(databases and reports in {work})")
 
 
 if __name__ == "__main__":
