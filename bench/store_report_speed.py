@@ -178,7 +178,7 @@ def measure(args, work: Path):
         (f"store {total:,} samples ({results_per_run():,} results x {per_result}) via the runner",
          t_store, None, f"{t_store / t_floor:.1f}x sqlite3 executemany ({t_floor:.2f} s)"),
         ("report of that run, --format all", t_report_big, None, ""),
-        ("store + report of the 1M-sample run", t_store + t_report_big, 30.0, ""),
+        (f"store + report of the {total:,}-sample run", t_store + t_report_big, 30.0, ""),
         (f"report over {args.runs} runs ({args.runs} columns), --format all", t_report_many, 5.0, ""),
     ]
     print(f"{'figure':64} {'seconds':>8} {'target':>7} {'of target':>9}  peer")
