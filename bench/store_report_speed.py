@@ -2,8 +2,10 @@
 """Store and report speed (issue 3): not a test, a table of figures against their targets.
 
   1. a run of 1,000,000 samples goes through the same path as `platperf run` (JSON Lines ->
-     read_stream -> Store.add_result, one transaction per record), then
+     read_stream -> Store.add_result, committed every 0.2 s), then
      `platperf report RUN --format all -o DIR` writes the full report:   target <= 30 s;
+     in two shapes: the full suite with ~740 samples per result, and 100,000 results of
+     10 samples (the per-record cost);
   2. `platperf report` over 20 runs (20 columns) --format all:         target <= 5 s.
 
 The runs have the shape of the `full` suite on a 2-CPU machine (latency curves at 4 points
@@ -68,16 +70,23 @@ def points():
 class SyntheticProbe:
     """Stands in for a probe process: the JSON Lines of one full-suite invocation."""
 
-    def __init__(self, samples_per_result: int, seed: int):
+    def __init__(self, samples_per_result: int, seed: int, many: int = 0):
         self.n = samples_per_result
         self.rng = random.Random(seed)
+        self.many = many   # instead of the full suite: this many latency points, one CPU
 
     def __iter__(self):
         yield json.dumps({"type": "meta", "schema": 1, "probe_version": "bench", "build_id": "bench0001",
                           "arch": "x86_64", "compiler": "synthetic", "counter": {"name": "tsc", "freq_hz": 3e9},
                           "start_time": "2026-11-22T00:00:00Z"}) + "\n"
         count = 0
-        for mode in MODES:
+        for size in range(64, 64 * (self.many + 1), 64):
+            yield json.dumps({"type": "result", "benchmark": "mem-latency", "cpu": 0, "mode": "serial",
+                              "params": {"pattern": "random", "size": size, "stride": 64}, "metric": "latency",
+                              "unit": "ns", "direction": "lower",
+                              "samples": [round(1.3 + self.rng.random() / 10, 4) for _ in range(self.n)]}) + "\n"
+            count += 1
+        for mode in MODES if not self.many else ():
             for benchmark, params, metric, unit, direction, value in points():
                 for cpu in CPUS:
                     samples = [round(value * (1 + abs(self.rng.gauss(0, 0.02))), 4) for _ in range(self.n)]
@@ -96,22 +105,22 @@ class SyntheticProbe:
 class SyntheticTarget:
     name = "bench"
 
-    def __init__(self, samples_per_result, seed=1):
-        self.samples_per_result, self.seed = samples_per_result, seed
+    def __init__(self, samples_per_result, seed=1, many=0):
+        self.samples_per_result, self.seed, self.many = samples_per_result, seed, many
 
     def run(self, argv):
-        return SyntheticProbe(self.samples_per_result, self.seed)
+        return SyntheticProbe(self.samples_per_result, self.seed, self.many)
 
 
 def results_per_run() -> int:
     return len(points()) * len(CPUS) * len(MODES)
 
 
-def store_run(store, samples_per_result, label, seed=1) -> tuple[int, float]:
+def store_run(store, samples_per_result, label, seed=1, many=0) -> tuple[int, float]:
     t0 = time.perf_counter()
     run_id = store.begin_run(label=label, suite="full", target="bench")
     step = Step(1, "full", "serial", [], "synthetic full suite")
-    out = execute(store, run_id, SyntheticTarget(samples_per_result, seed), [step], lambda cpu: (0, cpu))
+    out = execute(store, run_id, SyntheticTarget(samples_per_result, seed, many), [step], lambda cpu: (0, cpu))
     assert out.status == "complete", out.error
     return run_id, time.perf_counter() - t0
 
@@ -168,6 +177,12 @@ def measure(args, work: Path):
     t_floor = sqlite_floor(work / "floor.db", per_result)
     t_report_big = report(big_db, [str(run_id)], work / "report-big")
 
+    small_db = work / "small-results.db"
+    small = Store(str(small_db))
+    n_small = math.ceil(args.samples / 10)
+    small_id, t_store_small = store_run(small, 10, "small", many=n_small)
+    t_report_small = report(small_db, [str(small_id)], work / "report-small")
+
     many_db = work / "many.db"
     many_db.unlink(missing_ok=True)
     many = Store(str(many_db))
@@ -179,6 +194,9 @@ def measure(args, work: Path):
          t_store, None, f"{t_store / t_floor:.1f}x sqlite3 executemany ({t_floor:.2f} s)"),
         ("report of that run, --format all", t_report_big, None, ""),
         (f"store + report of the {total:,}-sample run", t_store + t_report_big, 30.0, ""),
+        (f"store {n_small * 10:,} samples ({n_small:,} results x 10) via the runner", t_store_small, None, ""),
+        ("report of that run, --format all", t_report_small, None, ""),
+        (f"store + report of the {n_small:,}-result run", t_store_small + t_report_small, 30.0, ""),
         (f"report over {args.runs} runs ({args.runs} columns), --format all", t_report_many, 5.0, ""),
     ]
     print(f"{'figure':64} {'seconds':>8} {'target':>7} {'of target':>9}  peer")

@@ -21,6 +21,7 @@ import contextlib
 import json
 import signal
 import threading
+import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,8 @@ RUNNER_KEYS = ("kernel", "mode", "title", "params")
 EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory")
 # Seconds the probe gets to finish its sample after SIGINT before it is killed.
 INTERRUPT_GRACE_S = 10.0
+# Longest time a stored record waits for its commit (see _Batch).
+COMMIT_EVERY_S = 0.2
 
 
 class SuiteError(ValueError):
@@ -252,6 +255,7 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
     done = 0
     current = {"proc": None}
     stop = threading.Event()
+    batch = _Batch(store)
 
     def on_signal(signum, _frame):
         proc = current["proc"]
@@ -279,17 +283,17 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                 for rec in read_stream(proc, name):
                     kind = rec["type"]
                     if kind == "meta" and not meta_stored:
-                        store.update_run(run_id, meta=rec)
+                        batch.write(store.update_run, run_id, meta=rec)
                         meta_stored = True
                     elif kind == "result":
                         res = result_from_record(rec)
                         if res.cpu is not None and res.cluster is None:
                             res.cluster, res.core = place(res.cpu)
-                        store.add_result(run_id, res)
+                        batch.write(store.add_result, run_id, res)
                         out.results += 1
                     elif kind == "histogram":
                         cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-                        store.add_histogram(run_id, rec, cluster=cluster, core=core)
+                        batch.write(store.add_histogram, run_id, rec, cluster=cluster, core=core)
                         out.histograms += 1
                     elif kind == "warning":
                         if rec not in out.warnings:  # each probe invocation repeats its own
@@ -300,11 +304,13 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                         end = rec
                     progress.record(rec)
             except RecordError as exc:
+                batch.commit()
                 proc.kill()
                 proc.wait()
                 out.status, out.error = "failed", str(exc)
                 break
             code = proc.wait()
+            batch.commit()
             current["proc"] = None
             progress.step_finished(step)
             if end is None:
@@ -331,11 +337,14 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
             proc.kill()
             proc.wait()
         with contextlib.suppress(Exception):  # the store itself may be what failed
+            batch.close()
+        with contextlib.suppress(Exception):
             store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
                              f"{type(exc).__name__}: {exc}")
         raise
     finally:
         _restore(handlers)
+    batch.close()
     if out.status == "complete" and done < len(steps):  # a signal between two probe runs
         out.status, out.error = "partial", f"interrupted before '{steps[done].title}'"
     if out.warnings:
@@ -343,6 +352,46 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                                                                out.warnings))
     store.finish_run(run_id, out.status, out.error)
     return out
+
+
+class _Batch:
+    """The records of a run, committed together at most ``COMMIT_EVERY_S`` apart.
+
+    One transaction per record costs about 0.5 ms on SQLite; a probe writing 100,000 small
+    results would spend a minute in commits. Committing every 0.2 s keeps "stored as they
+    arrive" (everything is committed before a probe run is judged, on Ctrl-C, on any
+    error) at a fraction of the cost.
+    """
+
+    def __init__(self, store):
+        self.store, self.conn, self.trans = store, None, None
+        self.last = time.monotonic()
+
+    def write(self, add, *args, **kw):
+        from sqlalchemy.exc import SQLAlchemyError
+        from .store import StoreError
+        try:
+            if self.conn is None:
+                self.conn = self.store.engine.connect()
+            if self.trans is None:
+                self.trans = self.conn.begin()
+            add(*args, conn=self.conn, **kw)
+        except SQLAlchemyError as exc:
+            raise StoreError(f"database {self.store.url}: {getattr(exc, 'orig', None) or exc}") from None
+        if time.monotonic() - self.last >= COMMIT_EVERY_S:
+            self.commit()
+
+    def commit(self):
+        if self.trans is not None:
+            self.trans.commit()
+            self.trans = None
+        self.last = time.monotonic()
+
+    def close(self):
+        self.commit()
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 def _with_probe_warnings(findings, warnings):

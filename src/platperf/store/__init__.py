@@ -67,6 +67,12 @@ def unpack_samples(blob: bytes) -> list[float]:
     return a.tolist()
 
 
+# Built once with the values as parameters: SQLAlchemy then reuses the compiled statement,
+# where .values(**row) would rebuild and re-key it for every record (0.3 ms each).
+_INSERT_RESULT = results.insert()
+_INSERT_HISTOGRAM = histograms.insert()
+
+
 class Store:
     def __init__(self, db: str = "platperf.db"):
         self.url = _url(db)
@@ -145,14 +151,14 @@ class Store:
                    n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
                    stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
         with self._conn(conn) as c:
-            c.execute(results.insert().values(**row))
+            c.execute(_INSERT_RESULT, row)
 
     def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None):
         row = dict(run_id=run_id, benchmark=rec["benchmark"], params=canonical_params(rec["params"]),
                    params_json=rec["params"], cpu=rec.get("cpu"), cluster=cluster, core=core,
                    mode=rec.get("mode", "serial"), unit=rec["unit"], record=rec)
         with self._conn(conn) as c:
-            c.execute(histograms.insert().values(**row))
+            c.execute(_INSERT_HISTOGRAM, row)
 
     def results(self, run_id: int, with_samples: bool = True) -> list[StoredResult]:
         cols = [c for c in results.c if with_samples or c.name != "samples"]
