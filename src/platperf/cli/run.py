@@ -29,9 +29,15 @@ def run(
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
     everything measured so far.
 
-    Example:  platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
+    \b
+    Examples:
+      platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
+      platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
+      platperf run --suite my-suite.toml --quiet --json
 
-    Exit codes: 0 complete; 2 bad input, or a run left partial/failed; 130 interrupted.
+    \b
+    Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
+    arrived is kept); 130 interrupted by Ctrl-C (partial, what arrived is kept).
     """
     from ..probe_path import ProbeNotFound
     from ..runner import (SuiteError, check_suite, choose_cpus, execute, load_suite, online_cpus,

@@ -14,7 +14,10 @@ def runs(db: str = DbOption,
          json_out: bool = typer.Option(False, "--json", help="Print the runs as a JSON list.")):
     """List the runs in the database, oldest first.
 
-    Example:  platperf runs --db platperf.db
+    \b
+    Examples:
+      platperf runs --db platperf.db
+      platperf runs --json
     """
     store = open_store(db)
     counts = store.result_counts()
@@ -40,7 +43,11 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
          json_out: bool = typer.Option(False, "--json", help="Print the run and its results as JSON.")):
     """Show one run: header, machine fingerprint, doctor findings, results summary.
 
-    Example:  platperf show latest      platperf show v2.12      platperf show 3 --json
+    \b
+    Examples:
+      platperf show latest
+      platperf show v2.12
+      platperf show 3 --json
     """
     store = open_store(db)
     r = store.run(run)
