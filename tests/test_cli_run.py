@@ -215,3 +215,17 @@ def test_ctrl_c_with_the_real_probe_keeps_what_it_measured(real_probe):
     out = json.loads(stdout)
     assert out["status"] == "partial" and 2 <= out["results"] < 24
     assert _stored(real_probe / "i.db") == out["results"]
+
+
+def test_results_are_placed_by_the_topology_of_the_root(setup):
+    # A Juno r1 tree: CPUs 0-1 are the Cortex-A57 cluster 0, CPUs 2-5 the Cortex-A53 cluster 1.
+    root = os.path.join(os.path.dirname(__file__), "fixtures", "sysfs", "juno")
+    one_line_error(platperf("run", "--suite", "tiny.toml", "--root", root, "--cpus", "6", "--db", "j.db"),
+                   "CPU 6 not online (valid: 0, 1, 2, 3, 4, 5)")
+    proc = platperf("run", "--suite", "tiny.toml", "--root", root, "--cpus", "1,2,5", "--mode", "serial",
+                    "--db", "j.db", "--json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(platperf("show", "latest", "--db", "j.db", "--json").stdout)
+    assert sorted({(r["cpu"], r["cluster"], r["core"]) for r in shown["results"]}) == \
+        [(1, 0, 1), (2, 1, 0), (5, 1, 3)]
+    assert shown["fingerprint"]["cpu"]["core_types"] == ["Cortex-A57", "Cortex-A53"]
