@@ -119,3 +119,18 @@ def test_samples_labels_and_notes_round_trip(tmp_path):
     assert res.key == ("mem-latency", "pattern=random,size=16384", "serial", 0, 1, "latency")
     assert res.summary["n"] == 4
     assert store.result_counts() == {run_id: 1}
+
+
+def test_any_label_and_note_round_trip(tmp_path_factory):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    store = Store(str(tmp_path_factory.mktemp("any") / "any.db"))
+
+    @settings(max_examples=60, deadline=None)
+    @given(label=st.text(max_size=60), note=st.text(max_size=200))
+    def round_trip(label, note):
+        run_id = store.begin_run(label=label, note=note)
+        got = store.run(run_id)
+        assert (got["label"], got["note"]) == (label, note)
+
+    round_trip()
