@@ -65,7 +65,7 @@ def run(
         _print_findings(findings)
     run_id = store.begin_run(label=label, target=the_target.name, suite=the_suite.name,
                              fingerprint=fingerprint, findings=findings, note=note, meta=meta)
-    progress = None if quiet or json_out or not sys.stderr.isatty() else _RichProgress()
+    progress = None if quiet or not sys.stderr.isatty() else _RichProgress()  # stderr: --json stays clean
     try:
         if progress:
             progress.bar.start()
