@@ -287,11 +287,15 @@ static int parse_int(const char *s, int lo, int *out)
 
 static int cmd_run(int argc, char **argv)
 {
-    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        fputs(usage, argc < 1 ? stderr : stdout);
-        return argc < 1 ? 2 : 0;
-    }
     char names[512];
+    if (argc < 1) {
+        kernel_names(names, sizeof names, 1);
+        return usage_error("run: which kernel? (valid: %s)", names);
+    }
+    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
     const struct kernel *k = kernel_find(argv[0]);
     if (!k) {
         kernel_names(names, sizeof names, 1);
@@ -328,6 +332,10 @@ static int cmd_run(int argc, char **argv)
         }
         if (strcmp(opt, "help") == 0) {
             fputs(usage, stdout);
+            printf("\n%s: %s\n", k->name, k->help);
+            for (int p = 0; p < nparams; p++)
+                printf("  --%-10s %s (default %s)\n", k->params[p].name, k->params[p].help,
+                       k->params[p].default_value);
             return 0;
         }
         if (!val) {
@@ -467,9 +475,11 @@ int main(int argc, char **argv)
 {
     prog_argv_json = argv_json(argc, argv);
     counter_init();
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2)
+        return usage_error("which command? (valid: list|info|run; --help for usage)");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage, stdout);
+        return 0;
     }
     if (strcmp(argv[1], "list") == 0)
         return cmd_list(argc - 2, argv + 2);

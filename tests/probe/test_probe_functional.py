@@ -110,6 +110,14 @@ def test_list_json_names_kernels_and_parameters():
     assert "peak-copy" in bw["kernel"]["choices"] and "bcopy" in bw["kernel"]["choices"]
 
 
+def test_explicit_isa_is_part_of_the_peak_params():
+    isa = next(r for r in records(run_probe("native", "info").stdout) if r["type"] == "meta")["peak_isa"]
+    recs = records(run_probe("native", "run", "mem-bandwidth", "--kernel", "rd,peak-read", "--isa", isa,
+                             "--size", "4k", *SMALL).stdout)
+    params = [r["params"] for r in recs if r["type"] == "result"]
+    assert params == [{"kernel": "rd", "size": 4096}, {"isa": isa, "kernel": "peak-read", "size": 4096}]
+
+
 def test_info_is_meta_and_end():
     recs = records(run_probe("native", "info").stdout)
     assert [r["type"] for r in recs] == ["meta", "end"]
@@ -147,7 +155,11 @@ def test_seq_pattern_and_stride_are_recorded():
     (["run", "mem-latency", "--size", "64m", "--max-memory", "1m"], ["over the memory cap", "--max-memory"]),
     (["run", "mem-bandwidth", "--kernel", "rd,triadd"], ["'triadd' is not valid", "peak-read"]),
     (["run", "mem-bandwidth", "--size", "100"], ["too small"]),
+    (["run", "mem-bandwidth", "--isa", "altivec"], ["--isa 'altivec' is not valid", "auto"]),
     (["bench"], ["unknown command 'bench'", "list|info|run"]),
+    ([], ["which command?", "list|info|run"]),
+    (["run"], ["which kernel?", "mem-latency"]),
+    (["list", "--yaml"], ["unknown option '--yaml'", "--json"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, names):
     proc = run_probe("native", *args, check=False)

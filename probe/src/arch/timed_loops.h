@@ -36,6 +36,10 @@ void pp_peak_copy_sse2(void *dst, const void *src, size_t bytes, uint64_t passes
 
 /* "avx512", "neon", "c" ... : what pp_peak_* use on this CPU. */
 const char *peak_isa(void);
+/* The widths this build has ("auto" first, NULL-terminated) and the choice of one:
+ * 0, or -1 if this CPU lacks it. "auto" is the widest the CPU has. */
+extern const char *const peak_isa_choices[];
+int peak_select(const char *name);
 /* CPU features worth recording in meta, comma-free names into out; returns count. */
 int cpu_features(const char **out, int max);
 /* 1 when the portable C loops are in use. */

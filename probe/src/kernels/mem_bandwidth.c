@@ -69,6 +69,8 @@ static const struct kernel_param params[] = {
      kernel_choices, "access patterns to run (docs/probe.md has bytes per pass of each)", true},
     {"size", "1m,2m,4m,8m,16m", NULL,
      "bytes of each buffer, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
+    {"isa", "auto", peak_isa_choices,
+     "vector width of the peak kernels; auto: the widest this CPU has (meta.peak_isa)", false},
     {NULL, NULL, NULL, NULL, false},
 };
 
@@ -77,6 +79,7 @@ struct bw_plan {
     int nkernels;
     uint64_t sizes[MAX_SIZES];
     int nsizes;
+    const char *isa;   /* given --isa, or NULL for auto */
 };
 
 struct bw_point {
@@ -93,6 +96,14 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         for (size_t j = 0; j < NKERNELS; j++)
             if (strcmp(items[i], bw_kernels[j].name) == 0)
                 plan->kernels[plan->nkernels++] = &bw_kernels[j];
+    const char *isa = kernel_value(ctx, "isa");
+    if (peak_select(isa) != 0) {
+        snprintf(err, errlen, "mem-bandwidth: --isa %s is not supported by this CPU (valid: auto or one it has)", isa);
+        free(plan);
+        return -1;
+    }
+    /* an explicit width is part of what was measured; auto stays out of the key */
+    plan->isa = strcmp(isa, "auto") == 0 ? NULL : isa;
     const char *size = kernel_value(ctx, "size");
     if (strcmp(size, "auto") == 0) {
         uint64_t llc = cache_llc_size(ctx->cpus[0], 8u << 20);
@@ -177,8 +188,12 @@ static int run(struct run_ctx *ctx)
         for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
             struct bw_point pt = {plan->kernels[k], plan->sizes[s]};
             char params_json[160];
-            snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"size\":%llu}", pt.k->name,
-                     (unsigned long long)pt.size);
+            if (plan->isa && strncmp(pt.k->name, "peak-", 5) == 0)
+                snprintf(params_json, sizeof params_json, "{\"isa\":\"%s\",\"kernel\":\"%s\",\"size\":%llu}",
+                         plan->isa, pt.k->name, (unsigned long long)pt.size);
+            else
+                snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"size\":%llu}", pt.k->name,
+                         (unsigned long long)pt.size);
             if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
                 emit_error("thread-failed", "cannot start a measuring thread");
                 rc = 1;

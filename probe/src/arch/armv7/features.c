@@ -1,4 +1,5 @@
 /* armv7: the peak kernels need NEON; HWCAP says whether this CPU has it. */
+#include <string.h>
 #include <sys/auxv.h>
 
 #include "timed_loops.h"
@@ -11,6 +12,8 @@
 #endif
 
 const char *peak_isa(void) { return "neon"; }
+const char *const peak_isa_choices[] = {"auto", "neon", NULL};
+int peak_select(const char *name) { return strcmp(name, "auto") == 0 || strcmp(name, "neon") == 0 ? 0 : -1; }
 int timed_loops_fallback(void) { return 0; }
 
 int cpu_features(const char **out, int max)

@@ -1,6 +1,7 @@
 /* x86_64: which vector width the peak kernels use, chosen once by CPUID (gcc's
  * __builtin_cpu_supports also checks that the OS saves the registers, XCR0). */
 #include <stddef.h>
+#include <string.h>
 
 #include "timed_loops.h"
 
@@ -9,17 +10,30 @@ static void (*read_fn)(const void *, size_t, uint64_t);
 static void (*write_fn)(void *, size_t, uint64_t);
 static void (*copy_fn)(void *, const void *, size_t, uint64_t);
 
-static void choose(void)
+const char *const peak_isa_choices[] = {"auto", "avx512", "avx2", "sse2", NULL};
+
+static int supported(const char *name)
 {
-    if (isa)
-        return;
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
+    if (strcmp(name, "avx512") == 0)
+        return __builtin_cpu_supports("avx512f");
+    if (strcmp(name, "avx2") == 0)
+        return __builtin_cpu_supports("avx2");
+    return strcmp(name, "sse2") == 0;
+}
+
+int peak_select(const char *name)
+{
+    if (strcmp(name, "auto") == 0)
+        name = supported("avx512") ? "avx512" : supported("avx2") ? "avx2" : "sse2";
+    if (!supported(name))
+        return -1;
+    if (strcmp(name, "avx512") == 0) {
         isa = "avx512";
         read_fn = pp_peak_read_avx512;
         write_fn = pp_peak_write_avx512;
         copy_fn = pp_peak_copy_avx512;
-    } else if (__builtin_cpu_supports("avx2")) {
+    } else if (strcmp(name, "avx2") == 0) {
         isa = "avx2";
         read_fn = pp_peak_read_avx2;
         write_fn = pp_peak_write_avx2;
@@ -30,6 +44,13 @@ static void choose(void)
         write_fn = pp_peak_write_sse2;
         copy_fn = pp_peak_copy_sse2;
     }
+    return 0;
+}
+
+static void choose(void)
+{
+    if (!isa)
+        peak_select("auto");
 }
 
 const char *peak_isa(void) { choose(); return isa; }
