@@ -231,3 +231,25 @@ def test_ctrl_c_between_two_probe_runs_stops_before_the_next_and_is_partial(suit
     assert run["status"] == "partial" and len(store.results(run_id)) == 1
     assert run["meta"]["build_id"] == "from-info"   # `info`'s meta is kept, not the first run's
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler   # handler restored
+
+
+@pytest.mark.parametrize("behaviour", ["complete", "die-after=3"])
+def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, store, behaviour):
+    from platperf.runner import Progress
+    fake_probe.install(tmp_path, monkeypatch, behaviour=behaviour)
+    heard = []
+
+    class Recorder(Progress):
+        def step_started(self, step, index, total): heard.append(("start", index, total))
+        def record(self, rec): heard.append(rec["type"])
+        def step_finished(self, step): heard.append("finished")
+
+    target = LocalTarget()
+    run_id = store.begin_run(meta=probe_meta(target))
+    execute(store, run_id, target, plan(suite, [0, 1]), place, Recorder())
+    if behaviour == "complete":
+        assert heard == [("start", 0, 3), "meta", "warning", *["result"] * 4, "end", "finished",
+                         ("start", 1, 3), "meta", "warning", *["result"] * 4, "end", "finished",
+                         ("start", 2, 3), "meta", "warning", *["result"] * 2, "end", "finished"]
+    else:   # a step the probe did not finish is never counted as finished
+        assert heard == [("start", 0, 3), "meta", "warning", *["result"] * 3]

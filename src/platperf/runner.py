@@ -312,7 +312,6 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
             code = proc.wait()
             batch.commit()
             current["proc"] = None
-            progress.step_finished(step)
             if end is None:
                 if out.signal is None:
                     tail = proc.stderr_tail()
@@ -331,6 +330,7 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                 out.status, out.error = "partial", f"interrupted during '{step.title}'"
                 break
             done += 1
+            progress.step_finished(step)
     except BaseException as exc:
         proc = current["proc"]
         if proc is not None:
