@@ -278,6 +278,8 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
             progress.step_started(step, index, len(steps))
             name = f"probe output of '{step.title}' (suite entry {step.number})"
             proc = current["proc"] = target.run(step.argv)
+            if stop.is_set():  # the signal came while the probe was starting
+                proc.interrupt()
             end, errors = None, []
             try:
                 for rec in read_stream(proc, name):
