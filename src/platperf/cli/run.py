@@ -40,8 +40,8 @@ def run(
     arrived is kept); 130 interrupted by Ctrl-C (partial, what arrived is kept).
     """
     from ..probe_path import ProbeNotFound
-    from ..runner import (SuiteError, check_suite, choose_cpus, execute, load_suite, online_cpus,
-                          plan, probe_kernels, probe_meta)
+    from ..runner import (SuiteError, check_suite, choose_cpus, execute, load_suite, plan,
+                          probe_kernels, probe_meta)
     from ..targets import UnknownTarget, get_target
 
     try:
@@ -50,9 +50,10 @@ def run(
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
     store = open_store(db)
+    from ..topology import read_topology
     try:
-        topology = _topology(root)
-        online = topology.online() if topology is not None else online_cpus(root)
+        topology = read_topology(root)
+        online = topology.online()
         chosen = choose_cpus(cpus, online)
         steps = plan(the_suite, chosen, mode)
         check_suite(the_suite, probe_kernels(the_target))
@@ -88,36 +89,21 @@ def run(
         print(f"run {run_id} complete: {kept}" + (f" (label {label})" if label else ""), file=sys.stderr)
 
 
-def _topology(root):
-    try:
-        from ..topology import read_topology
-    except ImportError:  # topology lands with the fingerprint work
-        return None
-    return read_topology(root)
-
-
 def _placer(topology):
     def place(cpu):
         try:
             return topology.place(cpu)
-        except (AttributeError, ValueError):  # no topology, or a CPU it does not list
+        except ValueError:  # a CPU the topology does not list: the result is kept unplaced
             return None, None
     return place
 
 
 def _describe(root, meta):
     """The fingerprint and the doctor's findings, both stored with the run."""
-    try:
-        from ..fingerprint import collect
-    except ImportError:
-        return None, []
+    from ..doctor import check
+    from ..fingerprint import collect
     fingerprint = collect(root=root, probe_meta=meta)
-    try:
-        from ..doctor import check
-    except ImportError:
-        return fingerprint, []
-    findings = [dataclasses.asdict(f) if dataclasses.is_dataclass(f) else dict(f)
-                for f in check(root=root, fingerprint=fingerprint, probe_meta=meta)]
+    findings = [dataclasses.asdict(f) for f in check(root=root, fingerprint=fingerprint, probe_meta=meta)]
     return fingerprint, findings
 
 
