@@ -1,5 +1,7 @@
 /* x86_64: which vector width the peak kernels use, chosen once by CPUID (gcc's
- * __builtin_cpu_supports also checks that the OS saves the registers, XCR0). */
+ * __builtin_cpu_supports also checks that the OS saves the registers, XCR0): the widest,
+ * except on Zen 4 (below). --isa overrides. */
+#include <cpuid.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -22,10 +24,24 @@ static int supported(const char *name)
     return strcmp(name, "sse2") == 0;
 }
 
+/* AMD family 0x19 with AVX-512 is Zen 4, which executes a 512-bit load or store as two
+ * 256-bit halves: on the development machine (EPYC, KVM) 256-bit loads streamed 5-25%
+ * faster from L2, L3 and DRAM and never slower from L1, so auto picks AVX2 there. */
+static int double_pumped_avx512(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541)   /* "Auth"enticAMD */
+        return 0;
+    __get_cpuid(1, &a, &b, &c, &d);
+    unsigned family = ((a >> 8) & 0xf) + (((a >> 8) & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+    return family == 0x19;
+}
+
 int peak_select(const char *name)
 {
     if (strcmp(name, "auto") == 0)
-        name = supported("avx512") ? "avx512" : supported("avx2") ? "avx2" : "sse2";
+        name = supported("avx512") && !double_pumped_avx512() ? "avx512"
+               : supported("avx2") ? "avx2" : "sse2";
     if (!supported(name))
         return -1;
     if (strcmp(name, "avx512") == 0) {

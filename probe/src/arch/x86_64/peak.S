@@ -1,13 +1,14 @@
 /* Peak bandwidth: the widest aligned loads/stores, 512 bytes per iteration, `passes`
- * passes over the buffer (the copy moves 8 vectors per iteration). One version per vector width; features.c picks one by CPUID.
+ * passes over the buffer (the copy moves 512 bytes per iteration: 8 zmm, 16 ymm;
+ * 256 bytes: 16 xmm). One version per vector width; features.c picks one by CPUID.
  *   pp_peak_read_W(const void *buf, size_t bytes, uint64_t passes)   rdi, rsi, rdx
  *   pp_peak_write_W(void *buf, size_t bytes, uint64_t passes)        rdi, rsi, rdx
  *   pp_peak_copy_W(void *dst, const void *src, size_t bytes, uint64_t passes)  rdi, rsi, rdx, rcx
  * Separate source/destination pointers for the copy, no indexed addressing: on several
  * Intel cores indexed stores cannot use the simple store address unit. */
 
-/* name, load/store mnemonic, register prefix, vector bytes, epilogue */
-.macro peak_kernels W, MOV, R, VB, FINISH
+/* name, load/store mnemonic, register prefix, vector bytes, vectors per copy iteration, epilogue */
+.macro peak_kernels W, MOV, R, VB, CN, FINISH
     .text
     .globl  pp_peak_read_\W
     .type   pp_peak_read_\W, @function
@@ -87,14 +88,18 @@ pp_peak_copy_\W:
     .p2align 6
     .globl  pp_peak_copy_\W\()_loop
 pp_peak_copy_\W\()_loop:
-    .irp i, 0,1,2,3,4,5,6,7
+    .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    .if \i < \CN
     \MOV    \i*\VB(%r8), %\R\()\i
+    .endif
     .endr
-    .irp i, 0,1,2,3,4,5,6,7
+    .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    .if \i < \CN
     \MOV    %\R\()\i, \i*\VB(%r9)
+    .endif
     .endr
-    add     $8*\VB, %r8
-    add     $8*\VB, %r9
+    add     $\CN*\VB, %r8
+    add     $\CN*\VB, %r9
     cmp     %r10, %r8
     jb      pp_peak_copy_\W\()_loop
     mov     %rsi, %r8
@@ -106,8 +111,8 @@ pp_peak_copy_\W\()_loop:
     .size   pp_peak_copy_\W, .-pp_peak_copy_\W
 .endm
 
-peak_kernels avx512, vmovdqa64, zmm, 64, vzeroupper
-peak_kernels avx2, vmovdqa, ymm, 32, vzeroupper
-peak_kernels sse2, movdqa, xmm, 16, nop
+peak_kernels avx512, vmovdqa64, zmm, 64, 8, vzeroupper
+peak_kernels avx2, vmovdqa, ymm, 32, 16, vzeroupper
+peak_kernels sse2, movdqa, xmm, 16, 16, nop
 
     .section .note.GNU-stack,"",@progbits
