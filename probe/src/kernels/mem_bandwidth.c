@@ -70,7 +70,7 @@ static const struct kernel_param params[] = {
     {"size", "1m,2m,4m,8m,16m", NULL,
      "bytes of each buffer, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
     {"isa", "auto", peak_isa_choices,
-     "vector width of the peak kernels; auto: the widest this CPU has (meta.peak_isa)", false},
+     "vector width of the peak kernels; auto: the fastest this CPU has (meta.peak_isa)", false},
     {NULL, NULL, NULL, NULL, false},
 };
 

@@ -18,7 +18,7 @@
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 
 static const struct kernel_param params[] = {
-    {"pattern", "random", pattern_choices, "seq: stride ring (lat_mem_rd); random: lines shuffled within pages, pages shuffled", false},
+    {"pattern", "random", pattern_choices, "seq: stride ring (lat_mem_rd); random: lines shuffled within 64-page groups, groups shuffled", false},
     {"size", "auto", NULL, "ring sizes, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
     {"stride", "64", NULL, "bytes between ring elements (a cache line; 128 as published guides)", false},
     {NULL, NULL, NULL, NULL, false},
