@@ -2,6 +2,7 @@
 #include "counter.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -240,13 +241,8 @@ static long involuntary_switches(void)
  * lengthen a run); the gap from it to the median, plus one tick of quantisation, is the
  * stated error. */
 #define CLOCK_RUNS 15
-const struct core_clock *core_clock_estimate(void)
+static void estimate(struct core_clock *cc)
 {
-    static struct core_clock cc;
-    static int done;
-    if (done)
-        return &cc;
-    done = 1;
     counter_init();
     uint64_t n = 16, t;
     for (;;) {
@@ -269,11 +265,36 @@ const struct core_clock *core_clock_estimate(void)
     }
     qsort(runs, (size_t)kept, sizeof runs[0], cmp_u64);
     if (kept == 0 || runs[0] == 0)
-        return &cc;
+        return;
     double adds = (double)n * ADDCHAIN_UNROLL;
-    cc.valid = 1;
-    cc.cycles_per_tick = adds / (double)runs[0];
-    cc.hz = cc.cycles_per_tick * info.freq_hz;
-    cc.error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + 1.0) / (double)runs[0];
-    return &cc;
+    cc->valid = 1;
+    cc->cycles_per_tick = adds / (double)runs[0];
+    cc->hz = cc->cycles_per_tick * info.freq_hz;
+    cc->error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + 1.0) / (double)runs[0];
+}
+
+static struct core_clock cc_main;
+static void estimate_main(void) { estimate(&cc_main); }
+
+const struct core_clock *core_clock_estimate(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, estimate_main);
+    return &cc_main;
+}
+
+/* Per CPU: big.LITTLE clusters run at different clocks, so a latency in cycles must use
+ * the estimate of the core it was measured on. Each CPU is estimated once, by the first
+ * thread pinned to it that asks (the probe never runs two measuring threads on one CPU). */
+const struct core_clock *core_clock_on_cpu(int cpu)
+{
+    static struct core_clock per_cpu[COUNTER_MAX_CPUS];
+    static unsigned char done[COUNTER_MAX_CPUS];
+    if (cpu < 0 || cpu >= COUNTER_MAX_CPUS)
+        return core_clock_estimate();
+    if (!done[cpu]) {
+        estimate(&per_cpu[cpu]);
+        done[cpu] = 1;
+    }
+    return &per_cpu[cpu];
 }

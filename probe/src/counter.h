@@ -32,6 +32,10 @@ struct core_clock {
     int valid;
     double hz, cycles_per_tick, error_pct;
 };
+/* Estimated once, on whichever CPU the calling thread runs (meta.core_clock). */
 const struct core_clock *core_clock_estimate(void);
+/* The estimate for `cpu`; the caller must be pinned to it (cached per CPU). */
+#define COUNTER_MAX_CPUS 1024
+const struct core_clock *core_clock_on_cpu(int cpu);
 
 #endif

@@ -76,6 +76,15 @@ void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_
                  int cpu, const char *metric, const char *unit, const char *direction,
                  const double *samples, int n, uint64_t iterations, const uint64_t *ticks)
 {
+    emit_result_extra(ctx, benchmark, params_json, cpu, metric, unit, direction, samples, n,
+                      iterations, ticks, NULL);
+}
+
+void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
+                       int cpu, const char *metric, const char *unit, const char *direction,
+                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
+                       const char *extra_json)
+{
     struct summary s = summarize(samples, n);
     jw_begin("result");
     jw_str("benchmark", benchmark);
@@ -109,6 +118,10 @@ void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_
         for (int i = 0; i < n; i++)
             fprintf(out, "%s%" PRIu64, i ? "," : "", ticks[i]);
         fputc(']', out);
+    }
+    if (extra_json && *extra_json) {
+        fputc(',', out);
+        fputs(extra_json, out);
     }
     jw_end();
     ctx->results++;

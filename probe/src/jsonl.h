@@ -27,6 +27,11 @@ void jw_end(void);                                 /* }\n, flush, unlock */
 void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
                  int cpu, const char *metric, const char *unit, const char *direction,
                  const double *samples, int n, uint64_t iterations, const uint64_t *ticks);
+/* The same with extra fields appended: extra_json is `"key":value,...` without braces. */
+void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
+                       int cpu, const char *metric, const char *unit, const char *direction,
+                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
+                       const char *extra_json);
 void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
 void emit_error(const char *code, const char *message);
 void emit_end(const char *status, int results, double elapsed_s);

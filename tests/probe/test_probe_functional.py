@@ -99,6 +99,18 @@ def test_mem_bandwidth_runs_every_kernel(build):
             assert r["iterations"] % (8192 * per_pass[r["params"]["kernel"]]) == 0
 
 
+def test_latency_in_cycles_uses_the_clock_of_its_own_cpu():
+    recs = records(run_probe("native", "run", "mem-latency", "--size", "16k", *SMALL).stdout)
+    ns = next(r for r in recs if r["type"] == "result" and r["metric"] == "latency")
+    cycles = next(r for r in recs if r["type"] == "result" and r["metric"] == "latency_cycles")
+    clock = cycles["core_clock"]
+    assert clock["hz"] > 0 and clock["cycles_per_tick"] > 0
+    for t, c in zip(cycles["ticks"], cycles["samples"]):
+        assert c == pytest.approx(t * clock["cycles_per_tick"] / cycles["iterations"], rel=1e-5)
+    for n, c in zip(ns["samples"], cycles["samples"]):   # the same samples, in two units
+        assert c == pytest.approx(n * 1e-9 * clock["hz"], rel=1e-5)
+
+
 def test_list_json_names_kernels_and_parameters():
     listing = json.loads(run_probe("native", "list", "--json").stdout)
     kernels = {k["name"]: k for k in listing["kernels"]}

@@ -40,6 +40,8 @@ struct chase_state {
     void **p;
 };
 
+static void **volatile chase_sink;
+
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct latency_plan *plan = calloc(1, sizeof *plan);
@@ -103,12 +105,14 @@ static int measure_on_cpu(struct cpu_job *job)
         exec_ready(job);
         return -1;
     }
+    /* this CPU's own clock: on big.LITTLE the clusters differ */
+    job->result = (void *)core_clock_on_cpu(job->cpu);
     struct chase_state st;
     st.p = chase_build(buf, pt->size, pt->plan->stride, page_size(), pt->plan->pattern, 1 + pt->size);
     exec_ready(job);
     exec_sample(job, chase_body, &st, 1);
     /* the ring's end pointer is data: keep the chase from being dead code for any compiler */
-    job->result = st.p;
+    chase_sink = st.p;
     buffer_free(mapping, pt->size, 1);
     return 0;
 }
@@ -116,7 +120,6 @@ static int measure_on_cpu(struct cpu_job *job)
 static int run(struct run_ctx *ctx)
 {
     struct latency_plan *plan = ctx->kernel_state;
-    const struct core_clock *cc = core_clock_estimate();
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
     double *cycles = malloc(sizeof(double) * (size_t)ctx->samples);
@@ -141,6 +144,7 @@ static int run(struct run_ctx *ctx)
             exec_report_preemption(job);
             if (job->nsamples == 0)
                 continue;
+            const struct core_clock *cc = job->result;
             uint64_t loads = job->reps * CHASE_UNROLL;
             for (int i = 0; i < job->nsamples; i++) {
                 ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
@@ -148,9 +152,13 @@ static int run(struct run_ctx *ctx)
             }
             emit_result(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
                         ns, job->nsamples, loads, job->ticks);
-            if (cc->valid)
-                emit_result(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                            cycles, job->nsamples, loads, job->ticks);
+            if (cc->valid) {
+                char clock[160];
+                snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
+                         "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
+                emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
+                                  cycles, job->nsamples, loads, job->ticks, clock);
+            }
         }
         exec_free_jobs(ctx, jobs);
     }
