@@ -183,9 +183,12 @@ def test_bad_input_is_one_line_and_exit_2(args, names):
         assert name in lines[0]
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_signal_finishes_the_sample_and_ends_interrupted(sig, code):
-    cmd = command("native") + ["run", "mem-latency", "--size", "16k,32k,64k,128k,256k", "--samples", "50"]
+@pytest.mark.parametrize("sig,code,mode", [(signal.SIGINT, 130, "serial"), (signal.SIGTERM, 143, "serial"),
+                                           (signal.SIGINT, 130, "parallel")])
+def test_signal_finishes_the_sample_and_ends_interrupted(sig, code, mode):
+    cpus = ",".join(map(str, sorted(os.sched_getaffinity(0))[:2]))
+    cmd = command("native") + ["run", "mem-latency", "--size", "16k,32k,64k,128k,256k", "--samples", "50",
+                               "--mode", mode, "--cpus", cpus]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = proc.stdout.readline()          # meta: the run has started
     proc.send_signal(sig)
