@@ -77,7 +77,7 @@ def png_colours(path: Path) -> int:
 def report_html(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("html")
     store = Store(str(tmp / "runs.db"))
-    write_run(store, "v2.11", findings=[{"level": "warning", "code": "vm", "message": "running in a VM",
+    write_run(store, "v2.11", findings=[{"level": "warn", "code": "vm", "message": "running in a VM",
                                          "effect": "noisy neighbours", "fix": "use bare metal"}])
     run = write_run(store, 'v2.12|<b>x</b>,"y"', scale=1.2, note="<script>alert(1)</script>")
     store.add_histogram(run, {"benchmark": "latency-loop", "params": {"variant": "plain"}, "cpu": 1,
@@ -92,7 +92,8 @@ def report_html(tmp_path_factory) -> Path:
 def test_report_loads_offline_without_console_messages_and_draws_every_plot(report_html):
     html = report_html.read_text()
     expected = html.count('class="plot"')
-    assert expected == 6        # latency curve, 2 bandwidth plots per run column, 1 histogram
+    # latency curve, 2 bandwidth plots per run column, the latency-loop cell's 1-CDF and histogram
+    assert expected == 7
     messages, counted = check_page(report_html)
     assert messages == []
     assert counted == f"{expected}/{expected}"

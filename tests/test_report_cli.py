@@ -27,7 +27,7 @@ def platperf(*args, cwd=None):
 def db(tmp_path):
     path = str(tmp_path / "runs.db")
     store = Store(path)
-    write_run(store, "v2.11", findings=[{"level": "warning", "code": "governor", "message":
+    write_run(store, "v2.11", findings=[{"level": "warn", "code": "governor", "message":
                                          "cpufreq governor is powersave", "effect": "latency varies",
                                          "fix": "cpupower frequency-set -g performance"}])
     write_run(store, HOSTILE, scale=1.1, note="board <rev B>")

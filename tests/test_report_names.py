@@ -45,3 +45,12 @@ def test_histogram_plot_keeps_rare_buckets_visible():
     heights = [float(h) for h in __import__("re").findall(r'class="bar"[^>]*height="([0-9.]+)"', svg)]
     assert len(heights) == 2 and heights[1] >= 0.5 and heights[0] > heights[1]
     assert size_text(1536) == "1.5K" and size_text(1 << 30) == "1G"
+
+
+def test_cache_marks_keep_both_l2_sizes_of_a_big_little_board():
+    from pathlib import Path
+    from platperf.fingerprint import collect
+    from platperf.report.data import data_caches
+    juno = Path(__file__).parent / "fixtures" / "sysfs" / "juno"
+    l2 = sorted(size for name, size in data_caches(collect(str(juno))) if name == "L2")
+    assert l2 == [1 << 20, 2 << 20]

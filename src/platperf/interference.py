@@ -174,7 +174,7 @@ def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resct
                             continue
                         noted.add(message)
                         out.notes.append(message)
-                        _add_finding(store, run_id, {"level": "warning", "code": code, "message": message,
+                        _add_finding(store, run_id, {"level": "warn", "code": code, "message": message,
                                                      "effect": None, "fix": None, "source": "interference"})
                 step.argv = plan.argv(cell, extra)
                 cell_store = _CellStore(store, cell, applied)

@@ -398,7 +398,7 @@ class _Batch:
 
 def _with_probe_warnings(findings, warnings):
     """Probe warnings join the doctor findings of the run, marked as the probe's."""
-    extra = [{"level": "warning", "code": w.get("code", "probe-warning"), "message": w["message"],
+    extra = [{"level": "warn", "code": w.get("code", "probe-warning"), "message": w["message"],
               "effect": None, "fix": None, "source": "probe",
               **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
     return list(findings or []) + extra

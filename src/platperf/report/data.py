@@ -60,13 +60,16 @@ def size_bytes(value) -> int | None:
 
 
 def data_caches(fingerprint: dict) -> list[tuple[str, int]]:
-    """(name, bytes) of the data and unified caches, smallest first: ``("L1d", 32768)``."""
-    out = {}
+    """(name, bytes) of the data and unified caches, smallest first: ``("L1d", 32768)``.
+
+    One entry per distinct (level, size): a big.LITTLE board has two L2 sizes (Juno r1: 2 MiB
+    on the A57 cluster, 1 MiB on the A53 cluster) and both are marked."""
+    out = set()
     for c in fingerprint.get("caches") or []:
         if not isinstance(c, dict) or str(c.get("type", "")).lower().startswith("instr"):
             continue
         size = size_bytes(c.get("size"))
         if size:
             kind = "d" if str(c.get("type", "")).lower().startswith("data") else ""
-            out[f"L{c.get('level', '?')}{kind}"] = size
-    return sorted(out.items(), key=lambda kv: kv[1])
+            out.add((f"L{c.get('level', '?')}{kind}", size))
+    return sorted(out, key=lambda kv: (kv[1], kv[0]))

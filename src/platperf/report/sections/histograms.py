@@ -1,10 +1,12 @@
 """Latency histograms the probe stored (duration-bounded loops): counts on a log axis, so
-that the rare long excursions a mean hides stay in sight."""
+that the rare long excursions a mean hides stay in sight. The latency-loop histograms are
+drawn by the interference section, with their mitigation and aggressor, and skipped here."""
 from __future__ import annotations
 
 from ..data import ReportData
 from ..document import Plot, Section
 from ..svg import histogram_plot
+from ...interference import BENCHMARK as INTERFERENCE_BENCHMARK
 
 MAX_PLOTS = 12
 
@@ -16,6 +18,8 @@ def build(data: ReportData) -> Section | None:
     for col in data.columns:
         for run in col.runs:
             for h in data.store.histograms(run["id"]):
+                if h["benchmark"] == INTERFERENCE_BENCHMARK:
+                    continue
                 rec = h.get("record") or {}
                 buckets = [tuple(b[:3]) for b in rec.get("buckets") or [] if len(b) >= 3]
                 if not buckets or len(plots) >= MAX_PLOTS:
