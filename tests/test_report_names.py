@@ -54,3 +54,14 @@ def test_cache_marks_keep_both_l2_sizes_of_a_big_little_board():
     juno = Path(__file__).parent / "fixtures" / "sysfs" / "juno"
     l2 = sorted(size for name, size in data_caches(collect(str(juno))) if name == "L2")
     assert l2 == [1 << 20, 2 << 20]
+
+
+def test_environment_rows_read_like_a_guide_for_a_juno_board():
+    from pathlib import Path
+    from platperf.fingerprint import collect
+    from platperf.report.sections.environment import ROWS
+    fp = collect(str(Path(__file__).parent / "fixtures" / "sysfs" / "juno"))
+    rows = {name: fn(fp, {}) for name, fn in ROWS if name in ("Topology", "CPU frequency", "Virtualization")}
+    assert rows["Topology"] == "cluster 0: CPUs 0-1 Cortex-A57; cluster 1: CPUs 2-5 Cortex-A53"
+    assert rows["CPU frequency"] == "CPUs 0-1: schedutil 450-1150 MHz; CPUs 2-5: schedutil 450-850 MHz"
+    assert rows["Virtualization"] == "bare metal"

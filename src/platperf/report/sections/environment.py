@@ -42,6 +42,80 @@ def _kernel(fp: dict, key: str) -> str:
     return _brief(k.get(key)) if isinstance(k, dict) else (_brief(k) if key == "release" else "")
 
 
+def _cpu_list(cpus) -> str:
+    """[0, 1, 2, 5] -> ``0-2,5``."""
+    out, run = [], []
+    for c in sorted(cpus or []):
+        if run and c == run[-1] + 1:
+            run.append(c)
+            continue
+        if run:
+            out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+        run = [c]
+    if run:
+        out.append(f"{run[0]}-{run[-1]}" if len(run) > 1 else str(run[0]))
+    return ",".join(out)
+
+
+def _topology(fp: dict) -> str:
+    """``cluster 0: CPUs 0-1 Cortex-A57; cluster 1: CPUs 2-5 Cortex-A53``."""
+    topo = fp.get("topology") or {}
+    clusters = topo.get("clusters") if isinstance(topo, dict) else None
+    if not clusters:
+        return _brief(topo)
+    return "; ".join(f"cluster {c.get('cluster')}: CPUs {_cpu_list(c.get('cpus'))} "
+                     f"{' + '.join(c.get('core_types') or [])}".rstrip() for c in clusters)
+
+
+def _memory(fp: dict) -> str:
+    mem = fp.get("memory") or {}
+    if not isinstance(mem, dict) or not mem.get("total_bytes"):
+        return _brief(mem)
+    text = f"{mem['total_bytes'] / 2**30:.1f} GiB"
+    if mem.get("available_bytes"):
+        text += f" ({mem['available_bytes'] / 2**30:.1f} GiB available at the start)"
+    return text
+
+
+def _cpufreq(fp: dict) -> str:
+    freq = fp.get("cpufreq") or {}
+    if not isinstance(freq, dict):
+        return _brief(freq)
+    if not freq.get("available"):
+        return "no cpufreq interface (frequency set outside the kernel)"
+    parts = []
+    for p in freq.get("policies") or []:
+        mhz = lambda key: f"{p[key] / 1000:.0f}" if p.get(key) else "?"
+        parts.append(f"CPUs {_cpu_list(p.get('cpus'))}: {p.get('governor') or '?'} "
+                     f"{mhz('min_khz')}-{mhz('max_khz')} MHz")
+    if freq.get("boost") is not None:
+        parts.append(f"boost {'on' if freq['boost'] else 'off'}")
+    return "; ".join(parts)
+
+
+def _smt(fp: dict) -> str:
+    smt = fp.get("smt") or {}
+    if not isinstance(smt, dict):
+        return _brief(smt)
+    return "on" if smt.get("active") else f"off ({smt['control']})" if smt.get("control") else "off"
+
+
+def _virtualization(fp: dict) -> str:
+    virt = fp.get("virtualization") or {}
+    if not isinstance(virt, dict) or "vm" not in virt:
+        return _brief(virt)
+    if not virt["vm"]:
+        return "bare metal"
+    return f"virtual machine ({virt.get('hypervisor') or 'unknown hypervisor'})"
+
+
+def _load(fp: dict) -> str:
+    load = fp.get("load") or {}
+    if not isinstance(load, dict) or not load.get("loadavg"):
+        return _brief(load)
+    return "load average " + " / ".join(f"{v:.2f}" for v in load["loadavg"])
+
+
 def _probe(run: dict) -> str:
     meta = run.get("meta") or {}
     fp_probe = (run.get("fingerprint") or {}).get("probe") or {}
@@ -58,15 +132,15 @@ ROWS = (
     ("Hostname", lambda fp, run: _brief(fp.get("hostname"))),
     ("Target", lambda fp, run: _brief(run.get("target"))),
     ("CPU", lambda fp, run: _cpu(fp)),
-    ("Topology", lambda fp, run: _brief(fp.get("topology"))),
+    ("Topology", lambda fp, run: _topology(fp)),
     ("Caches", lambda fp, run: _caches(fp)),
-    ("Memory", lambda fp, run: _brief(fp.get("memory"))),
+    ("Memory", lambda fp, run: _memory(fp)),
     ("Kernel", lambda fp, run: _kernel(fp, "release")),
     ("Command line", lambda fp, run: _kernel(fp, "cmdline")),
-    ("CPU frequency", lambda fp, run: _brief(fp.get("cpufreq"))),
-    ("SMT", lambda fp, run: _brief(fp.get("smt"))),
-    ("Virtualization", lambda fp, run: _brief(fp.get("virtualization"))),
-    ("Load", lambda fp, run: _brief(fp.get("load"))),
+    ("CPU frequency", lambda fp, run: _cpufreq(fp)),
+    ("SMT", lambda fp, run: _smt(fp)),
+    ("Virtualization", lambda fp, run: _virtualization(fp)),
+    ("Load", lambda fp, run: _load(fp)),
     ("Probe", lambda fp, run: _probe(run)),
     ("Suite", lambda fp, run: _brief(run.get("suite"))),
     ("Runs", lambda fp, run: f"{run['id']} ({run.get('status')}, {run.get('started_at')})"),

@@ -22,9 +22,10 @@ is 32 KiB and sz1000k is 1 MiB; sizes up to a cache level's size give that level
 sizes of at least twice the last-level cache give the latency of external memory.
 bw_mem-K-N: LMBench bw_mem kernel K over N (16mb = 16 MiB).
 
-MB/s is 10^6 bytes per second here, as STREAM counts; LMBench prints MB as 2^20 bytes, so
-its figures read 4.6% lower for the same speed. LMBench bw_mem counts the bytes a copy reads
-and writes once, STREAM counts both, so STREAM copy reads about twice bw_mem bcopy.
+MB/s is 10^6 bytes per second, as STREAM and LMBench's bw_mem both count it (bw_mem's MB is
+1000*1000 bytes; only lat_mem_rd's sizes are in 2^20-byte MB). LMBench bw_mem counts the
+bytes a copy moves once, STREAM counts them read and written, so STREAM copy reads about
+twice bw_mem bcopy.
 Stream rows use the largest array size measured."""
 
 
