@@ -181,3 +181,29 @@ def test_report_gives_the_mitigation_table_and_the_interference_factor(store, tm
                                       (4237, "4.237us"), (165000, "165.000us"), (2.5e6, "2.500ms")])
 def test_latencies_are_written_as_in_the_study(ns, text):
     assert section.latency_text(ns) == text
+
+
+def test_the_command_runs_a_small_matrix_with_the_real_probe_into_the_store(tmp_path, monkeypatch):
+    """The whole command as a person runs it: probe, fingerprint, placement, store, report."""
+    from platperf.probe_path import ProbeNotFound, find_probe
+    from platperf.runner import online_cpus
+    try:
+        monkeypatch.setenv("PLATPERF_PROBE", str(find_probe()))
+    except ProbeNotFound:
+        pytest.skip("platperf-probe is not built (make probe)")
+    cpus = online_cpus()
+    victim, aggressors = cpus[-1], [c for c in cpus if c != cpus[-1]][:1]
+    db = tmp_path / "i.db"
+    args = ["interference", "--victim", str(victim), "--patterns", "none,bw-read", "--loops", "plain",
+            "--duration", "0.2", "--db", str(db), "--label", "study", "--json"]
+    if aggressors:
+        args[3:3] = ["--aggressors", ",".join(map(str, aggressors))]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["status"] == "complete" and out["cells"] == 2 and out["histograms"] == 2
+    store = Store(str(db))
+    run = store.run("study")
+    assert run["fingerprint"]["cpu"]["arch"] and run["meta"]["counter"]["name"]
+    assert {r.cpu for r in store.results(run["id"])} == {victim}
+    assert all(r.cluster is not None and r.core is not None for r in store.results(run["id"]))

@@ -65,10 +65,11 @@ def interference(
         meta = probe_meta(the_target)
     except (SuiteError, ProbeNotFound) as exc:
         fail_exit(str(exc))
-    from .run import _describe, _placer, _topology
+    from ..topology import read_topology
+    from .measuring import describe, placer
     try:
-        topology = _topology(root)
-        fingerprint, findings = _describe(root, meta)
+        topology = read_topology(root)
+        fingerprint, findings = describe(root, meta)
     except ValueError as exc:     # TopologyError: a --root without the machine's description
         fail_exit(str(exc))
     run_id = store.begin_run(label=label, target=the_target.name, suite="interference",
@@ -79,7 +80,7 @@ def interference(
     try:
         if progress:
             progress.bar.start()
-        out = run_matrix(store, the_target, plan, run_id, root=root, place=_placer(topology),
+        out = run_matrix(store, the_target, plan, run_id, root=root, place=placer(topology),
                          progress=progress)
     finally:
         if progress:
@@ -101,5 +102,5 @@ def interference(
 
 
 def _progress():
-    from .run import _RichProgress
-    return _RichProgress()
+    from .measuring import RichProgress
+    return RichProgress()

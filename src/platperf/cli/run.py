@@ -1,7 +1,6 @@
 """``platperf run``: measure this machine with a suite, storing records as they arrive."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from typing import Optional
@@ -9,6 +8,7 @@ from typing import Optional
 import typer
 
 from .common import DbOption, app, fail_exit, open_store
+from .measuring import RichProgress, describe, placer, print_findings
 
 
 @app.command()
@@ -61,16 +61,16 @@ def run(
     except (SuiteError, ProbeNotFound, ValueError) as exc:  # TopologyError is a ValueError
         fail_exit(str(exc))
 
-    fingerprint, findings = _describe(root, meta)
+    fingerprint, findings = describe(root, meta)
     if not quiet:
-        _print_findings(findings)
+        print_findings(findings)
     run_id = store.begin_run(label=label, target=the_target.name, suite=the_suite.name,
                              fingerprint=fingerprint, findings=findings, note=note, meta=meta)
-    progress = None if quiet or not sys.stderr.isatty() else _RichProgress()  # stderr: --json stays clean
+    progress = None if quiet or not sys.stderr.isatty() else RichProgress()  # stderr: --json stays clean
     try:
         if progress:
             progress.bar.start()
-        out = execute(store, run_id, the_target, steps, _placer(topology), progress)
+        out = execute(store, run_id, the_target, steps, placer(topology), progress)
     finally:
         if progress:
             progress.bar.stop()
@@ -87,56 +87,3 @@ def run(
         fail_exit(f"run {run_id} is {out.status} ({kept} kept): {out.error}")
     if not quiet and not json_out:
         print(f"run {run_id} complete: {kept}" + (f" (label {label})" if label else ""), file=sys.stderr)
-
-
-def _placer(topology):
-    def place(cpu):
-        try:
-            return topology.place(cpu)
-        except ValueError:  # a CPU the topology does not list: the result is kept unplaced
-            return None, None
-    return place
-
-
-def _describe(root, meta):
-    """The fingerprint and the doctor's findings, both stored with the run."""
-    from ..doctor import check
-    from ..fingerprint import collect
-    fingerprint = collect(root=root, probe_meta=meta)
-    findings = [dataclasses.asdict(f) for f in check(root=root, fingerprint=fingerprint, probe_meta=meta)]
-    return fingerprint, findings
-
-
-def _print_findings(findings):
-    """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
-    shown = [f for f in findings if f.get("level") not in ("ok", "info")]
-    for f in shown:
-        print(f"{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
-    if shown:
-        print("(what each does to results and how to fix it: platperf doctor)", file=sys.stderr)
-
-
-class _RichProgress:
-    """One bar over the suite's probe invocations, naming the one running."""
-
-    def __init__(self):
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        self.bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                            MofNCompleteColumn(), TextColumn("{task.fields[records]} records"),
-                            TimeElapsedColumn(), console=Console(stderr=True))
-        self.task = None
-        self.records = 0
-
-    def step_started(self, step, index, total):
-        if self.task is None:
-            self.task = self.bar.add_task(step.title, total=total, records=0)
-        self.bar.update(self.task, description=step.title)
-
-    def record(self, rec):
-        if rec["type"] in ("result", "histogram"):
-            self.records += 1
-            self.bar.update(self.task, records=self.records)
-
-    def step_finished(self, step):
-        self.bar.advance(self.task)
