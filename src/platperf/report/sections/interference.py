@@ -78,8 +78,10 @@ def _table(group: list[dict], idle: dict, loop: str, pattern: str, column: str) 
     c0 = group[0]
     threshold = c0.get("threshold")
     caption = (f"latency_loop{'' if loop == 'plain' else '_' + loop} on CPU {c0['cpu']}, "
-               f"{pattern} on CPUs {c0['aggressors'] or 'none'}; excursions: passes over "
-               f"{latency_text(threshold)}; interference factor: maximum / maximum with no pattern")
+               + (f"{pattern} on CPUs {c0['aggressors']}" if pattern != "none" and c0["aggressors"]
+                  else "no aggressor")
+               + f"; excursions: passes over {latency_text(threshold)}; "
+                 "interference factor: maximum / maximum with no pattern")
     return Table(title=f"{loop}, {pattern} ({column})", headers=HEADERS, rows=rows, layout="grid",
                  caption=caption)
 
