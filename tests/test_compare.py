@@ -242,3 +242,12 @@ def test_ingested_tfa_logs_reproduce_the_documents_deltas(tmp_path):
     order = [text.index(t) for t in ("to deepest power level in parallel", "to deepest power level in serial",
                                      "to power level 0 in parallel", "CPU_OFF", "PSCI_VERSION")]
     assert order == sorted(order)
+
+
+def test_a_calibrated_counter_frequency_a_few_hz_apart_is_not_a_difference():
+    from platperf.compare import comparability
+    base = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2596131733}}}]
+    same = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2596131603}}}]
+    other = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2994374000}}}]
+    assert comparability(base, same) == []
+    assert [d.key for d in comparability(base, other)] == ["meta.counter.freq_hz"]

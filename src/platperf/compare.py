@@ -240,6 +240,14 @@ def _covered(key: str, watched: tuple) -> bool:
     return any(key == w or key.startswith(w + ".") for w in watched)
 
 
+def _fact_text(key: str, value) -> str:
+    """A fact as compared: a calibrated counter frequency moves by a few ppm from run to run,
+    so frequencies compare to 0.1 MHz; a real change (24 -> 50 MHz, another TSC) still shows."""
+    if key.endswith("freq_hz") and isinstance(value, (int, float)):
+        return f"{value / 1e6:.1f} MHz"
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else str(value)
+
+
 def comparability(base_runs: list[dict], new_runs: list[dict]) -> list[Difference]:
     """The watched facts that differ between the two sides (several runs a side: every
     value seen). Runs without a fingerprint (ingested logs) simply have no facts; a fact
@@ -251,8 +259,7 @@ def comparability(base_runs: list[dict], new_runs: list[dict]) -> list[Differenc
         for run in runs:
             for k, v in _run_facts(run).items():
                 if v is not None and _covered(k, watched + refuse):
-                    seen.setdefault(k, set()).add(json.dumps(v, sort_keys=True) if
-                                                   isinstance(v, (list, dict)) else str(v))
+                    seen.setdefault(k, set()).add(_fact_text(k, v))
         return seen
 
     b, n = side(base_runs), side(new_runs)

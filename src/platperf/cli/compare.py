@@ -72,7 +72,8 @@ def _print_table(result):
     from rich.text import Text
 
     from .. import compare as cmp_mod
-    console = Console(highlight=False)
+    # a pipe or a CI log is not 80 columns wide: keep the 13 columns readable there
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     for d in result.differences:
         note = " (refused without --force)" if d.refuse else ""
         console.print(f"differs: {d.key}: {d.base} -> {d.new}{note}", markup=False)
