@@ -277,6 +277,16 @@ void exec_report_preemption(const struct cpu_job *job)
     }
 }
 
+int exec_job_outcome(const struct cpu_job *job)
+{
+    if (job->status != 0) {
+        emit_error("cpu-failed", job->err);
+        return -1;
+    }
+    exec_report_preemption(job);
+    return job->nsamples > 0;
+}
+
 struct helper {
     pthread_t thread;
     int cpu;

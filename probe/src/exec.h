@@ -53,6 +53,9 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
 /* A `warning` record for a job whose samples stayed preempted (no-op otherwise);
  * call from the thread that emits the job's results. */
 void exec_report_preemption(const struct cpu_job *job);
+/* After exec_each_cpu(): 1 when the job has samples to emit (its preemption warning written),
+ * 0 when it has none, -1 when it failed (its `error` record written). */
+int exec_job_outcome(const struct cpu_job *job);
 /* Involuntary context switches of the calling thread so far (-1 if unknown). */
 long thread_involuntary_switches(void);
 

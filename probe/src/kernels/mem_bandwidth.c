@@ -200,13 +200,10 @@ static int run(struct run_ctx *ctx)
             }
             for (int j = 0; j < ctx->ncpus; j++) {
                 struct cpu_job *job = &jobs[j];
-                if (job->status != 0) {
-                    emit_error("cpu-failed", job->err);
+                int outcome = exec_job_outcome(job);
+                if (outcome < 0)
                     rc = 1;
-                    continue;
-                }
-                exec_report_preemption(job);
-                if (job->nsamples == 0)
+                if (outcome <= 0)
                     continue;
                 uint64_t bytes = pt.k->counted * pt.size * job->reps;
                 for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */

@@ -136,13 +136,10 @@ static int run(struct run_ctx *ctx)
         }
         for (int j = 0; j < ctx->ncpus; j++) {
             struct cpu_job *job = &jobs[j];
-            if (job->status != 0) {
-                emit_error("cpu-failed", job->err);
+            int outcome = exec_job_outcome(job);
+            if (outcome < 0)
                 rc = 1;
-                continue;
-            }
-            exec_report_preemption(job);
-            if (job->nsamples == 0)
+            if (outcome <= 0)
                 continue;
             const struct core_clock *cc = job->result;
             uint64_t loads = job->reps * CHASE_UNROLL;
