@@ -52,6 +52,7 @@ class _Axes:
         if self.y1 == self.y0:
             self.y0, self.y1 = self.y0 - 1, self.y1 + 1
         if not log_y:
+            self.y1 += 0.05 * (self.y1 - self.y0)      # headroom: the top point clears the frame
             ticks = _nice_ticks(self.y0, self.y1)
             self.y0, self.y1 = min(self.y0, ticks[0]), max(self.y1, ticks[-1])
         else:
@@ -114,8 +115,10 @@ def line_plot(title: str, series: list[tuple[str, list[tuple[float, float]]]], *
     pts = [(x, y) for _, s in series for x, y in s if y is not None and (y > 0 or not log_y)]
     if not pts:
         raise ValueError(f"plot '{title}' has no points")
-    xs = [x for x, _ in pts] + [x for x, _ in vlines if x > 0]
+    xs = [x for x, _ in pts]
     ax = _Axes(xs, [y for _, y in pts], log_x, log_y, y_zero=True)
+    # A cache larger than every buffer measured has no place on this axis.
+    vlines = [(x, label) for x, label in vlines if min(xs) <= x <= max(xs)]
     out = _frame(title, x_label, y_label)
     out += _axes_lines(ax, _x_ticks(ax, xs), x_format, _y_ticks(ax), _num)
     for i, (x, label) in enumerate(vlines):
