@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from platperf.store import Store
+from test_report_renderers import docutils_core
 from test_report_store import write_run
 
 HOSTILE = 'v2.12|<b>x</b>,"y"'
@@ -107,7 +108,7 @@ def test_markdown_to_stdout_names_findings_and_escapes(db):
 
 
 def test_guide_rst_parses_without_docutils_messages(db, tmp_path):
-    core = pytest.importorskip("docutils.core")
+    core = docutils_core()
     out = tmp_path / "rep"
     assert platperf("report", "v2.11", HOSTILE, "--db", db, "-f", "all", "-o", str(out)).returncode == 0
     err = io.StringIO()

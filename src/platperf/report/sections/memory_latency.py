@@ -43,7 +43,9 @@ def build(data: ReportData) -> Section | None:
     headers = ["Size"] + [f"{col} {line} (ns)" if several else f"{line} (ns)" for col, line in keys]
     table = Table(title="Memory latency (ns), median over CPUs", headers=headers, rows=rows,
                   layout="guide")
+    shown = "" if len(curves) <= MAX_SERIES else \
+        f" The plot shows the first {MAX_SERIES} of {len(curves)} lines; the table has them all."
     caption = ("Cache sizes from the fingerprint of " + data.columns[0].name) if caches else \
         "No cache sizes in the fingerprint."
-    return Section(title="Memory latency", text="Lines are pattern/stride in bytes. " + caption + ".",
+    return Section(title="Memory latency", text="Lines are pattern/stride in bytes. " + caption + "." + shown,
                    plots=[Plot(title="Memory latency vs size", svg=plot)], tables=[table])
