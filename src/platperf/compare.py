@@ -21,22 +21,14 @@ A shown change in the worse direction of the metric is a regression.
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import asdict, dataclass, field
 
 from . import stats
+from .fingerprint import Difference, diff
 from .report.document import Document, Section, Table
 
 TESTS = ("mwu", "bootstrap")
 ALPHA = 0.05
-
-# The probe's meta record (docs/results-format.md) as stored with the run, beside the
-# fingerprint keys of platperf.fingerprint.comparability_keys(). A key also covers
-# everything below it.
-_META_CHANGES_RESULTS = ("meta.build_id", "meta.compiler", "meta.cflags", "meta.counter.name",
-                         "meta.counter.freq_hz", "meta.fallback")
-_META_REFUSE = ("meta.arch",)
-
 
 @dataclass
 class Row:
@@ -66,16 +58,6 @@ class Row:
     @property
     def metric(self):
         return self.key[5]
-
-
-@dataclass
-class Difference:
-    """A fingerprint or probe meta value that differs between the two sides."""
-
-    key: str
-    base: str
-    new: str
-    refuse: bool = False
 
 
 @dataclass
@@ -209,66 +191,12 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
 
 # -- comparability ----------------------------------------------------------------------
 
-def _flatten(value, prefix: str, out: dict):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
-    elif isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
-        for i, v in enumerate(value):
-            _flatten(v, f"{prefix}.{i}", out)
-    else:
-        out[prefix] = value
-
-
-def _run_facts(run: dict) -> dict:
-    out: dict = {}
-    _flatten(run.get("fingerprint") or {}, "", out)
-    _flatten(run.get("meta") or {}, "meta", out)
-    return out
-
-
-def _watched_keys() -> tuple[tuple, tuple]:
-    """(keys that change results, keys that refuse the comparison unless forced)."""
-    from .fingerprint import comparability_keys
-    from .fingerprint.comparability import REFUSE
-    keys = comparability_keys()
-    refuse = tuple(k for k, level in keys.items() if level == REFUSE) + _META_REFUSE
-    return tuple(keys) + _META_CHANGES_RESULTS, refuse
-
-
-def _covered(key: str, watched: tuple) -> bool:
-    return any(key == w or key.startswith(w + ".") for w in watched)
-
-
-def _fact_text(key: str, value) -> str:
-    """A fact as compared: a calibrated counter frequency moves by a few ppm from run to run,
-    so frequencies compare to 0.1 MHz; a real change (24 -> 50 MHz, another TSC) still shows."""
-    if key.endswith("freq_hz") and isinstance(value, (int, float)):
-        return f"{value / 1e6:.1f} MHz"
-    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else str(value)
-
-
 def comparability(base_runs: list[dict], new_runs: list[dict]) -> list[Difference]:
-    """The watched facts that differ between the two sides (several runs a side: every
-    value seen). Runs without a fingerprint (ingested logs) simply have no facts; a fact
-    known on one side only is not a difference."""
-    watched, refuse = _watched_keys()
-
-    def side(runs):
-        seen: dict[str, set] = {}
-        for run in runs:
-            for k, v in _run_facts(run).items():
-                if v is not None and _covered(k, watched + refuse):
-                    seen.setdefault(k, set()).add(_fact_text(k, v))
-        return seen
-
-    b, n = side(base_runs), side(new_runs)
-    diffs = []
-    for k in sorted(b.keys() & n.keys()):
-        if b[k] != n[k]:
-            diffs.append(Difference(k, ", ".join(sorted(b[k])), ", ".join(sorted(n[k])),
-                                    refuse=_covered(k, refuse)))
-    return diffs
+    """The fingerprint and probe facts that differ between the two sides (several runs a
+    side: every value seen), by platperf.fingerprint.diff."""
+    def facts(runs):
+        return [{**(r.get("fingerprint") or {}), "meta": r.get("meta") or {}} for r in runs]
+    return diff(facts(base_runs), facts(new_runs))
 
 
 def compare_refs(store, base_ref, new_ref, *, tolerance: float = 2.0, test: str = "mwu",

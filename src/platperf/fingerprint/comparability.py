@@ -34,6 +34,19 @@ _KEYS = {
 }
 
 
+# The probe's meta record (docs/results-format.md), stored with a run beside its fingerprint
+# and looked up here under "meta".
+_META_KEYS = {
+    "meta.arch": (REFUSE, "another architecture"),
+    "meta.build_id": (WARN, "a different probe build measured different code"),
+    "meta.compiler": (WARN, "another compiler generates other code"),
+    "meta.cflags": (WARN, "other compiler flags generate other code"),
+    "meta.counter.name": (WARN, "another counter"),
+    "meta.counter.freq_hz": (WARN, "another counter frequency changes the time resolution"),
+    "meta.fallback": (WARN, "portable C loops instead of the assembly ones"),
+}
+
+
 def comparability_keys() -> dict[str, str]:
     """{dotted key: 'refuse' | 'warn'} — the facts that change results; 'refuse' ones (CPU model,
     architecture) make a comparison meaningless unless forced."""
@@ -43,8 +56,8 @@ def comparability_keys() -> dict[str, str]:
 @dataclass(frozen=True)
 class Difference:
     key: str
-    base: object
-    new: object
+    base: str
+    new: str
     refuse: bool
     why: str
 
@@ -58,14 +71,27 @@ def lookup(fingerprint: dict, dotted: str):
     return value
 
 
-def diff(base: dict, new: dict) -> list[Difference]:
-    """The comparability keys whose values differ. A key missing on one side (an ingested log has
-    no fingerprint) is not a difference: nothing is known to have changed."""
+def _fact_text(key: str, value) -> str:
+    """A fact as compared: a calibrated counter frequency moves by a few ppm from run to run,
+    so frequencies compare to 0.1 MHz; a real change (24 -> 50 MHz, another TSC) still shows."""
+    if key.endswith("freq_hz") and isinstance(value, (int, float)):
+        return f"{value / 1e6:.1f} MHz"
+    return json.dumps(value, sort_keys=True) if isinstance(value, (list, dict)) else str(value)
+
+
+def diff(base, new) -> list[Difference]:
+    """The comparability keys whose values differ between two sides.
+
+    A side is one fingerprint or a list of them (a label's runs: every value seen on that side);
+    a fingerprint may carry its run's probe meta under ``"meta"``. A key missing on one side (an
+    ingested log has no fingerprint) is not a difference: nothing is known to have changed."""
+    def seen(side, key):
+        fps = side if isinstance(side, list) else [side]
+        return {_fact_text(key, v) for v in (lookup(fp or {}, key) for fp in fps) if v is not None}
+
     out = []
-    for key, (level, why) in _KEYS.items():
-        a, b = lookup(base or {}, key), lookup(new or {}, key)
-        if a is None or b is None:
-            continue
-        if json.dumps(a, sort_keys=True) != json.dumps(b, sort_keys=True):
-            out.append(Difference(key, a, b, level == REFUSE, why))
+    for key, (level, why) in {**_KEYS, **_META_KEYS}.items():
+        a, b = seen(base, key), seen(new, key)
+        if a and b and a != b:
+            out.append(Difference(key, ", ".join(sorted(a)), ", ".join(sorted(b)), level == REFUSE, why))
     return out
