@@ -10,6 +10,7 @@ import time
 import pytest
 
 import fake_probe
+from conftest import require_probe
 
 SUITE = """
 name = "tiny"
@@ -155,11 +156,7 @@ def test_help_has_an_example(command):
 
 # -- with the real probe ----------------------------------------------------------------
 def _real_probe():
-    from platperf.probe_path import ProbeNotFound, find_probe
-    try:
-        return str(find_probe())
-    except ProbeNotFound:
-        pytest.skip("platperf-probe is not built (make probe)")
+    return require_probe()
 
 
 @pytest.fixture

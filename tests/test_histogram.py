@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import require_executable
 from hypothesis import given, settings, strategies as st
 
 SRC = Path(__file__).resolve().parents[1] / "probe" / "src" / "histogram.c"
@@ -31,8 +32,7 @@ class Histogram(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if not shutil.which("gcc"):
-        pytest.skip("gcc is needed to build the histogram")
+    require_executable("gcc")
     so = tmp_path_factory.mktemp("hist") / "libhist.so"
     subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-o", str(so),
                     str(SRC)], check=True)

@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from conftest import missing
 
 from platperf.report import render
 from platperf.report.data import load
@@ -35,8 +36,10 @@ const drawn = plots.filter(s => s.getBoundingClientRect().width > 100 &&
 document.body.dataset.plots = plots.length + '/' + drawn.length;
 </script>"""
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None and os.environ.get("CI") != "true",
-                                reason="chromium not installed (make deps installs it)")
+@pytest.fixture(autouse=True)
+def _needs_chromium():
+    if CHROMIUM is None:
+        missing("chromium is not installed (make deps installs it)")
 
 
 def chromium(url: str, *args: str) -> subprocess.CompletedProcess:

@@ -106,7 +106,6 @@ def test_cyclictest_results_and_histograms_are_stored(db):
 @pytest.mark.parametrize("log", ["v2.10.log", "v2.10-reordered.log"])
 def test_ingested_releases_compare_by_key_as_the_document_annotates(db, log):
     # the point of the fixtures: the document's `242.66 (+132.03%)` comes out however the rows are ordered
-    pytest.importorskip("platperf.cli.compare")
     assert platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db).exit_code == 0
     assert platperf("tftf-rt-instr", str(TFTF / log), "--label", "v2.10", "--db", db).exit_code == 0
     out = CliRunner().invoke(app, ["compare", "v2.9", "v2.10", "--format", "rst-grid", "--db", db])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import require_probe
 from typer.testing import CliRunner
 
 from platperf.cli import app
@@ -185,12 +186,8 @@ def test_latencies_are_written_as_in_the_study(ns, text):
 
 def test_the_command_runs_a_small_matrix_with_the_real_probe_into_the_store(tmp_path, monkeypatch):
     """The whole command as a person runs it: probe, fingerprint, placement, store, report."""
-    from platperf.probe_path import ProbeNotFound, find_probe
     from platperf.runner import online_cpus
-    try:
-        monkeypatch.setenv("PLATPERF_PROBE", str(find_probe()))
-    except ProbeNotFound:
-        pytest.skip("platperf-probe is not built (make probe)")
+    monkeypatch.setenv("PLATPERF_PROBE", require_probe())
     cpus = online_cpus()
     victim, aggressors = cpus[-1], [c for c in cpus if c != cpus[-1]][:1]
     db = tmp_path / "i.db"

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import require_executable
 
 SRC = Path(__file__).resolve().parents[1] / "probe" / "src" / "kernels" / "aggressors.c"
 
@@ -19,8 +20,7 @@ class Geometry(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    if not shutil.which("gcc"):
-        pytest.skip("gcc is needed to build the aggressors")
+    require_executable("gcc")
     so = tmp_path_factory.mktemp("agg") / "libagg.so"
     subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Werror", "-shared", "-fPIC", "-pthread",
                     "-o", str(so), str(SRC)], check=True)

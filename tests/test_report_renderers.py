@@ -10,6 +10,7 @@ import os
 import re
 
 import pytest
+from conftest import require_module
 
 from platperf.report import FORMATS, render, renderer
 from platperf.report import markdown, rst_csv, rst_grid
@@ -20,11 +21,8 @@ HOSTILE = 'v2.12|<b>x</b>,"y"'
 
 
 def docutils_core():
-    """docutils is in the test extra: CI must have it; elsewhere its tests are skipped."""
-    if os.environ.get("CI") == "true":
-        import docutils.core
-        return docutils.core
-    return pytest.importorskip("docutils.core")
+    """docutils is in the test extra."""
+    return require_module("docutils.core")
 
 
 # The v2.10 parallel CPU_SUSPEND table of tf-a-psci-performance-juno-v2.10.rst, as published.

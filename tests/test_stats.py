@@ -5,6 +5,7 @@ import math
 import random
 
 import pytest
+from conftest import require_module
 
 from platperf import stats
 
@@ -56,7 +57,7 @@ def test_mwu_identical_samples_p_is_one():
 
 
 def test_mwu_matches_scipy_when_available():
-    scipy_stats = pytest.importorskip("scipy.stats")
+    scipy_stats = require_module("scipy.stats")
     rng = random.Random(11)
     for _ in range(200):
         n1, n2 = rng.randint(1, 15), rng.randint(1, 15)
@@ -81,7 +82,7 @@ def test_welch_t_known_value():
 
 
 def test_welch_matches_scipy_when_available():
-    scipy_stats = pytest.importorskip("scipy.stats")
+    scipy_stats = require_module("scipy.stats")
     rng = random.Random(4)
     for _ in range(100):
         x = [rng.gauss(0, 1) for _ in range(rng.randint(2, 30))]

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "probe" / "src"
@@ -39,7 +40,7 @@ def _memory_access(arch, instruction):
 def disassemble(arch, tmp_path):
     cc, objdump, flags, *_ = ARCHES[arch]
     if not (shutil.which(cc) and shutil.which(objdump)):
-        pytest.skip(f"{cc} / {objdump} not installed (make deps)")
+        missing(f"{cc} / {objdump} not installed (make deps)")
     obj = tmp_path / f"latency_loop_{arch}.o"
     subprocess.run([cc, *flags, "-c", f"-I{SRC}", f"-I{SRC / 'arch'}", "-o", str(obj),
                     str(SRC / "arch" / arch / "latency_loop.S")], check=True)
@@ -126,10 +127,10 @@ RUNNERS = {"native": [], "aarch64": ["qemu-aarch64-static"], "armv7": ["qemu-arm
 def probe_binary(build):
     path = ROOT / "build" / "probe" / build / "platperf-probe"
     if not path.exists():
-        pytest.skip(f"{path} not built (make probe probe-cross)")
+        missing(f"{path} not built (make probe probe-cross)")
     runner = RUNNERS[build]
     if runner and not shutil.which(runner[0]):
-        pytest.skip(f"{runner[0]} not installed")
+        missing(f"{runner[0]} not installed (make deps)")
     return runner + [str(path)]
 
 

@@ -21,10 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OBJDUMP = {"native": "objdump", "aarch64": "aarch64-linux-gnu-objdump", "armv7": "arm-linux-gnueabihf-objdump"}
 
 
-def _missing(reason: str):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the tests must run; `make deps probe probe-cross`)")
-    pytest.skip(reason)
+from conftest import missing as _missing
 
 
 _cache: dict[str, dict] = {}

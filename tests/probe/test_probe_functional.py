@@ -22,10 +22,7 @@ QEMU = {"native": None, "aarch64": "qemu-aarch64-static", "armv7": "qemu-arm-sta
 SMALL = ["--samples", "2", "--warmup", "0", "--min-time", "0"]
 
 
-def _missing(reason: str):
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{reason} (CI=true: the tests must run; `make deps probe probe-cross`)")
-    pytest.skip(reason)
+from conftest import missing as _missing
 
 
 def command(build: str, program: str = "platperf-probe") -> list[str]:

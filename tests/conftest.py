@@ -1,0 +1,49 @@
+"""What every test module shares.
+
+One skip policy: a test that needs a tool this machine lacks (PostgreSQL, sshd, qemu-user,
+a cross compiler, chromium, a built probe, a Python package of the test extra) calls
+:func:`missing`. On a developer's machine the test is skipped with the reason; with
+``CI=true`` it fails, because CI installs every tool (``make test``) and a skip there would
+hide a test that never ran.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+
+import pytest
+
+CI = os.environ.get("CI") == "true"
+
+
+def missing(reason: str):
+    """Skip, or under CI=true fail: ``reason`` says what is missing and how to get it."""
+    if CI:
+        pytest.fail(f"{reason} (CI=true: a missing tool is a failure, not a skip; `make test` installs it)")
+    pytest.skip(reason)
+
+
+def require_executable(name: str, hint: str = "make deps") -> str:
+    """The path of ``name`` on PATH, or :func:`missing`."""
+    path = shutil.which(name)
+    if path is None:
+        missing(f"{name} is not installed ({hint})")
+    return path
+
+
+def require_module(name: str):
+    """The imported module ``name`` (from the test extra), or :func:`missing`."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        missing(f"Python package {name} is not installed (pip install -e '.[test]')")
+
+
+def require_probe() -> str:
+    """The native probe built for this machine, or :func:`missing`."""
+    from platperf.probe_path import ProbeNotFound, find_probe
+    try:
+        return str(find_probe())
+    except ProbeNotFound:
+        missing("platperf-probe is not built (make probe)")
