@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from platperf.fingerprint.cpu_models import Midr
-from platperf.fingerprint.sysroot import format_cpu_list, parse_cpu_list, parse_size
+from platperf.machine.cpu_models import Midr
+from platperf.machine.sysroot import format_cpu_list, parse_cpu_list, parse_size
 from platperf.topology import TopologyError, read_topology
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"

@@ -8,11 +8,11 @@ Warnings never make ``platperf doctor`` fail: a board under test is often not tu
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from .fingerprint import collect
-from .fingerprint.sysroot import SysRoot, format_cpu_list
+from .machine.sysroot import SysRoot, format_cpu_list
 
 LEVELS = ("ok", "info", "warn", "bad")
 
@@ -43,22 +43,24 @@ class Finding:
         return " — ".join(parts)
 
 
-def check(root: str = "/", fingerprint: dict | None = None, probe_meta: dict | None = None,
-          sample_s: float = 0.2) -> list[Finding]:
-    """All checks on the machine under ``root``. ``fingerprint`` is collected when not given;
-    ``probe_meta`` (the probe's meta record) enables the counter checks. Busy processes are
-    sampled over ``sample_s`` seconds (0 skips the sampling)."""
-    fp = fingerprint if fingerprint is not None else collect(root, probe_meta)
+def check(root: SysRoot | str | os.PathLike = "/", fingerprint: dict | None = None,
+          probe_meta: dict | None = None, sample_s: float = 0.2) -> list[Finding]:
+    """All checks on the machine at ``root`` (a SysRoot — a remote target's snapshot — or a
+    path). ``fingerprint`` is collected when not given; ``probe_meta`` (the probe's meta record)
+    enables the counter checks. Busy processes are sampled over ``sample_s`` seconds (0 skips
+    the sampling)."""
+    sysroot = SysRoot.of(root)
+    fp = fingerprint if fingerprint is not None else collect(sysroot, probe_meta)
     findings: list[Finding] = []
     findings += check_cpufreq(fp)
     findings += check_smt(fp)
     findings += check_isolation(fp)
     findings += check_load(fp)
     if sample_s > 0:
-        findings += check_busy_processes(root, sample_s)
+        findings += check_busy_processes(sysroot, sample_s)
     findings += check_vm(fp)
     findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp))
-    findings += check_resctrl(root)
+    findings += check_resctrl(sysroot)
     return findings
 
 
@@ -188,9 +190,9 @@ class BusyProcess:
     cpu_share: float   # of one CPU, over the sampling interval
 
 
-def cpu_times(root: str = "/") -> dict[int, tuple[str, int]]:
+def cpu_times(root: SysRoot | str | os.PathLike = "/") -> dict[int, tuple[str, int]]:
     """{pid: (name, utime + stime in clock ticks)} from /proc/<pid>/stat."""
-    sysroot = SysRoot(root)
+    sysroot = SysRoot.of(root)
     out = {}
     for entry in sysroot.listdir("proc"):
         if not entry.isdigit():
@@ -221,12 +223,32 @@ def busy_between(before: dict, after: dict, seconds: float, clock_ticks: int,
     return sorted(busy, key=lambda b: -b.cpu_share)
 
 
-def check_busy_processes(root: str = "/", sample_s: float = 0.2) -> list[Finding]:
+def uptime_s(sysroot: SysRoot) -> float | None:
+    """Seconds since boot (/proc/uptime's first field), or None."""
+    try:
+        return float((sysroot.read("proc/uptime") or "").split()[0])
+    except (IndexError, ValueError):
+        return None
+
+
+def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: float = 0.2) -> list[Finding]:
+    """Two looks at /proc, ``sample_s`` apart on the machine itself (``SysRoot.later``: a sleep
+    here, the board's own second sample for a remote snapshot)."""
+    sysroot = SysRoot.of(root)
+    # USER_HZ is 100 on every Linux architecture platperf supports, so this host's value also
+    # holds for a board's /proc.
     clock_ticks = os.sysconf("SC_CLK_TCK")
-    t0, before = time.monotonic(), cpu_times(root)
-    time.sleep(sample_s)
-    after = cpu_times(root)
-    busy = busy_between(before, after, time.monotonic() - t0, clock_ticks, ignore=(os.getpid(),))
+    before, up_before = cpu_times(sysroot), uptime_s(sysroot)
+    later = sysroot.later(sample_s)
+    after, up_after = cpu_times(later), uptime_s(later)
+    # The machine's own clock says how far apart the samples were (a remote snapshot waited on
+    # the board, not here); a tree without /proc/uptime falls back to the asked interval.
+    seconds = up_after - up_before if up_before is not None and up_after is not None else sample_s
+    if seconds <= 0:
+        seconds = sample_s
+    # Our own process is busy reading /proc when the machine is this one.
+    ignore = (os.getpid(),) if sysroot.root == Path("/") else ()
+    busy = busy_between(before, after, seconds, clock_ticks, ignore=ignore)
     if not busy:
         return [Finding("ok", "no-busy-processes",
                         f"no other process used more than {BUSY_SHARE:.0%} of a CPU over {sample_s:g} s")]
@@ -305,8 +327,8 @@ def check_counter(meta: dict | None) -> list[Finding]:
     return out
 
 
-def check_resctrl(root: str = "/") -> list[Finding]:
-    sysroot = SysRoot(root)
+def check_resctrl(root: SysRoot | str | os.PathLike = "/") -> list[Finding]:
+    sysroot = SysRoot.of(root)
     if sysroot.exists("sys/fs/resctrl/info"):
         return [Finding("info", "resctrl-available",
                         "resctrl is mounted: the rt+resctrl interference mitigation can partition the "

@@ -19,11 +19,12 @@ Numbering rules (results are keyed by ``(cluster, core)``, so these must not dri
 """
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 
-from .fingerprint.cpu_models import Midr, x86_core_type
-from .fingerprint.cpuinfo import arch_from_cpuinfo, read_cpuinfo
-from .fingerprint.sysroot import SysRoot, parse_cpu_list, parse_size, format_cpu_list
+from .machine.cpu_models import Midr, x86_core_type
+from .machine.cpuinfo import arch_from_cpuinfo, read_cpuinfo
+from .machine.sysroot import SysRoot, parse_cpu_list, parse_size, format_cpu_list
 
 CPU_DIR = "sys/devices/system/cpu"
 
@@ -137,20 +138,23 @@ def cache_dict(cache: Cache) -> dict:
     return d
 
 
-def online_cpus(sysroot: SysRoot) -> list[int]:
+def online_cpus(root: SysRoot | str | os.PathLike = "/") -> list[int]:
+    """The CPUs the kernel has online (``cpu/online``; the cpuN directories when it is absent)."""
+    sysroot = SysRoot.of(root)
     text = sysroot.read(f"{CPU_DIR}/online")
     if text:
         return parse_cpu_list(text)
     return sorted(int(n[3:]) for n in sysroot.listdir(CPU_DIR) if n.startswith("cpu") and n[3:].isdigit())
 
 
-def read_topology(root: str = "/") -> Topology:
-    sysroot = SysRoot(root)
+def read_topology(root: SysRoot | str | os.PathLike = "/") -> Topology:
+    """The topology of the machine at ``root``: a SysRoot (e.g. a remote target's snapshot) or a path."""
+    sysroot = SysRoot.of(root)
     per_cpu, _ = read_cpuinfo(sysroot)
     arch = arch_from_cpuinfo(per_cpu)
     cpus = online_cpus(sysroot) or sorted(per_cpu)
     if not cpus:
-        raise TopologyError(f"no CPUs found under {root} (neither {CPU_DIR}/online nor /proc/cpuinfo)")
+        raise TopologyError(f"no CPUs found under {sysroot} (neither {CPU_DIR}/online nor /proc/cpuinfo)")
     is_x86 = arch in ("x86_64", "i686")
 
     hybrid = _x86_hybrid(sysroot) if is_x86 else {}

@@ -1,10 +1,12 @@
 """``collect()``: the fingerprint stored with every run (keys documented in docs/fingerprint.md)."""
 from __future__ import annotations
 
+import os
+
 from .. import topology as topology_mod
-from .cpuinfo import read_cpuinfo
+from ..machine.cpuinfo import read_cpuinfo
 from .kernel import cmdline_params, read_isolation
-from .sysroot import SysRoot, parse_cpu_list
+from ..machine.sysroot import SysRoot, parse_cpu_list
 
 SCHEMA = 1
 CPU_DIR = "sys/devices/system/cpu"
@@ -21,16 +23,17 @@ _VM_DMI = {"QEMU": "QEMU/KVM", "KVM": "KVM", "VMware": "VMware", "VirtualBox": "
 _VM_DT = {"linux,dummy-virt": "QEMU virt"}
 
 
-def collect(root: str = "/", probe_meta: dict | None = None) -> dict:
-    """Everything about the machine that explains its results, as plain JSON values."""
-    sysroot = SysRoot(root)
-    topo = topology_mod.read_topology(root)
+def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = None) -> dict:
+    """Everything about the machine at ``root`` (a SysRoot, or a path) that explains its results, as
+    plain JSON values."""
+    sysroot = SysRoot.of(root)
+    topo = topology_mod.read_topology(sysroot)
     per_cpu, machine_fields = read_cpuinfo(sysroot)
     # 'all' and 'N' in cpu lists count possible CPUs, offline ones included.
     possible = parse_cpu_list(sysroot.read(f"{CPU_DIR}/possible")) or topo.online()
     ncpus = max(possible) + 1
     cmdline = sysroot.read("proc/cmdline") or ""
-    iso = read_isolation(root, ncpus)
+    iso = read_isolation(sysroot, ncpus)
     cpufreq = _cpufreq(sysroot)
     return {
         "schema": SCHEMA,
@@ -58,7 +61,7 @@ def collect(root: str = "/", probe_meta: dict | None = None) -> dict:
         },
         "cpufreq": cpufreq,
         "smt": _smt(sysroot, topo),
-        "virtualization": detect_vm(root),
+        "virtualization": detect_vm(sysroot),
         "load": _load(sysroot),
         "resctrl": {"mounted": sysroot.exists("sys/fs/resctrl/info")},
         "toolchain": _toolchain(probe_meta),
@@ -179,11 +182,11 @@ def _smt(sysroot: SysRoot, topo) -> dict:
             "siblings": [list(s) for s in siblings]}
 
 
-def detect_vm(root: str = "/") -> dict:
+def detect_vm(root: SysRoot | str | os.PathLike = "/") -> dict:
     """{'vm': bool, 'hypervisor': name or None, 'evidence': [why]} from what a guest can see
     without privileges: the cpuinfo 'hypervisor' flag (x86), hypervisor-only clock sources,
     /sys/hypervisor, DMI strings of virtual firmware, the QEMU 'virt' device tree."""
-    sysroot = SysRoot(root)
+    sysroot = SysRoot.of(root)
     evidence, names = [], []
     per_cpu, _ = read_cpuinfo(sysroot)
     if "hypervisor" in next(iter(per_cpu.values()), {}).get("flags", "").split():

@@ -7,10 +7,11 @@ sysfs value wins when both exist, because a parameter can be misspelt or unsuppo
 """
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
 
-from .sysroot import SysRoot, parse_cpu_list
+from ..machine.sysroot import SysRoot, parse_cpu_list
 
 ISOLCPUS_FLAGS = ("nohz", "domain", "managed_irq")
 
@@ -72,9 +73,9 @@ def _cpus(name: str, text: str, ncpus: int | None, iso: Isolation) -> list[int]:
         return []
 
 
-def read_isolation(root: str = "/", ncpus: int | None = None) -> Isolation:
+def read_isolation(root: SysRoot | str | os.PathLike = "/", ncpus: int | None = None) -> Isolation:
     """Isolation of the running kernel: the cmdline, corrected by what sysfs says was applied."""
-    sysroot = SysRoot(root)
+    sysroot = SysRoot.of(root)
     iso = parse_isolation(sysroot.read("proc/cmdline") or "", ncpus)
     for name, rel in (("isolcpus", "sys/devices/system/cpu/isolated"),
                       ("nohz_full", "sys/devices/system/cpu/nohz_full")):

@@ -58,21 +58,31 @@ def label(names: list[str]) -> str:
 
 
 @contextlib.contextmanager
-def applied(names: list[str], *, victim: int, aggressors: list[int], root: str = "/",
-            resctrl_root: str | Path | None = None):
+def applied(names: list[str], *, victim: int, aggressors: list[int], root="/",
+            resctrl_root: str | Path | None = None, local: bool = True):
     """Applies ``names`` for the duration of the block; yields (list of Applied, extra
-    probe arguments). Everything is undone on the way out, whatever the exit."""
+    probe arguments). Everything is undone on the way out, whatever the exit.
+
+    ``root`` is the target machine (a SysRoot, e.g. ``target.sysroot()``, or a path).
+    ``local=False`` says it is not this machine: the checks still read it, but what platperf
+    would WRITE here (the dma-latency hold, resctrl groups) is recorded as not applied
+    rather than done to the wrong machine; the probe's ``--rt 1`` still goes through."""
+    from ..machine.sysroot import SysRoot
     from . import isolated, resctrl, rt
+    sysroot = SysRoot.of(root)
     results: list[Applied] = []
     argv: list[str] = []
     with contextlib.ExitStack() as stack:
         for name in names:
             if name == "rt":
-                results.append(stack.enter_context(rt.dma_latency_held(root)))
+                results.append(stack.enter_context(rt.dma_latency_held(sysroot)) if local
+                               else rt.not_held_remotely(sysroot))
                 argv += rt.PROBE_ARGS
             elif name == "isolated":
-                results.append(isolated.check(victim, root))
+                results.append(isolated.check(victim, sysroot))
+            elif name == "resctrl" and not local:
+                results.append(resctrl.not_partitioned_remotely())
             elif name == "resctrl":
-                where = resctrl_root if resctrl_root is not None else Path(root) / "sys/fs/resctrl"
+                where = resctrl_root if resctrl_root is not None else sysroot.path("sys/fs/resctrl")
                 results.append(stack.enter_context(resctrl.partitioned(where, victim, aggressors)))
         yield results, argv

@@ -1,14 +1,13 @@
 """``isolated``: whether the victim CPU is kept free of other tasks (isolcpus), of the
 scheduler tick (nohz_full) and of RCU callbacks (rcu_nocbs). A check of the boot
-configuration under ``root``; it changes nothing and says what is missing."""
+configuration of the target machine; it changes nothing and says what is missing."""
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
+from ..fingerprint.kernel import read_isolation
+from ..machine.sysroot import SysRoot
 from . import Applied
-
-# isolcpus may carry flags before the list: isolcpus=nohz,domain,managed_irq,2-3
-_ISOLCPUS_FLAGS = {"nohz", "domain", "managed_irq"}
 
 
 def cpu_list(text: str) -> set[int]:
@@ -21,34 +20,10 @@ def cpu_list(text: str) -> set[int]:
     return cpus
 
 
-def _cmdline(root: Path) -> dict[str, str]:
-    try:
-        words = (root / "proc/cmdline").read_text().split()
-    except OSError:
-        return {}
-    return dict(w.split("=", 1) for w in words if "=" in w)
-
-
-def _sysfs(root: Path, name: str) -> set[int] | None:
-    try:
-        return cpu_list((root / "sys/devices/system/cpu" / name).read_text())
-    except OSError:
-        return None
-
-
-def check(victim: int, root: str = "/") -> Applied:
-    root = Path(root)
-    cmdline = _cmdline(root)
-    isol = _sysfs(root, "isolated")
-    if isol is None:
-        isol = cpu_list(",".join(p for p in cmdline.get("isolcpus", "").split(",")
-                                 if p not in _ISOLCPUS_FLAGS))
-    nohz = _sysfs(root, "nohz_full")
-    if nohz is None:
-        nohz = cpu_list(cmdline.get("nohz_full", ""))
-    nocbs = cpu_list(cmdline.get("rcu_nocbs", ""))
-    missing = [name for name, cpus in (("isolcpus", isol), ("nohz_full", nohz), ("rcu_nocbs", nocbs))
-               if victim not in cpus]
+def check(victim: int, root: SysRoot | str | os.PathLike = "/") -> Applied:
+    """Whether isolcpus, nohz_full and rcu_nocbs all cover ``victim`` on the machine at ``root``
+    (a SysRoot, e.g. a remote target's snapshot, or a path); sysfs wins over the cmdline."""
+    missing = read_isolation(SysRoot.of(root)).missing_for(victim)
     if missing:
         return Applied("isolated", False, f"CPU {victim} is not in {', '.join(missing)}; boot with "
                        + " ".join(f"{m}={victim}" for m in missing))

@@ -54,6 +54,13 @@ def _cpus(cpus: list[int]) -> str:
     return ",".join(map(str, cpus))
 
 
+def not_partitioned_remotely() -> Applied:
+    """resctrl groups are made by writing this machine's /sys/fs/resctrl: on a remote target
+    they would partition the host's cache, not the board's."""
+    return Applied("resctrl", False, "not applied on a remote target (resctrl groups can only be "
+                   "created on this machine)")
+
+
 @contextlib.contextmanager
 def partitioned(root, victim: int, aggressors: list[int]):
     root = Path(root)

@@ -7,33 +7,41 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
-from pathlib import Path
 
+from ..machine.sysroot import SysRoot
 from . import Applied
 
 PROBE_ARGS = ["--rt", "1"]
 
 
-def throttling(root: str = "/") -> str:
+def throttling(root: SysRoot | str | os.PathLike = "/") -> str:
     """RT throttling stops every SCHED_FIFO task for (period - runtime) of each period: a
-    busy real-time loop then sees that stall as its maximum. '' when it is off."""
-    kernel = Path(root) / "proc/sys/kernel"
-    try:
-        runtime = int((kernel / "sched_rt_runtime_us").read_text())
-        period = int((kernel / "sched_rt_period_us").read_text())
-    except (OSError, ValueError):
-        return ""
-    if runtime < 0 or runtime >= period:
+    busy real-time loop then sees that stall as its maximum. '' when it is off (or unreadable).
+    ``root`` is the target machine: a SysRoot (a remote target's snapshot) or a path."""
+    sysroot = SysRoot.of(root)
+    runtime = sysroot.read_int("proc/sys/kernel/sched_rt_runtime_us")
+    period = sysroot.read_int("proc/sys/kernel/sched_rt_period_us")
+    if runtime is None or period is None or runtime < 0 or runtime >= period:
         return ""
     return (f"RT throttling is on (sched_rt_runtime_us {runtime} of {period}): the loop is stopped "
             f"up to {(period - runtime) / 1000:g} ms each {period / 1000:g} ms; "
             "echo -1 > /proc/sys/kernel/sched_rt_runtime_us to measure without it")
 
 
+def not_held_remotely(root: SysRoot | str | os.PathLike) -> Applied:
+    """On a remote target the host's /dev/cpu_dma_latency would hold the wrong machine: the
+    request is left out, while the probe's own SCHED_FIFO/mlockall (``--rt 1``) still applies."""
+    return Applied("rt", False, "not applied on a remote target (/dev/cpu_dma_latency can only be "
+                   "held on this machine); SCHED_FIFO/mlockall asked of the probe", throttling(root))
+
+
 @contextlib.contextmanager
-def dma_latency_held(root: str = "/"):
-    path = Path(root) / "dev/cpu_dma_latency"
-    caveat = throttling(root)
+def dma_latency_held(root: SysRoot | str | os.PathLike = "/"):
+    """Holds this machine's PM QoS request while the block runs. It WRITES, so it only ever
+    acts on the local machine (``root`` is "/" but for the tests' fake tree)."""
+    sysroot = SysRoot.of(root)
+    path = sysroot.path("dev/cpu_dma_latency")
+    caveat = throttling(sysroot)
     try:
         fd = os.open(path, os.O_WRONLY)
     except OSError as exc:

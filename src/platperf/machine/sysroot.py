@@ -1,18 +1,50 @@
 """Reading sysfs and procfs beneath a root directory.
 
 Everything platperf learns about a machine comes through :class:`SysRoot`, so that tests can
-point it at a fixture tree (``tests/fixtures/sysfs/juno``) instead of ``/``. Missing or
-unreadable files are normal (old kernels, VMs, boards without a driver) and read as ``None``.
+point it at a fixture tree (``tests/fixtures/sysfs/juno``) instead of ``/``, and a remote
+target can hand over a snapshot of a board's /sys and /proc. Missing or unreadable files are
+normal (old kernels, VMs, boards without a driver) and read as ``None``.
+
+This module is the one place that opens machine files: readers elsewhere take a SysRoot (or a
+path, through :meth:`SysRoot.of`) and never build paths beneath the root themselves.
 """
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 
 class SysRoot:
+    """One machine's file system, read-only: ``read``, ``read_int``, ``exists``, ``listdir``,
+    and ``later`` for a second look at the changing files (/proc/<pid>/stat, /proc/uptime).
+
+    A remote target subclasses it over a local copy of the board's files; its ``later`` returns
+    the second /proc sample taken on the board, because the board, not this host, must wait."""
+
     def __init__(self, root: str | os.PathLike = "/"):
         self.root = Path(root)
+
+    @classmethod
+    def of(cls, machine: "SysRoot | str | os.PathLike") -> "SysRoot":
+        """A SysRoot as it is, or a SysRoot over a path (``"/"``, a fixture tree)."""
+        if isinstance(machine, SysRoot):
+            return machine
+        if isinstance(machine, (str, os.PathLike)):
+            return cls(machine)
+        raise TypeError(f"expected a SysRoot or a path, not {type(machine).__name__}")
+
+    def later(self, seconds: float) -> "SysRoot":
+        """The same machine ``seconds`` from now. A live tree simply is that machine after a
+        sleep; a snapshot subclass returns its second sample instead."""
+        time.sleep(seconds)
+        return self
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.root)!r})"
 
     def path(self, rel: str) -> Path:
         return self.root / rel.lstrip("/")
