@@ -16,15 +16,18 @@ _STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "bad": "bold red"}
 
 @app.command()
 def doctor(
+    target_name: str = typer.Option("local", "--target", help="The machine to check: a target name as "
+                                                            "platperf run --target takes (default: this one)."),
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to check (a copy of "
-                                                 "another machine's /sys and /proc works too)."),
+                                                 "another machine's /sys and /proc works too; only "
+                                                 "with the local target)."),
     json_out: bool = typer.Option(False, "--json", help="Print the findings (and fingerprint) as JSON."),
     meta: Optional[Path] = typer.Option(None, "--meta", help="A results file (JSON Lines) whose meta record "
                                                             "gives the counter to check."),
-    probe: bool = typer.Option(True, "--probe/--no-probe", help="Ask the local probe for its counter "
-                                                                "(only when --root is /)."),
+    probe: bool = typer.Option(True, "--probe/--no-probe", help="Ask the target's probe for its counter "
+                                                                "(not with --root)."),
 ):
-    """Check the machine for what bends benchmark results: governor and frequency scaling,
+    """Check a machine (this one, or --target) for what bends benchmark results: governor and frequency scaling,
     boost, SMT siblings, CPU isolation, load and busy processes, virtual machine, the probe's
     counter, resctrl. Each finding says what it does to results and how to fix it.
 
@@ -33,21 +36,39 @@ def doctor(
       platperf doctor                       # this machine, counter from the local probe
       platperf doctor --json > doctor.json  # findings and fingerprint for a script
       platperf doctor --root tests/fixtures/sysfs/juno --no-probe   # a Juno r1 tree
+      platperf doctor --target am62x        # a board, read over its target's connection
 
-    Exit codes: 0 whatever was found (warnings are advice, not failures); 2 bad input.
+    Exit codes: 0 whatever was found (warnings are advice, not failures); 2 bad input
+    or a target that cannot be read.
     """
     from ..doctor import check
     from ..fingerprint import collect
+    from ..machine.sysroot import SysRoot
+    from ..targets import UnknownTarget, get_target
     from ..topology import TopologyError
 
+    if root != "/" and target_name != "local":
+        fail_exit(f"--root reads a tree on this machine; it cannot be combined with --target {target_name}")
     if not Path(root).is_dir():
         fail_exit(f"--root {root} is not a directory (give / or a copy of a machine's /sys and /proc)")
-    probe_meta, probe_note = _probe_meta(meta, probe and root == "/")
     try:
-        fingerprint = collect(root, probe_meta)
+        target = get_target(target_name)
+    except UnknownTarget as exc:
+        fail_exit(str(exc))
+    if root != "/":
+        machine = SysRoot(root)
+    else:
+        try:
+            machine = target.sysroot()
+        except Exception as exc:  # the transport names its own failure (unreachable, refused key)
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            fail_exit(f"cannot read target {target_name}: {why}")
+    probe_meta, probe_note = _probe_meta(meta, target if probe and root == "/" else None)
+    try:
+        fingerprint = collect(machine, probe_meta)
     except TopologyError as exc:
         fail_exit(str(exc))
-    findings = check(root, fingerprint=fingerprint, probe_meta=probe_meta)
+    findings = check(machine, fingerprint=fingerprint, probe_meta=probe_meta)
     if json_out:
         print(json.dumps({"findings": [dataclasses.asdict(f) for f in findings],
                           "fingerprint": fingerprint}, indent=1))
@@ -55,8 +76,9 @@ def doctor(
     _print(fingerprint, findings, probe_note)
 
 
-def _probe_meta(path: Optional[Path], ask_probe: bool) -> tuple[dict | None, str | None]:
-    """The probe meta record from a results file, or from the local probe; None with a note why not."""
+def _probe_meta(path: Optional[Path], target) -> tuple[dict | None, str | None]:
+    """The probe meta record from a results file, or from the target's probe (when ``target`` is
+    given); None with a note why not."""
     from ..records import RecordError, read_stream
     if path is not None:
         try:
@@ -69,12 +91,11 @@ def _probe_meta(path: Optional[Path], ask_probe: bool) -> tuple[dict | None, str
         if not first or first.get("type") != "meta":
             fail_exit(f"--meta {path}: the first record is not a meta record (expected a probe results file)")
         return first, None
-    if not ask_probe:
+    if target is None:
         return None, None
     try:
         from ..runner import probe_meta
-        from ..targets import get_target
-        return probe_meta(get_target("local")), None
+        return probe_meta(target), None
     except Exception as exc:  # no probe built, or it failed: the other checks still stand
         return None, f"counter not checked: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
 

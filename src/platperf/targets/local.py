@@ -8,6 +8,7 @@ import subprocess
 import threading
 from pathlib import Path
 
+from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
 
 
@@ -57,8 +58,13 @@ class LocalProbe:
 class LocalTarget:
     name = "local"
 
-    def __init__(self, probe: Path | None = None):
+    def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/"):
         self.probe = probe
+        self.root = root   # "/" but in tests, which point it at a fixture tree
+
+    def sysroot(self) -> SysRoot:
+        """This machine's /sys and /proc, read in place."""
+        return SysRoot(self.root)
 
     def run(self, argv: list[str]) -> LocalProbe:
         probe = self.probe or find_probe()
