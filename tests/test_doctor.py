@@ -1,5 +1,6 @@
 """doctor findings present or absent as each fixture machine implies; the command's output."""
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -8,6 +9,8 @@ from typer.testing import CliRunner
 
 from platperf.cli import app
 from platperf.doctor import LEVELS, busy_between, check, check_counter, cpu_times
+from platperf.machine import SysRoot
+from platperf.targets.local import LocalTarget
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 BOARDS = ["juno", "juno-a53-first", "agilex5", "am62x", "x86vm"]
@@ -142,6 +145,44 @@ def test_cpu_times_reads_names_with_spaces_and_parentheses(tmp_path):
     assert cpu_times(tmp_path) == {77: ("my (odd) name", 280)}
 
 
+def stat_line(pid: int, name: str, utime: int, stime: int) -> str:
+    # Fields 3..13 before utime (14) and stime (15), as /proc/<pid>/stat writes them.
+    return f"{pid} ({name}) R 1 {pid} {pid} 0 -1 4194560 0 0 0 0 {utime} {stime} 0 0 20 0 1 0 5\n"
+
+
+class TwoSamples(SysRoot):
+    """A machine known by two /proc samples, like a remote target's snapshot: ``later`` hands
+    back the second tree at once, the waiting having happened on the machine."""
+
+    def __init__(self, first, second):
+        super().__init__(first)
+        self.second = SysRoot(second)
+        self.asked = []
+
+    def later(self, seconds):
+        self.asked.append(seconds)
+        return self.second
+
+
+def test_busy_process_is_found_from_the_two_trees_a_snapshot_gives(tmp_path):
+    first, second = copy_fixture(tmp_path / "a", "x86vm"), copy_fixture(tmp_path / "b", "x86vm")
+    for tree, uptime, spinner, idle in ((first, "5000.00", 400, 7), (second, "5002.00", 550, 7)):
+        (tree / "proc/uptime").write_text(f"{uptime} 9000.00\n")
+        for pid, name, ticks in ((4242, "stress-ng-cpu", spinner), (77, "sshd", idle)):
+            (tree / f"proc/{pid}").mkdir()
+            (tree / f"proc/{pid}/stat").write_text(stat_line(pid, name, ticks - 50, 50))
+    machine = TwoSamples(first, second)
+    found = [f for f in check(machine, sample_s=2.0) if f.code.startswith(("busy", "no-busy"))]
+    assert machine.asked == [2.0]
+    # 150 ticks of CPU over the 2 s the board's /proc/uptime advanced.
+    share = 150 / os.sysconf("SC_CLK_TCK") / 2.0
+    assert [f.code for f in found] == ["busy-processes"]
+    assert f"stress-ng-cpu (pid 4242, {share:.0%})" in found[0].message
+    assert "sshd" not in found[0].message
+    # Either tree alone shows nothing: the finding comes from the pair.
+    assert "busy-processes" not in {f.code for f in check(SysRoot(second), sample_s=0.01)}
+
+
 def test_static_fixture_has_no_busy_process():
     found = {f.code for f in check(SYSFS / "juno", sample_s=0.05)}
     assert "no-busy-processes" in found and "busy-processes" not in found
@@ -204,11 +245,32 @@ def test_cli_meta_file(tmp_path):
     assert "counter-low-resolution" in {f["code"] for f in json.loads(result.stdout)["findings"]}
 
 
+def test_local_target_sysroot_is_read_like_its_tree():
+    target = LocalTarget(root=SYSFS / "juno")
+    from_target = check(target.sysroot(), sample_s=0)
+    assert from_target and [f.code for f in from_target] == [f.code for f in check(SYSFS / "juno", sample_s=0)]
+
+
+def test_cli_target_local_checks_this_machine():
+    result = CliRunner().invoke(app, ["doctor", "--target", "local", "--no-probe", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["fingerprint"]["hostname"] == SysRoot("/").read("proc/sys/kernel/hostname")
+    assert {"no-busy-processes", "busy-processes"} & {f["code"] for f in out["findings"]}
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--root", "/no/such/root"], "is not a directory"),
+    (["--target", "am62x"], "cannot be combined with --target am62x"),
     (["--meta", "/no/such/file.jsonl"], "cannot read --meta"),
 ])
 def test_cli_bad_input_exits_2(args, needle):
     result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "juno"), *args])
     assert result.exit_code == 2
     assert needle in result.output
+
+
+def test_cli_unknown_target_exits_2():
+    result = CliRunner().invoke(app, ["doctor", "--target", "no-such-board"])
+    assert result.exit_code == 2
+    assert result.output.startswith("platperf: error: unknown target 'no-such-board'")

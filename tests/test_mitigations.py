@@ -140,3 +140,34 @@ def test_rt_says_when_rt_throttling_will_stall_the_loop(tmp_path):
         assert "stopped up to 50 ms each 1000 ms" in applied.caveat
     (kernel / "sched_rt_runtime_us").write_text("-1\n")
     assert rt.throttling(str(tmp_path)) == ""
+
+
+def test_on_a_remote_target_the_host_writes_nothing_but_the_probe_still_gets_rt(tmp_path):
+    (tmp_path / "dev").mkdir()
+    dma = tmp_path / "dev" / "cpu_dma_latency"
+    dma.write_bytes(b"")
+    resctrl_root = fake_resctrl(tmp_path)
+    proc_tree(tmp_path, "isolcpus=1 nohz_full=1 rcu_nocbs=1")
+    with mitigations.applied(["isolated", "resctrl", "rt"], victim=1, aggressors=[2], root=str(tmp_path),
+                             resctrl_root=resctrl_root, local=False) as (applied, argv):
+        by_name = {a.name: a for a in applied}
+        assert groups(resctrl_root) == []
+    assert argv == ["--rt", "1"]
+    assert not by_name["rt"].applied and not by_name["resctrl"].applied
+    assert by_name["rt"].detail.startswith("not applied on a remote target (")
+    assert by_name["resctrl"].detail.startswith("not applied on a remote target (")
+    # The checks read the target's tree: isolation is a check, so it still holds.
+    assert by_name["isolated"].applied
+    assert dma.read_bytes() == b""
+
+
+def test_checks_read_a_sysroot_given_instead_of_a_path(tmp_path):
+    from platperf.machine import SysRoot
+    proc_tree(tmp_path, "isolcpus=3 nohz_full=3 rcu_nocbs=3")
+    kernel = tmp_path / "proc" / "sys" / "kernel"
+    kernel.mkdir(parents=True)
+    (kernel / "sched_rt_period_us").write_text("1000000\n")
+    (kernel / "sched_rt_runtime_us").write_text("950000\n")
+    machine = SysRoot(tmp_path)
+    assert isolated.check(3, machine).applied and not isolated.check(2, machine).applied
+    assert "stopped up to 50 ms" in rt.throttling(machine)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from .fingerprint import collect
 from .machine.sysroot import SysRoot, format_cpu_list
@@ -247,7 +246,7 @@ def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: floa
     if seconds <= 0:
         seconds = sample_s
     # Our own process is busy reading /proc when the machine is this one.
-    ignore = (os.getpid(),) if sysroot.root == Path("/") else ()
+    ignore = (os.getpid(),) if str(sysroot) == "/" else ()
     busy = busy_between(before, after, seconds, clock_ticks, ignore=ignore)
     if not busy:
         return [Finding("ok", "no-busy-processes",
