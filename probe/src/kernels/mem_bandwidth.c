@@ -208,8 +208,10 @@ static int run(struct run_ctx *ctx)
                 uint64_t bytes = pt.k->counted * pt.size * job->reps;
                 for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
                     mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
-                emit_result(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
-                            mbs, job->nsamples, bytes, job->ticks);
+                char *cost = exec_cost_json(job);
+                emit_result_extra(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
+                                  mbs, job->nsamples, bytes, job->ticks, cost);
+                free(cost);
             }
             exec_free_jobs(ctx, jobs);
         }

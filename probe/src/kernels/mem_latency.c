@@ -147,15 +147,22 @@ static int run(struct run_ctx *ctx)
                 ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
                 cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
             }
-            emit_result(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
-                        ns, job->nsamples, loads, job->ticks);
+            char *cost = exec_cost_json(job);
+            emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
+                              ns, job->nsamples, loads, job->ticks, cost);
             if (cc->valid) {
                 char clock[160];
                 snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
                          "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
+                size_t len = strlen(clock) + (cost ? strlen(cost) : 0) + 2;
+                char *extra = malloc(len);
+                if (extra)
+                    snprintf(extra, len, "%s%s%s", clock, cost ? "," : "", cost ? cost : "");
                 emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                                  cycles, job->nsamples, loads, job->ticks, clock);
+                                  cycles, job->nsamples, loads, job->ticks, extra ? extra : clock);
+                free(extra);
             }
+            free(cost);
         }
         exec_free_jobs(ctx, jobs);
     }
