@@ -212,7 +212,7 @@ static uint64_t time_attempt(timed_body_fn body, void *state, uint64_t reps, int
 
 /* Repetitions for a sample of `target` ticks. The body is timed at growing repetition
  * counts (x10 at most per step) until one unpreempted timing reaches
- * target / CALIBRATION_FRACTION, then the count is scaled up to the target, 5% over so a
+ * target / CALIBRATION_FRACTION, then the count is scaled to the target, 5% over so a
  * slightly faster sample still reaches it. Timing a whole sample's length here would cost
  * a sample (or SAMPLE_RETAKES + 1 samples when preempted) before anything is measured.
  * The timings add up to about 2.2 x target / CALIBRATION_FRACTION, at most
@@ -221,6 +221,7 @@ static uint64_t time_attempt(timed_body_fn body, void *state, uint64_t reps, int
 static uint64_t calibrate(struct cpu_job *job, timed_body_fn body, void *state, uint64_t reps,
                           uint64_t target, uint64_t *estimate)
 {
+    const uint64_t min_reps = reps;
     uint64_t cal_target = target / CALIBRATION_FRACTION;
     uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
     if (cal_target < floor_ticks)
@@ -251,12 +252,14 @@ static uint64_t calibrate(struct cpu_job *job, timed_body_fn body, void *state, 
         reps = next > reps ? next : reps + 1;
     }
     *estimate = t;
-    if (t > 0 && t < target) {
+    /* down as well as up: a last timing stretched past the target by the scheduler
+     * would otherwise make every sample as long */
+    if (t > 0) {
         uint64_t scaled = (uint64_t)ceil((double)reps * (double)target / (double)t * 1.05);
-        if (scaled > reps) {
-            *estimate = (uint64_t)((double)t * (double)scaled / (double)reps);
-            reps = scaled;
-        }
+        if (scaled < min_reps)
+            scaled = min_reps;
+        *estimate = (uint64_t)((double)t * (double)scaled / (double)reps);
+        reps = scaled;
     }
     return reps;
 }
