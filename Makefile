@@ -27,8 +27,10 @@ run: venv
 	$(PLATPERF) report latest --db $(DB) --format all -o $(REPORT)
 	@echo "results: $(DB)    report: $(REPORT)/index.html $(REPORT)/guide.rst $(REPORT)/guide.md"
 
+# deps first: the package build (hatch_build.py) ships the aarch64/armv7 probes only when
+# the cross compilers are there.
 venv: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml hatch_build.py $(PROBE_SRC)
+$(VENV)/.installed: pyproject.toml hatch_build.py $(PROBE_SRC) | deps
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'

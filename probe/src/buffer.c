@@ -5,6 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kernel.h"
+#include "params.h"
+
 uint64_t mem_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -51,4 +54,24 @@ void buffer_free(void *mapping, uint64_t bytes, int n)
 {
     if (mapping)
         munmap(mapping, buffer_footprint(bytes, n));
+}
+
+int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
+                     char *err, size_t errlen)
+{
+    if (need <= ctx->max_memory)
+        return 0;
+    char need_text[32], cap_text[32], avail_text[32];
+    format_size(need, need_text, sizeof need_text);
+    format_size(ctx->max_memory, cap_text, sizeof cap_text);
+    if (ctx->max_memory_arg) {
+        snprintf(err, errlen, "%s: --max-memory '%s' (%s) is too small: %s needs %s; valid: at least %s",
+                 kernel, ctx->max_memory_arg, cap_text, what, need_text, need_text);
+    } else {
+        format_size(mem_available(), avail_text, sizeof avail_text);
+        snprintf(err, errlen, "%s: %s needs %s, over the memory cap of %s (the default: 50%% of "
+                 "MemAvailable, %s); set --max-memory to at least %s if the machine can take it",
+                 kernel, what, need_text, cap_text, avail_text, need_text);
+    }
+    return -1;
 }

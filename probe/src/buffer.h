@@ -23,4 +23,12 @@ uint64_t buffer_footprint(uint64_t bytes, int n);
 void *buffer_alloc(uint64_t bytes, int n, void **bufs);
 void buffer_free(void *mapping, uint64_t bytes, int n);
 
+struct run_ctx;
+/* The memory cap, checked the same way for every kernel: `need` is what the most
+ * demanding point takes, all CPUs together; `what` names it ("size 16384"). Returns 0
+ * when it fits, else -1 with one line in err giving the minimum --max-memory and, when
+ * the cap was not set, where the default came from. */
+int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
+                     char *err, size_t errlen);
+
 #endif

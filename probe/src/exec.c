@@ -1,6 +1,7 @@
 #include "exec.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -136,6 +137,7 @@ int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job 
         jobs[i].index = i;
         jobs[i].arg = arg;
         jobs[i].ticks = calloc((size_t)ctx->samples, sizeof(uint64_t));
+        jobs[i].kept_preempted = calloc((size_t)ctx->samples, 1);
         jobs[i].fn = fn;
     }
     if (ctx->mode == MODE_SERIAL) {
@@ -170,7 +172,9 @@ void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs)
 {
     for (int i = 0; i < ctx->ncpus; i++) {
         free(jobs[i].ticks);
+        free(jobs[i].kept_preempted);
         jobs[i].ticks = NULL;
+        jobs[i].kept_preempted = NULL;
     }
 }
 
@@ -195,23 +199,69 @@ long thread_involuntary_switches(void)
     return ru.ru_nivcsw;
 }
 
-/* A sample during which the scheduler took the CPU away measures the other task too:
- * it is taken again, up to SAMPLE_RETRIES times (only preemption the kernel counts;
- * a hypervisor's steal time is invisible here). */
-static uint64_t time_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t reps)
+/* One timing of reps repetitions; *preempted tells whether the scheduler took the CPU
+ * away meanwhile, so that the timing includes another task (only preemption the kernel
+ * counts; a hypervisor's steal time is invisible here). */
+static uint64_t time_attempt(timed_body_fn body, void *state, uint64_t reps, int *preempted)
 {
-    uint64_t t = 0;
-    for (int attempt = 0; attempt <= SAMPLE_RETRIES; attempt++) {
-        long before = thread_involuntary_switches();
-        t = time_body(body, state, reps);
-        if (before < 0 || thread_involuntary_switches() == before)
-            return t;
-        job->retried++;
-        if (probe_interrupted())
-            break;
-    }
-    job->preempted++;
+    long before = thread_involuntary_switches();
+    uint64_t t = time_body(body, state, reps);
+    *preempted = before >= 0 && thread_involuntary_switches() != before;
     return t;
+}
+
+/* Repetitions for a sample of `target` ticks. The body is timed at growing repetition
+ * counts (x10 at most per step) until one unpreempted timing reaches
+ * target / CALIBRATION_FRACTION, then the count is scaled to the target, 5% over so a
+ * slightly faster sample still reaches it. Timing a whole sample's length here would cost
+ * a sample (or SAMPLE_RETAKES + 1 samples when preempted) before anything is measured.
+ * The timings add up to about 2.2 x target / CALIBRATION_FRACTION, at most
+ * (SAMPLE_RETAKES + 2.2) x that when the last one is preempted (docs/probe.md).
+ * *estimate gets the expected length of one sample at the returned count. */
+static uint64_t calibrate(struct cpu_job *job, timed_body_fn body, void *state, uint64_t reps,
+                          uint64_t target, uint64_t *estimate)
+{
+    const uint64_t min_reps = reps;
+    uint64_t cal_target = target / CALIBRATION_FRACTION;
+    uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
+    if (cal_target < floor_ticks)
+        cal_target = floor_ticks < target ? floor_ticks : target;
+    /* the first pass touches everything */
+    uint64_t t = time_body(body, state, reps);
+    job->cost.calibration_ticks += t;
+    while (!probe_interrupted()) {
+        int preempted;
+        t = time_attempt(body, state, reps, &preempted);
+        job->cost.calibration_ticks += t;
+        if (t >= cal_target) {
+            /* this timing is scaled up to a sample: a preempted one is too long and would
+             * make every sample short, so take the fastest of a few (growing steps need no
+             * such care: a long one only slows the growth) */
+            for (int attempt = 0; preempted && attempt < SAMPLE_RETAKES && !probe_interrupted(); attempt++) {
+                uint64_t again = time_attempt(body, state, reps, &preempted);
+                job->cost.calibration_ticks += again;
+                if (again < t)
+                    t = again;
+            }
+            break;
+        }
+        double scale = t ? (double)cal_target / (double)t : 10.0;
+        if (scale > 10)
+            scale = 10;
+        uint64_t next = (uint64_t)((double)reps * scale * 1.05) + 1;
+        reps = next > reps ? next : reps + 1;
+    }
+    *estimate = t;
+    /* down as well as up: a last timing stretched past the target by the scheduler
+     * would otherwise make every sample as long */
+    if (t > 0) {
+        uint64_t scaled = (uint64_t)ceil((double)reps * (double)target / (double)t * 1.05);
+        if (scaled < min_reps)
+            scaled = min_reps;
+        *estimate = (uint64_t)((double)t * (double)scaled / (double)reps);
+        reps = scaled;
+    }
+    return reps;
 }
 
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps)
@@ -219,30 +269,34 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     struct run_ctx *ctx = job->ctx;
     const struct counter_info *ci = counter_info();
     double want = ctx->min_time_s * ci->freq_hz;
-    /* calibrate to half as much again above the 1000-tick floor: one sample's length
-     * varies a little from the next, and none may fall under the floor */
+    /* half as much again above the 1000-tick floor: one sample's length varies a little
+     * from the next, and none may fall under the floor */
     uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
     uint64_t target = want > floor_ticks ? (uint64_t)want : floor_ticks;
-    uint64_t reps = min_reps ? min_reps : 1;
-
-    /* The first pass touches everything; then grow reps until one sample is long enough
-     * (judged on unpreempted timings, so a preemption does not shorten every sample). */
-    uint64_t t = time_body(body, state, reps);
-    while (!probe_interrupted()) {
-        t = time_sample(job, body, state, reps);
-        if (t >= target)
-            break;
-        double scale = t ? (double)target / (double)t : 10.0;
-        if (scale > 10)
-            scale = 10;
-        uint64_t next = (uint64_t)((double)reps * scale * 1.05) + 1;
-        reps = next > reps ? next : reps + 1;
-    }
+    uint64_t estimate = 0;
+    memset(&job->cost, 0, sizeof job->cost);
+    job->cost.target_ticks = target;
+    uint64_t reps = calibrate(job, body, state, min_reps ? min_reps : 1, target, &estimate);
     job->reps = reps;
     job->retried = job->preempted = 0;
-    for (int i = 0; i < ctx->warmup && !probe_interrupted(); i++)
-        time_body(body, state, reps);
 
+    /* warm-up runs: as long as a sample, but no longer than WARMUP_MAX_S */
+    uint64_t warm_reps = reps;
+    double warm_max = WARMUP_MAX_S * ci->freq_hz;
+    if (estimate > warm_max) {
+        warm_reps = (uint64_t)((double)reps * warm_max / (double)estimate);
+        if (warm_reps < (min_reps ? min_reps : 1))
+            warm_reps = min_reps ? min_reps : 1;
+    }
+    for (int i = 0; i < ctx->warmup && !probe_interrupted(); i++)
+        job->cost.warmup_ticks += time_body(body, state, warm_reps);
+
+    /* Ticks the retaken (discarded) attempts may take: what is left of
+     * SAMPLE_COST_FACTOR x samples x target once the samples themselves are paid for. */
+    double budget = SAMPLE_COST_FACTOR * ctx->samples * (double)target;
+    double retake_budget = budget - (double)ctx->samples * (double)estimate;
+    uint64_t discarded = 0, round_start = 0;
+    job->cost.sample_estimate_ticks = estimate;
     job->nsamples = 0;
     int restarts = 0;
     for (int i = 0; i < ctx->samples; i++) {
@@ -252,14 +306,37 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
         } else if (probe_interrupted()) {
             break;
         }
-        job->ticks[i] = time_sample(job, body, state, reps);
+        int preempted, retakes = 0;
+        uint64_t t;
+        for (;;) {
+            t = time_attempt(body, state, reps, &preempted);
+            job->cost.sample_ticks += t;
+            if (!preempted || retakes == SAMPLE_RETAKES || probe_interrupted()
+                || (double)(discarded + t) > retake_budget)
+                break;
+            discarded += t;
+            retakes++;
+            job->retried++;
+        }
+        job->ticks[i] = t;
+        job->kept_preempted[i] = (unsigned char)preempted;
+        job->preempted += preempted;
         job->nsamples = i + 1;
         /* a sample under the floor (the calibration was misled, e.g. by a slow first
-         * pass under emulation): lengthen and start the samples again, a few times */
-        if (job->ticks[i] < SAMPLE_MIN_TICKS && restarts < 8) {
+         * pass under emulation): lengthen and start the samples again, a few times; what
+         * was timed so far counts as calibration */
+        if (t < SAMPLE_MIN_TICKS && restarts < 8) {
             restarts++;
-            reps = reps * 2 * (SAMPLE_MIN_TICKS / (job->ticks[i] + 1) + 1);
+            uint64_t factor = 2 * (SAMPLE_MIN_TICKS / (t + 1) + 1);
+            reps *= factor;
+            estimate *= factor;
             job->reps = reps;
+            job->cost.calibration_ticks += job->cost.sample_ticks - round_start;
+            job->cost.sample_ticks = round_start;
+            job->cost.sample_estimate_ticks = estimate;
+            retake_budget = budget - (double)ctx->samples * (double)estimate;
+            discarded = 0;
+            job->preempted = 0;
             job->nsamples = 0;
             i = -1;
         }
@@ -269,12 +346,38 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
 void exec_report_preemption(const struct cpu_job *job)
 {
     if (job->preempted) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%d of %d samples were preempted in every one of %d attempts and are "
-                 "kept; the CPU is busy (%d retakes in all)", job->preempted, job->nsamples,
-                 SAMPLE_RETRIES + 1, job->retried);
+        char msg[240];
+        snprintf(msg, sizeof msg, "%d of %d samples are kept although preempted (result \"preempted\" "
+                 "lists them): each is retaken at most %d times and only while the samples cost under "
+                 "%.1fx samples x min-time; the CPU is busy (%d retakes in all)", job->preempted,
+                 job->nsamples, SAMPLE_RETAKES, SAMPLE_COST_FACTOR, job->retried);
         emit_warning("sample-preempted", msg, job->cpu);
     }
+}
+
+char *exec_cost_json(const struct cpu_job *job)
+{
+    size_t len = 400 + 12 * (size_t)(job->nsamples > 0 ? job->nsamples : 0);
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    const struct sample_cost *c = &job->cost;
+    size_t used = (size_t)snprintf(s, len, "\"cost\":{\"target_ticks\":%llu,\"sample_estimate_ticks\":%llu,"
+                                   "\"calibration_ticks\":%llu,\"warmup_ticks\":%llu,\"sample_ticks\":%llu,"
+                                   "\"retakes\":%d},\"preempted\":[",
+                                   (unsigned long long)c->target_ticks, (unsigned long long)c->sample_estimate_ticks,
+                                   (unsigned long long)c->calibration_ticks, (unsigned long long)c->warmup_ticks,
+                                   (unsigned long long)c->sample_ticks, job->retried);
+    int first = 1;
+    for (int i = 0; i < job->nsamples && used < len; i++) {
+        if (!job->kept_preempted[i])
+            continue;
+        used += (size_t)snprintf(s + used, len - used, "%s%d", first ? "" : ",", i);
+        first = 0;
+    }
+    if (used < len)
+        snprintf(s + used, len - used, "]");
+    return s;
 }
 
 int exec_job_outcome(const struct cpu_job *job)

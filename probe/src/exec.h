@@ -9,10 +9,30 @@
 #include "kernel.h"
 
 #define SAMPLE_MIN_TICKS 1000   /* a sample shorter than this is dominated by counter resolution */
-#define SAMPLE_RETRIES 20       /* retakes of a sample the scheduler preempted */
+/* Retakes of one preempted sample before it is kept and marked. On a busy machine a long
+ * sample is almost always preempted somewhere, so retaking until one is clean may never end. */
+#define SAMPLE_RETAKES 3
+/* The samples of one job, retakes included, stay within this many times samples x the
+ * sample length asked (max(--min-time, the 1000-tick floor)); past it nothing is retaken. */
+#define SAMPLE_COST_FACTOR 1.5
+/* Calibration times the body up to 1/CALIBRATION_FRACTION of a sample, then extrapolates:
+ * growing the repetitions to a full sample would cost more than a sample itself. */
+#define CALIBRATION_FRACTION 8
+/* A warm-up run is as long as a sample but at most this: enough to settle caches, TLBs
+ * and a frequency governor (tens of ms); a 1 s warm-up would double a 1-sample run. */
+#define WARMUP_MAX_S 0.02
 
 struct cpu_job;
 typedef int (*cpu_job_fn)(struct cpu_job *job);
+
+/* What measuring one job cost, in counter ticks, from the counter itself (result "cost"). */
+struct sample_cost {
+    uint64_t target_ticks;       /* sample length asked: max(--min-time, 1.5 x the floor) */
+    uint64_t sample_estimate_ticks;   /* one sample's length as calibrated (~1.05 x target) */
+    uint64_t calibration_ticks;  /* first pass + calibration timings, their retakes included */
+    uint64_t warmup_ticks;       /* warm-up runs */
+    uint64_t sample_ticks;       /* every sample timed: the kept ones and the retaken ones */
+};
 
 /* One measuring thread: what it was given and what it measured. */
 struct cpu_job {
@@ -23,10 +43,12 @@ struct cpu_job {
     void *arg;            /* the kernel's, shared by every job of one exec_each_cpu() */
     /* filled by exec_sample(): */
     uint64_t *ticks;      /* ctx->samples entries (malloc'd by exec_each_cpu) */
+    unsigned char *kept_preempted;   /* ctx->samples flags: 1 = kept although preempted */
     int nsamples;         /* taken; fewer than ctx->samples if interrupted */
     uint64_t reps;        /* body repetitions per sample */
     int retried;          /* samples retaken because the thread was preempted */
-    int preempted;        /* samples kept although preempted in every attempt */
+    int preempted;        /* samples kept although preempted (retakes or budget used up) */
+    struct sample_cost cost;
     int status;           /* the job function's return value */
     char err[256];        /* its one-line message when status != 0 */
     void *result;         /* free for the kernel (e.g. a histogram), kernel frees it */
@@ -43,16 +65,23 @@ int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job 
 void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs);
 /* Start barrier: in parallel mode waits until every job is ready; no-op in serial mode. */
 void exec_ready(struct cpu_job *job);
-/* Warm-up, calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS), then
- * ctx->samples samples into job->ticks; in parallel mode each sample starts behind a
- * barrier so the CPUs overlap. A sample the scheduler preempted is retaken (up to
- * SAMPLE_RETRIES). Stops after the current sample when interrupted.
+/* Calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS, extrapolated from
+ * timings of 1/CALIBRATION_FRACTION of a sample), ctx->warmup warm-up runs (each at most
+ * WARMUP_MAX_S), then ctx->samples samples into job->ticks; in parallel mode each sample
+ * starts behind a barrier so the CPUs overlap. A sample the scheduler preempted is retaken
+ * up to SAMPLE_RETAKES times while the samples stay within SAMPLE_COST_FACTOR x samples x
+ * the sample length; then it is kept and flagged in job->kept_preempted. job->cost counts
+ * the ticks of each phase. Stops after the current sample when interrupted.
  * min_reps: smallest useful repetition count (1 usually). */
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps);
 
 /* A `warning` record for a job whose samples stayed preempted (no-op otherwise);
  * call from the thread that emits the job's results. */
 void exec_report_preemption(const struct cpu_job *job);
+/* `"cost":{...},"preempted":[sample indexes]` for a result record's extra_json: what the
+ * job's samples cost in ticks and which samples were kept although preempted. The caller
+ * frees the string (NULL if out of memory). */
+char *exec_cost_json(const struct cpu_job *job);
 /* After exec_each_cpu(): 1 when the job has samples to emit (its preemption warning written),
  * 0 when it has none, -1 when it failed (its `error` record written). */
 int exec_job_outcome(const struct cpu_job *job);

@@ -44,6 +44,7 @@ struct run_ctx {
     int warmup;           /* discarded samples before them */
     double min_time_s;    /* minimum length of one sample */
     uint64_t max_memory;  /* bytes all buffers of one point may take together */
+    const char *max_memory_arg;   /* --max-memory as given, NULL for the default */
     void *kernel_state;   /* owned by the kernel: set in prepare, freed in run */
     int results;          /* records of type result/histogram written (for `end`) */
 };
@@ -56,7 +57,7 @@ struct kernel {
     bool (*available)(const char **why_not);
     /* Validate ctx->values; on a bad value write one line naming it and the valid choices
      * into err and return nonzero (exit 2, nothing written yet). Check the memory a run
-     * will need against ctx->max_memory here (buffer_fits()). */
+     * will need against ctx->max_memory here (buffer_check_cap()). */
     int (*prepare)(struct run_ctx *ctx, char *err, size_t errlen);
     /* Measure and emit records. Return 0, or nonzero after emit_error() (end: failed). */
     int (*run)(struct run_ctx *ctx);

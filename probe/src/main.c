@@ -26,6 +26,13 @@
 
 static const char *const mode_choices[] = {"serial", "parallel", NULL};
 
+/* Bounds of --samples and --warmup: a million samples of 8-byte ticks per CPU is still a
+ * small array; more would be a typing slip, not a plan. */
+#define MAX_SAMPLES 1000000
+#define MAX_WARMUP 1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 static const char usage[] =
     "usage: platperf-probe list [--json]\n"
     "       platperf-probe info\n"
@@ -36,10 +43,10 @@ static const char usage[] =
     "Runs memory kernels pinned to CPUs and writes JSON Lines (docs/results-format.md).\n"
     "  --cpus LIST       CPUs to measure on, e.g. 0,2-3 (default: the first online CPU)\n"
     "  --mode M          serial: one CPU after another; parallel: all at once behind a barrier\n"
-    "  --samples N       measured samples per point and CPU (default 7)\n"
-    "  --warmup N        discarded samples before them (default 1)\n"
-    "  --min-time S      shortest sample, seconds (default 0.002; never under 1000 counter ticks)\n"
-    "  --max-memory SIZE cap on buffers, k/m/g suffixes (default 50%% of MemAvailable)\n"
+    "  --samples N       measured samples per point and CPU, 1 to " STR(MAX_SAMPLES) " (default 7)\n"
+    "  --warmup N        warm-up runs before them, each at most 20 ms, 0 to " STR(MAX_WARMUP) " (default 1)\n"
+    "  --min-time S      shortest sample, seconds, 0 to 3600 (default 0.002; never under 1000 counter ticks)\n"
+    "  --max-memory SIZE cap on buffers, k/m/g suffixes (default 50% of MemAvailable)\n"
     "  --output FILE     write the records there instead of stdout\n"
     "Kernel parameters: see `platperf-probe list`.\n"
     "\n"
@@ -274,12 +281,12 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
-static int parse_int(const char *s, int lo, int *out)
+static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > 1000000)
+    if (errno || *end || end == s || v < lo || v > hi)
         return -1;
     *out = (int)v;
     return 0;
@@ -351,19 +358,21 @@ static int cmd_run(int argc, char **argv)
                 return usage_error("--mode '%s' is not valid (valid: serial|parallel)", val);
             ctx.mode = m == 1 ? MODE_PARALLEL : MODE_SERIAL;
         } else if (strcmp(opt, "samples") == 0) {
-            if (parse_int(val, 1, &ctx.samples))
-                return usage_error("--samples '%s' is not valid (valid: an integer >= 1)", val);
+            if (parse_int(val, 1, MAX_SAMPLES, &ctx.samples))
+                return usage_error("--samples '%s' is not valid (valid: an integer from 1 to %d)", val, MAX_SAMPLES);
         } else if (strcmp(opt, "warmup") == 0) {
-            if (parse_int(val, 0, &ctx.warmup))
-                return usage_error("--warmup '%s' is not valid (valid: an integer >= 0)", val);
+            if (parse_int(val, 0, MAX_WARMUP, &ctx.warmup))
+                return usage_error("--warmup '%s' is not valid (valid: an integer from 0 to %d)", val, MAX_WARMUP);
         } else if (strcmp(opt, "min-time") == 0) {
             char *end;
             ctx.min_time_s = strtod(val, &end);
             if (*end || end == val || !(ctx.min_time_s >= 0) || ctx.min_time_s > 3600)
-                return usage_error("--min-time '%s' is not valid (valid: seconds, 0 to 3600)", val);
+                return usage_error("--min-time '%s' is not valid (valid: a number of seconds from 0 to 3600)", val);
         } else if (strcmp(opt, "max-memory") == 0) {
             if (parse_size(val, &ctx.max_memory) || ctx.max_memory == 0)
-                return usage_error("--max-memory '%s' is not valid (valid: a size such as 512m or 2g)", val);
+                return usage_error("--max-memory '%s' is not valid (valid: a size above 0 with k/m/g "
+                                   "suffixes, such as 512m or 2g)", val);
+            ctx.max_memory_arg = val;
         } else if (strcmp(opt, "output") == 0) {
             output = val;
         } else {

@@ -48,13 +48,17 @@ int split_list(const char *s, char *buf, size_t buflen, char **items, int max)
 int parse_size_list(const char *s, uint64_t *out, int max, char *bad, size_t badlen)
 {
     char buf[1024], *items[256];
+    /* a list longer than what is kept must be refused, not cut short without a word */
+    int commas = 0;
+    for (const char *c = s; *c; c++)
+        commas += *c == ',';
+    if (commas + 1 > max || commas + 1 > 256 || strlen(s) >= sizeof buf)
+        return -2;
     int n = split_list(s, buf, sizeof buf, items, 256);
     if (n == 0) {
         snprintf(bad, badlen, "%s", s);
         return -1;
     }
-    if (n > max)
-        n = max;
     for (int i = 0; i < n; i++) {
         if (parse_size(items[i], &out[i]) != 0) {
             snprintf(bad, badlen, "%s", items[i]);

@@ -7,7 +7,8 @@
 
 /* "16k" -> 16384. k/m/g are KiB/MiB/GiB. Returns 0 on success, -1 if not a size. */
 int parse_size(const char *s, uint64_t *out);
-/* "1k,16k,4m" -> sizes; returns the count, or -1 (bad item copied to bad). */
+/* "1k,16k,4m" -> sizes; returns the count, -1 (bad item copied to bad), or -2 when the
+ * list has more than max items (or is over 1023 characters). */
 int parse_size_list(const char *s, uint64_t *out, int max, char *bad, size_t badlen);
 /* "0,2-3" -> cpus; returns the count, or -1. */
 int parse_cpu_list(const char *s, int *out, int max);

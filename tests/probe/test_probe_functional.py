@@ -161,7 +161,23 @@ def test_seq_pattern_and_stride_are_recorded():
     (["run", "mem-latency", "--size", "4q"], ["--size '4q' is not valid"]),
     (["run", "mem-latency", "--pattern", "zigzag"], ["--pattern 'zigzag'", "seq|random"]),
     (["run", "mem-latency", "--mode", "both"], ["--mode 'both'", "serial|parallel"]),
-    (["run", "mem-latency", "--size", "64m", "--max-memory", "1m"], ["over the memory cap", "--max-memory"]),
+    (["run", "mem-latency", "--size", "64m", "--max-memory", "1m"],
+     ["--max-memory '1m' (1.0 MiB) is too small", "size 67108864 needs 64.0 MiB", "at least 64.0 MiB"]),
+    (["run", "mem-latency", "--max-memory", "1k"], ["--max-memory '1k' (1.0 KiB) is too small", "at least"]),
+    (["run", "mem-bandwidth", "--size", "16k", "--max-memory", "20k"],
+     ["--max-memory '20k' (20.0 KiB) is too small", "size 16384 needs"]),
+    (["run", "mem-latency", "--size", "16k,32k", "--cpus", "0", "--mode", "parallel", "--max-memory", "30k"],
+     ["size 32768 on every CPU at once needs"]),
+    (["run", "mem-latency", "--size", "16384g"],
+     ["size 17592186044416 needs 16384.0 GiB, over the memory cap", "the default: 50% of MemAvailable",
+      "set --max-memory to at least 16384.0 GiB"]),
+    (["run", "mem-latency", "--max-memory", "0"], ["--max-memory '0' is not valid", "a size above 0"]),
+    (["run", "mem-latency", "--samples", "1000000000"], ["--samples '1000000000'", "an integer from 1 to 1000000"]),
+    (["run", "mem-latency", "--samples", "0"], ["--samples '0'", "an integer from 1 to 1000000"]),
+    (["run", "mem-latency", "--warmup", "-1"], ["--warmup '-1'", "an integer from 0 to 1000"]),
+    (["run", "mem-latency", "--min-time", "nan"], ["--min-time 'nan'", "seconds from 0 to 3600"]),
+    (["run", "mem-latency", "--min-time", "3601"], ["--min-time '3601'", "seconds from 0 to 3600"]),
+    (["run", "mem-latency", "--size", ",".join(["4k"] * 257)], ["--size lists too many sizes", "at most 256"]),
     (["run", "mem-bandwidth", "--kernel", "rd,triadd"], ["'triadd' is not valid", "peak-read"]),
     (["run", "mem-bandwidth", "--size", "100"], ["too small"]),
     (["run", "mem-bandwidth", "--isa", "altivec"], ["--isa 'altivec' is not valid", "auto"]),
@@ -178,6 +194,15 @@ def test_bad_input_is_one_line_and_exit_2(args, names):
     assert len(lines) == 1, proc.stderr
     for name in names:
         assert name in lines[0]
+    if "--max-memory" in args:   # a cap that was set is not called the default
+        assert "default" not in lines[0]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["run", "mem-latency", "--help"]])
+def test_help_states_the_bounds_and_prints_percent_once(args):
+    text = run_probe("native", *args).stdout
+    assert "%%" not in text and "default 50% of MemAvailable" in text
+    assert "--samples N" in text and "1 to 1000000" in text and "0 to 3600" in text
 
 
 @pytest.mark.parametrize("sig,code,mode", [(signal.SIGINT, 130, "serial"), (signal.SIGTERM, 143, "serial"),

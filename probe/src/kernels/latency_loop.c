@@ -250,14 +250,9 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     uint64_t need = p->raw * 8;
     if (p->pattern != AGG_NONE)
         need += (uint64_t)p->naggressors * aggressor_buffer_bytes(&p->geometry);
-    if (need > ctx->max_memory) {
-        char a[32], b[32];
-        format_size(need, a, sizeof a);
-        format_size(ctx->max_memory, b, sizeof b);
-        snprintf(err, errlen, "latency-loop needs %s (raw samples and 4x the LLC per aggressor), "
-                 "more than --max-memory %s", a, b);
+    if (buffer_check_cap(ctx, "latency-loop", "the raw samples and 4x the LLC per aggressor", need,
+                         err, errlen) != 0)
         return -1;
-    }
     /* the aggressor list is part of the key: canonical "0,2,3" */
     char cpus[256] = "";
     for (int i = 0; i < p->naggressors; i++) {

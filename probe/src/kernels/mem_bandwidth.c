@@ -110,6 +110,12 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         plan->nsizes = size_sweep(1024, 4 * llc, 4, LMBENCH_CHUNK, plan->sizes, MAX_SIZES);
     } else {
         plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
+        if (plan->nsizes == -2) {
+            snprintf(err, errlen, "mem-bandwidth: --size lists too many sizes (valid: at most %d, in under 1024 "
+                     "characters; or auto)", MAX_SIZES);
+            free(plan);
+            return -1;
+        }
         if (plan->nsizes < 0) {
             snprintf(err, errlen, "mem-bandwidth: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
             free(plan);
@@ -120,6 +126,7 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     for (int k = 0; k < plan->nkernels; k++)
         if (plan->kernels[k]->nbuf > most_buffers)
             most_buffers = plan->kernels[k]->nbuf;
+    uint64_t most = 0, most_size = 0;
     for (int i = 0; i < plan->nsizes; i++) {
         /* whole 512-byte chunks: bw_mem's inner iteration and the peak kernels' block */
         uint64_t s = plan->sizes[i] / LMBENCH_CHUNK * LMBENCH_CHUNK;
@@ -131,15 +138,19 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         }
         plan->sizes[i] = s;
         uint64_t total = buffer_footprint(s, most_buffers) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
-        if (total > ctx->max_memory) {
-            char need[32], cap[32];
-            format_size(total, need, sizeof need);
-            format_size(ctx->max_memory, cap, sizeof cap);
-            snprintf(err, errlen, "mem-bandwidth: size %llu needs %s, over the memory cap of %s "
-                     "(default 50%% of MemAvailable; set --max-memory)", (unsigned long long)s, need, cap);
-            free(plan);
-            return -1;
+        if (total > most) {
+            most = total;
+            most_size = s;
         }
+    }
+    char what[96];
+    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
+     * parallel mode every CPU has its own */
+    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
+             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
+    if (buffer_check_cap(ctx, "mem-bandwidth", what, most, err, errlen) != 0) {
+        free(plan);
+        return -1;
     }
     ctx->kernel_state = plan;
     return 0;
@@ -208,8 +219,10 @@ static int run(struct run_ctx *ctx)
                 uint64_t bytes = pt.k->counted * pt.size * job->reps;
                 for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
                     mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
-                emit_result(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
-                            mbs, job->nsamples, bytes, job->ticks);
+                char *cost = exec_cost_json(job);
+                emit_result_extra(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
+                                  mbs, job->nsamples, bytes, job->ticks, cost);
+                free(cost);
             }
             exec_free_jobs(ctx, jobs);
         }

@@ -59,15 +59,21 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         plan->nsizes = size_sweep(1024, 4 * llc, 4, plan->stride, plan->sizes, MAX_SIZES);
     } else {
         plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
+        if (plan->nsizes == -2) {
+            snprintf(err, errlen, "mem-latency: --size lists too many sizes (valid: at most %d, in under 1024 "
+                     "characters; or auto)", MAX_SIZES);
+            free(plan);
+            return -1;
+        }
         if (plan->nsizes < 0) {
             snprintf(err, errlen, "mem-latency: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
             free(plan);
             return -1;
         }
     }
+    uint64_t most = 0, most_size = 0;
     for (int i = 0; i < plan->nsizes; i++) {
         uint64_t s = plan->sizes[i] / plan->stride * plan->stride;
-        char need[32], cap[32];
         if (plan->sizes[i] == 0 || s < 2 * plan->stride) {
             snprintf(err, errlen, "mem-latency: --size %llu is too small (valid: at least two strides, %llu bytes)",
                      (unsigned long long)plan->sizes[i], (unsigned long long)(2 * plan->stride));
@@ -76,14 +82,19 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         }
         plan->sizes[i] = s;
         uint64_t total = buffer_footprint(s, 1) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
-        if (total > ctx->max_memory) {
-            format_size(total, need, sizeof need);
-            format_size(ctx->max_memory, cap, sizeof cap);
-            snprintf(err, errlen, "mem-latency: size %llu needs %s, over the memory cap of %s "
-                     "(default 50%% of MemAvailable; set --max-memory)", (unsigned long long)s, need, cap);
-            free(plan);
-            return -1;
+        if (total > most) {
+            most = total;
+            most_size = s;
         }
+    }
+    char what[96];
+    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
+     * parallel mode every CPU has its own */
+    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
+             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
+    if (buffer_check_cap(ctx, "mem-latency", what, most, err, errlen) != 0) {
+        free(plan);
+        return -1;
     }
     ctx->kernel_state = plan;
     return 0;
@@ -147,15 +158,22 @@ static int run(struct run_ctx *ctx)
                 ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
                 cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
             }
-            emit_result(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
-                        ns, job->nsamples, loads, job->ticks);
+            char *cost = exec_cost_json(job);
+            emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
+                              ns, job->nsamples, loads, job->ticks, cost);
             if (cc->valid) {
                 char clock[160];
                 snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
                          "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
+                size_t len = strlen(clock) + (cost ? strlen(cost) : 0) + 2;
+                char *extra = malloc(len);
+                if (extra)
+                    snprintf(extra, len, "%s%s%s", clock, cost ? "," : "", cost ? cost : "");
                 emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                                  cycles, job->nsamples, loads, job->ticks, clock);
+                                  cycles, job->nsamples, loads, job->ticks, extra ? extra : clock);
+                free(extra);
             }
+            free(cost);
         }
         exec_free_jobs(ctx, jobs);
     }
