@@ -12,12 +12,12 @@ from ..probe_path import find_probe
 
 
 class LocalProbe:
-    def __init__(self, argv: list[str]):
+    def __init__(self, argv: list[str], env: dict | None = None):
         # Its own session: a Ctrl-C at the terminal reaches only platperf, which forwards
         # exactly one SIGINT so the probe finishes its sample and writes `end`.
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True, bufsize=1,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env)
         self._stderr = collections.deque(maxlen=20)
         # Drained in a thread: a chatty stderr must never block the probe's stdout.
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
@@ -55,11 +55,18 @@ class LocalProbe:
 
 
 class LocalTarget:
-    name = "local"
-
-    def __init__(self, probe: Path | None = None):
-        self.probe = probe
+    def __init__(self, probe: Path | None = None, root: str = "/", name: str = "local"):
+        self.probe, self.root, self.name = probe, root, name
 
     def run(self, argv: list[str]) -> LocalProbe:
         probe = self.probe or find_probe()
-        return LocalProbe([str(probe), *argv])
+        # The probe hears which target it runs as: inventory boards that are this machine
+        # (tests, a workstation measured under two names) can be told apart by a wrapper.
+        return LocalProbe([str(probe), *argv], env={**os.environ, "PLATPERF_TARGET": self.name})
+
+    def sysroot(self):
+        from ..fingerprint.sysroot import SysRoot
+        return SysRoot(self.root)
+
+    def close(self):
+        """Nothing was uploaded and nothing is connected."""
