@@ -134,3 +134,41 @@ def test_any_label_and_note_round_trip(tmp_path_factory):
         assert (got["label"], got["note"]) == (label, note)
 
     round_trip()
+
+
+def test_a_run_records_its_owner_and_heartbeat(tmp_path):
+    import socket
+    store = Store(str(tmp_path / "owner.db"))
+    run_id = store.begin_run(label="v2.12")
+    run = store.run(run_id)
+    assert (run["owner_host"], run["owner_pid"]) == (socket.gethostname(), os.getpid())
+    assert run["heartbeat_at"] == run["started_at"]
+    with store.transaction() as c:  # an old beat, then a new one moves it
+        store.update_run(run_id, conn=c, heartbeat_at="2000-01-01T00:00:00Z")
+    store.heartbeat(run_id)
+    assert store.run(run_id)["heartbeat_at"] > "2000-01-01T00:00:00Z"
+
+
+def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
+    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
+    # would cascade and delete every result.
+    from alembic import command
+    from platperf.store.migrations import _config
+    db = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "0001")
+        conn.execute(text("INSERT INTO runs (id, target, status, source, started_at, label) "
+                          "VALUES (1, 'local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'v2.9')"))
+    engine.dispose()
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA foreign_keys=ON")
+        c.execute("INSERT INTO results (run_id, benchmark, params, params_json, mode, metric, unit, "
+                  "direction, n, samples) VALUES (1, 'b', '', '{}', 'serial', 'm', 'ns', 'lower', 1, ?)",
+                  (b"\0" * 8,))
+    store = Store(str(db))
+    assert _version(db) == [(HEAD,)]
+    assert [(r["label"], r["status"], r["owner_pid"]) for r in store.runs()] == [("v2.9", "complete", None)]
+    assert store.result_counts() == {1: 1}
+    store.begin_run(label="x" * 10_000)
+    assert store.runs()[-1]["label"] == "x" * 10_000
