@@ -107,6 +107,12 @@ class Store:
     def begin_run(self, *, label=None, target="local", suite=None, source="probe",
                   fingerprint=None, findings=None, note=None, meta=None, conn=None) -> int:
         """A new ``running`` run owned by this process (host name and pid, heartbeat now)."""
+        for name, value in (("label", label), ("target", target), ("suite", suite),
+                            ("source", source), ("note", note)):
+            # Refused on SQLite too, so that a database can move to PostgreSQL unchanged.
+            if isinstance(value, str) and "\0" in value:
+                raise StoreError(f"the {name} contains a NUL character, which PostgreSQL "
+                                 "cannot store as text; remove it")
         started = now()
         values = dict(label=label, target=target, suite=suite, source=source, status="running",
                       started_at=started, fingerprint=fingerprint, findings=findings, note=note,

@@ -75,9 +75,10 @@ def _postgresql(url) -> Target:
     if importlib.util.find_spec("psycopg") is None:
         raise StoreError(f"--db {_hidden(url)} needs the PostgreSQL driver psycopg 3, which is "
                          "not installed: pip install 'platperf[postgres]'")
+    shown = _hidden(url)
     url = url.set(drivername="postgresql+psycopg")
     server = f"{url.host or 'localhost'}:{url.port or 5432}"
-    return Target(url=url.render_as_string(hide_password=False), shown=_hidden(url),
+    return Target(url=url.render_as_string(hide_password=False), shown=shown,
                   connect_args={"connect_timeout": CONNECT_TIMEOUT_S}, server=server)
 
 
