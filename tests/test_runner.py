@@ -39,8 +39,8 @@ def suite(tmp_path):
 
 
 @pytest.fixture
-def store(tmp_path):
-    return Store(str(tmp_path / "runs.db"))
+def store(db_url):
+    return Store(db_url)
 
 
 def run_suite(store, suite, cpus=(0, 1), mode=None):
