@@ -44,7 +44,8 @@ BATCH_S = 0.05
 # How often the storing thread wakes while the probe is silent: to see a stop request and
 # to keep the run's heartbeat fresh.
 POLL_S = 0.05
-# A run whose heartbeat is older than a few of these is taken for abandoned by later commands.
+# How often a run says its owner lives (store.heartbeat); a run silent for longer than
+# store.sweep.STALE_AFTER_S is taken for abandoned by later commands.
 HEARTBEAT_S = 10.0
 
 
@@ -503,10 +504,10 @@ class _Writer:
             self.trans, self.oldest = None, None
 
     def beat(self):
+        # Inside an open batch the beat joins it: a second connection would wait on the
+        # batch's own write lock (SQLite has one writer).
         self.last_beat = time.monotonic()
-        heartbeat = getattr(self.store, "heartbeat", None)
-        if heartbeat is not None:
-            heartbeat(self.run_id)
+        self.store.heartbeat(self.run_id, conn=self.conn if self.trans is not None else None)
 
     def close(self):
         self.commit()
