@@ -74,11 +74,13 @@ def interference(
                              raw=raw, online=description.online())
         except (InterferenceError, SuiteError, ProbeNotFound, ValueError) as exc:
             fail_exit(str(exc))   # ValueError: a --root without the machine's description
-        if not isinstance(the_target, LocalTarget) and any(plan.mitigation_sets):
+        local = isinstance(the_target, LocalTarget)
+        if not local and any(plan.mitigation_sets):
             fail_exit(f"--mitigations {mitigations}: mitigations are set up on this machine only; "
                       f"on {target} use --mitigations none")
         store = open_store(db)
-        matrix = Matrix(store, plan, root=root)
+        # mitigations act on the target's own /dev and /sys (a local target's root)
+        matrix = Matrix(store, plan, root=str(the_target.sysroot().root) if local else root)
         progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
         try:
             if progress:

@@ -81,7 +81,7 @@ def run(
         store = open_store(db)
         if not quiet:
             for board in boards:
-                if board.description is not None:
+                if board.error is None:
                     print_findings(board.description.findings, f"{board.name}: " if several else "")
         progress_for, bar = _progress(boards, several, quiet)
         try:
