@@ -47,3 +47,8 @@ def require_probe() -> str:
         return str(find_probe())
     except ProbeNotFound:
         missing("platperf-probe is not built (make probe)")
+
+
+# A real PostgreSQL server for the session, a database per test, and ``db_url`` (a test
+# run once on SQLite and once on PostgreSQL): see tests/pg_server.py.
+from pg_server import db_url, pg_database, pg_server  # noqa: E402,F401

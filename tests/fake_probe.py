@@ -6,6 +6,8 @@ FAKE_PROBE_BEHAVIOUR picks how a `run` ends:
   malformed-at=K   K results, then a line that is not JSON
   error            an `error` record and `end` with status failed
   slow             a result every 0.05 s until SIGINT, then `end` interrupted, exit 130
+FAKE_PROBE_BEHAVIOUR_<target> overrides it for the target platperf names in PLATPERF_TARGET
+(inventory boards that are all this machine).
 FAKE_PROBE_LOG, when set, gets one line per invocation: the argv as JSON.
 """
 import json
@@ -79,7 +81,8 @@ def results(kernel, opts):
 
 
 def run(kernel, opts):
-    behaviour = os.environ.get("FAKE_PROBE_BEHAVIOUR", "complete")
+    behaviour = os.environ.get(f"FAKE_PROBE_BEHAVIOUR_{os.environ.get('PLATPERF_TARGET', '')}",
+                               os.environ.get("FAKE_PROBE_BEHAVIOUR", "complete"))
     emit(META)
     if behaviour == "error":
         emit({"type": "error", "code": "cpu-offline", "message": "CPU 7 is not online (online: 0-1)"})

@@ -30,8 +30,9 @@ def tfa_results(table, order=None):
     return out
 
 
-def make_store(tmp_path, sides: dict, fingerprints: dict | None = None):
-    store = Store(str(tmp_path / "t.db"))
+def make_store(where, sides: dict, fingerprints: dict | None = None):
+    # where: a directory for a new SQLite file, or a database URL (the db_url fixture)
+    store = Store(where if isinstance(where, str) else str(where / "t.db"))
     for label, runs in sides.items():
         for results in runs:
             run_id = store.begin_run(label=label, source="test",
@@ -46,8 +47,8 @@ def invoke(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 
 
-def test_tfa_deltas_are_keyed_by_cluster_and_core(tmp_path):
-    store = make_store(tmp_path, {"v2.9": [tfa_results(V29)], "v2.10": [tfa_results(V210)]})
+def test_tfa_deltas_are_keyed_by_cluster_and_core(db_url):
+    store = make_store(db_url, {"v2.9": [tfa_results(V29)], "v2.10": [tfa_results(V210)]})
     out = invoke("compare", "v2.9", "v2.10", "--db", store.url.removeprefix("sqlite:///"),
                  "--format", "rst-grid")
     assert out.exit_code == 0, out.output
@@ -154,8 +155,8 @@ def test_label_pools_all_its_runs(tmp_path):
     assert (row.n_base, row.n_new) == (6, 6) and row.basis == "mwu" and row.shown
 
 
-def test_fail_on_regression_exits_1_and_lists_them(tmp_path):
-    store = make_store(tmp_path, {"v2.9": [tfa_results(V29)], "v2.10": [tfa_results(V210)]})
+def test_fail_on_regression_exits_1_and_lists_them(db_url):
+    store = make_store(db_url, {"v2.9": [tfa_results(V29)], "v2.10": [tfa_results(V210)]})
     db = store.url.removeprefix("sqlite:///")
     out = CliRunner().invoke(app, ["compare", "v2.9", "v2.10", "--db", db, "--fail-on-regression"])
     assert out.exit_code == 1

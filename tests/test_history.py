@@ -64,8 +64,9 @@ def test_permutation_test_is_seeded():
     assert history.change_points(flat, test="permutation", max_p=0.05, seed=9, permutations=99) == []
 
 
-def _store(tmp_path, values_per_run, labels=None):
-    store = Store(str(tmp_path / "h.db"))
+def _store(where, values_per_run, labels=None):
+    # where: a directory for a new SQLite file, or a database URL (the db_url fixture)
+    store = Store(where if isinstance(where, str) else str(where / "h.db"))
     for i, values in enumerate(values_per_run):
         run = store.begin_run(label=labels[i] if labels else f"r{i}", source="test")
         for key, v in values.items():
@@ -75,11 +76,11 @@ def _store(tmp_path, values_per_run, labels=None):
     return store
 
 
-def test_history_cli_reports_the_step_with_its_direction(tmp_path):
+def test_history_cli_reports_the_step_with_its_direction(db_url):
     rng = random.Random(3)
     runs = [{"latency": rng.gauss(10, 0.1) + (2 if i >= 8 else 0), "other": rng.gauss(5, 0.1)}
             for i in range(16)]
-    store = _store(tmp_path, runs)
+    store = _store(db_url, runs)
     db = store.url.removeprefix("sqlite:///")
     out = CliRunner().invoke(app, ["history", "--db", db, "--format", "json"])
     assert out.exit_code == 0, out.output

@@ -186,7 +186,7 @@ def test_latencies_are_written_as_in_the_study(ns, text):
 
 def test_the_command_runs_a_small_matrix_with_the_real_probe_into_the_store(tmp_path, monkeypatch):
     """The whole command as a person runs it: probe, fingerprint, placement, store, report."""
-    from platperf.runner import online_cpus
+    from platperf.topology import online_cpus
     monkeypatch.setenv("PLATPERF_PROBE", require_probe())
     cpus = online_cpus()
     victim, aggressors = cpus[-1], [c for c in cpus if c != cpus[-1]][:1]

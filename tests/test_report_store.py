@@ -61,8 +61,8 @@ def write_run(store: Store, label=None, *, fingerprint=JUNO_FP, cpus=JUNO_CPUS, 
 
 
 @pytest.fixture
-def store(tmp_path):
-    return Store(str(tmp_path / "report.db"))
+def store(db_url):
+    return Store(db_url)
 
 
 def test_a_label_pools_its_runs_into_one_column(store):

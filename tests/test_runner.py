@@ -39,8 +39,8 @@ def suite(tmp_path):
 
 
 @pytest.fixture
-def store(tmp_path):
-    return Store(str(tmp_path / "runs.db"))
+def store(db_url):
+    return Store(db_url)
 
 
 def run_suite(store, suite, cpus=(0, 1), mode=None):
@@ -253,3 +253,34 @@ def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, s
                          ("start", 2, 3), "meta", "warning", *["result"] * 2, "end", "finished"]
     else:   # a step the probe did not finish is never counted as finished
         assert heard == [("start", 0, 3), "meta", "warning", *["result"] * 3]
+
+
+def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch):
+    """While the probe says nothing (a long point), the storing thread keeps the run's
+    heartbeat fresh, so that no later command takes the run for abandoned."""
+    import time
+    import platperf.runner as runner
+    monkeypatch.setattr(runner, "HEARTBEAT_S", 0.0)   # a beat at every poll: the test needs no wait
+    run_id = store.begin_run(meta=META)
+    started = store.run(run_id)["heartbeat_at"]
+    beats = []
+
+    class SilentUntilHeartbeat(ScriptedProbe):
+        def __iter__(self):
+            yield json.dumps(META) + "\n"
+            deadline = time.monotonic() + 60
+            while store.run(run_id)["heartbeat_at"] == started:   # silent until the beat
+                assert time.monotonic() < deadline, "no heartbeat while the probe was silent"
+                time.sleep(0.05)
+            beats.append(store.run(run_id)["heartbeat_at"])
+            yield from _lines(RESULT, END)
+
+    class Target:
+        name = "silent"
+
+        def run(self, argv):
+            return SilentUntilHeartbeat([])
+
+    out = execute(store, run_id, Target(), plan(suite, [0])[:1], place)
+    assert out.status == "complete" and out.results == 1
+    assert beats and beats[0] > started

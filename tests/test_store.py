@@ -40,8 +40,8 @@ def test_migrations_create_exactly_the_schema_of_schema_py(tmp_path):
     assert diff == []
 
 
-def test_opening_twice_keeps_the_data(tmp_path):
-    db = str(tmp_path / "twice.db")
+def test_opening_twice_keeps_the_data(db_url):
+    db = db_url
     run_id = Store(db).begin_run(label="v2.10")
     assert Store(db).run(run_id)["label"] == "v2.10"
 
@@ -105,8 +105,8 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path):
         Store(str(bogus))
 
 
-def test_samples_labels_and_notes_round_trip(tmp_path):
-    store = Store(str(tmp_path / "rt.db"))
+def test_samples_labels_and_notes_round_trip(db_url):
+    store = Store(db_url)
     label, note = "v2.12 'rc1' \"<b>\" [red]|*`", "ünïcode; DROP TABLE runs; -- \n second line"
     run_id = store.begin_run(label=label, note=note)
     samples = [1.0, 0.1 + 0.2, 1e-300, 12345.678901234]
@@ -121,16 +121,71 @@ def test_samples_labels_and_notes_round_trip(tmp_path):
     assert store.result_counts() == {run_id: 1}
 
 
-def test_any_label_and_note_round_trip(tmp_path_factory):
+def test_any_label_and_note_round_trip(db_url):
     from hypothesis import given, settings
     from hypothesis import strategies as st
-    store = Store(str(tmp_path_factory.mktemp("any") / "any.db"))
+    store = Store(db_url)
+
+    text = st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=200)
 
     @settings(max_examples=60, deadline=None)
-    @given(label=st.text(max_size=60), note=st.text(max_size=200))
+    @given(label=text, note=text)
     def round_trip(label, note):
         run_id = store.begin_run(label=label, note=note)
         got = store.run(run_id)
         assert (got["label"], got["note"]) == (label, note)
 
     round_trip()
+
+
+def test_a_run_records_its_owner_and_heartbeat(db_url):
+    import socket
+    store = Store(db_url)
+    run_id = store.begin_run(label="v2.12")
+    run = store.run(run_id)
+    assert (run["owner_host"], run["owner_pid"]) == (socket.gethostname(), os.getpid())
+    assert run["heartbeat_at"] == run["started_at"]
+    with store.transaction() as c:  # an old beat, then a new one moves it
+        store.update_run(run_id, conn=c, heartbeat_at="2000-01-01T00:00:00Z")
+    store.heartbeat(run_id)
+    assert store.run(run_id)["heartbeat_at"] > "2000-01-01T00:00:00Z"
+
+
+def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
+    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
+    # would cascade and delete every result.
+    from alembic import command
+    from platperf.store.migrations import _config
+    db = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "0001")
+        conn.execute(text("INSERT INTO runs (id, target, status, source, started_at, label) "
+                          "VALUES (1, 'local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'v2.9')"))
+    engine.dispose()
+    with sqlite3.connect(db) as c:
+        c.execute("PRAGMA foreign_keys=ON")
+        c.execute("INSERT INTO results (run_id, benchmark, params, params_json, mode, metric, unit, "
+                  "direction, n, samples) VALUES (1, 'b', '', '{}', 'serial', 'm', 'ns', 'lower', 1, ?)",
+                  (b"\0" * 8,))
+    store = Store(str(db))
+    assert _version(db) == [(HEAD,)]
+    assert [(r["label"], r["status"], r["owner_pid"]) for r in store.runs()] == [("v2.9", "complete", None)]
+    assert store.result_counts() == {1: 1}
+    store.begin_run(label="x" * 10_000)
+    assert store.runs()[-1]["label"] == "x" * 10_000
+
+
+def test_a_nul_character_in_a_label_is_refused_in_one_line(db_url):
+    store = Store(db_url)
+    with pytest.raises(StoreError, match="label contains a NUL character"):
+        store.begin_run(label="v2\0.12")
+    assert store.runs() == []
+
+
+def test_a_10000_character_label_and_target_store_whole(db_url):
+    store = Store(db_url)
+    label, target = "v" * 10_000, "ssh://" + "b" * 9_994
+    run_id = store.begin_run(label=label, target=target, suite="s" * 10_000)
+    got = store.run(label)
+    assert (got["id"], got["label"], got["target"], len(got["suite"])) == (run_id, label, target, 10_000)

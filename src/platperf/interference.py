@@ -10,6 +10,7 @@ params ``variant``, ``pattern``, ``aggressors``, ``duration``, ``threshold`` and
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from . import mitigations
@@ -113,30 +114,63 @@ def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer"
     return plan
 
 
-class _CellStore:
-    """The store as runner.execute sees it for one cell: records get the cell's mitigation
-    in their params and what was applied; finishing is left to run_matrix."""
+class Matrix:
+    """The cells of a plan as steps of the measurement pipeline.
 
-    def __init__(self, store, cell: Cell, applied: list[mitigations.Applied]):
-        self._store = store
-        self._extra = {"mitigation": cell.mitigation}
-        self._applied = [a.as_dict() for a in applied]
-        self.finished = None
+    Around each cell the requested mitigations are applied (and undone whatever happens);
+    the cell's records get its mitigation in their params and what was applied beside them,
+    through the record transform the pipeline calls before storing each record.
+    """
 
-    def add_result(self, run_id, res, conn=None):
-        res.params = {**res.params, **self._extra}
-        res.extra = {**res.extra, "mitigations": self._applied}
-        self._store.add_result(run_id, res, conn=conn)
+    def __init__(self, store, plan: Plan, *, root="/", resctrl_root=None, local: bool = True):
+        from .runner import Step
+        self.store, self.plan = store, plan
+        self.root, self.resctrl_root, self.local = root, resctrl_root, local
+        self.steps = [Step(i + 1, BENCHMARK, "serial", [], c.title) for i, c in enumerate(plan.cells)]
+        self._cells = dict(zip(map(id, self.steps), plan.cells))
+        self.notes: list[str] = []       # one line per mitigation not applied
+        self._noted: set[str] = set()
 
-    def add_histogram(self, run_id, rec, cluster=None, core=None, conn=None):
-        rec = {**rec, "params": {**rec["params"], **self._extra}, "mitigations": self._applied}
-        self._store.add_histogram(run_id, rec, cluster=cluster, core=core, conn=conn)
+    @contextlib.contextmanager
+    def around(self, run_id: int, step):
+        cell = self._cells[id(step)]
+        with mitigations.applied(cell.mitigations, victim=self.plan.victim,
+                                 aggressors=self.plan.aggressors, root=self.root,
+                                 resctrl_root=self.resctrl_root, local=self.local) as (applied, extra):
+            for a in applied:
+                said = [(f"mitigation-{a.name}-not-applied", f"{a.name} not applied: {a.detail}")] \
+                    if not a.applied else []
+                if a.caveat:
+                    said.append((f"mitigation-{a.name}-caveat", f"{a.name}: {a.caveat}"))
+                for code, message in said:
+                    if self._note(message):
+                        _add_finding(self.store, run_id, {"level": "warn", "code": code,
+                                                          "message": message, "effect": None,
+                                                          "fix": None, "source": "interference"})
+            step.argv = self.plan.argv(cell, extra)
+            yield _cell_transform(cell, [a.as_dict() for a in applied])
 
-    def finish_run(self, run_id, status, error=None, conn=None):
-        self.finished = (status, error)
+    def _note(self, message: str) -> bool:
+        if message in self._noted:
+            return False
+        self._noted.add(message)
+        self.notes.append(message)
+        return True
 
-    def __getattr__(self, name):
-        return getattr(self._store, name)
+    def outcome(self, out) -> "MatrixOutcome":
+        """The pipeline's outcome as the matrix tells it: cells, and the probe's rt warnings."""
+        for w in out.warnings:
+            if w.get("code") == "rt-not-applied":
+                self._note(f"rt not applied in the probe: {w.get('message')}")
+        return MatrixOutcome(out.run_id, out.status, out.error, out.steps, out.results,
+                             out.histograms, self.notes, out.signal)
+
+
+def _cell_transform(cell: Cell, applied: list[dict]):
+    def transform(rec: dict) -> dict:
+        return {**rec, "params": {**rec["params"], "mitigation": cell.mitigation},
+                "mitigations": applied}
+    return transform
 
 
 @dataclass
@@ -152,54 +186,14 @@ class MatrixOutcome:
 
 
 def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resctrl_root=None,
-               place=lambda cpu: (None, None), progress=None) -> MatrixOutcome:
-    """Runs every cell of ``plan`` into run ``run_id`` and finishes the run. Mitigations are
-    set up around each cell and undone whatever happens (Ctrl-C too)."""
-    from .runner import Progress, Step, execute
-    progress = progress or Progress()
-    out = MatrixOutcome(run_id)
-    noted = set()
-    steps = [Step(i + 1, BENCHMARK, "serial", [], c.title) for i, c in enumerate(plan.cells)]
-    try:
-        for index, (cell, step) in enumerate(zip(plan.cells, steps)):
-            with mitigations.applied(cell.mitigations, victim=plan.victim, aggressors=plan.aggressors,
-                                     root=root, resctrl_root=resctrl_root) as (applied, extra):
-                for a in applied:
-                    said = [(f"mitigation-{a.name}-not-applied", f"{a.name} not applied: {a.detail}")] \
-                        if not a.applied else []
-                    if a.caveat:
-                        said.append((f"mitigation-{a.name}-caveat", f"{a.name}: {a.caveat}"))
-                    for code, message in said:
-                        if message in noted:
-                            continue
-                        noted.add(message)
-                        out.notes.append(message)
-                        _add_finding(store, run_id, {"level": "warn", "code": code, "message": message,
-                                                     "effect": None, "fix": None, "source": "interference"})
-                step.argv = plan.argv(cell, extra)
-                cell_store = _CellStore(store, cell, applied)
-                progress.step_started(step, index, len(steps))
-                done = execute(cell_store, run_id, target, [step], place, _Quiet(progress))
-                progress.step_finished(step)
-            out.cells += 1
-            out.results += done.results
-            out.histograms += done.histograms
-            for w in done.warnings:
-                message = f"rt not applied in the probe: {w.get('message')}"
-                if w.get("code") == "rt-not-applied" and message not in noted:
-                    noted.add(message)
-                    out.notes.append(message)
-            if done.status != "complete" or done.signal is not None:
-                out.status, out.error, out.signal = done.status, done.error, done.signal
-                if out.status == "complete":
-                    out.status = "partial"
-                break
-    except BaseException as exc:
-        status = "partial" if isinstance(exc, KeyboardInterrupt) else "failed"
-        store.finish_run(run_id, status, f"{type(exc).__name__}: {exc}")
-        raise
-    store.finish_run(run_id, out.status, out.error)
-    return out
+               place=lambda cpu: (None, None), progress=None, stop=None) -> MatrixOutcome:
+    """Runs every cell of ``plan`` into the begun run ``run_id`` and finishes the run.
+    Mitigations are set up around each cell and undone whatever happens (Ctrl-C too)."""
+    from .runner import execute
+    matrix = Matrix(store, plan, root=root, resctrl_root=resctrl_root)
+    out = execute(store, run_id, target, matrix.steps, place, progress, stop=stop,
+                  around=matrix.around)
+    return matrix.outcome(out)
 
 
 def _add_finding(store, run_id: int, finding: dict):
@@ -207,17 +201,3 @@ def _add_finding(store, run_id: int, finding: dict):
     doctor's findings and the probe's warnings."""
     findings = list(store.run(run_id).get("findings") or [])
     store.update_run(run_id, findings=findings + [finding])
-
-
-class _Quiet:
-    """Passes records on to the progress display, but not execute's per-step calls (the
-    matrix reports its own cells)."""
-
-    def __init__(self, progress):
-        self._progress = progress
-
-    def step_started(self, *args): ...
-    def step_finished(self, *args): ...
-
-    def record(self, rec):
-        self._progress.record(rec)

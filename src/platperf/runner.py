@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import signal
 import threading
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ContextManager, Optional
 
 from .records import RecordError, read_stream, result_from_record
 
@@ -37,8 +38,15 @@ RUNNER_KEYS = ("kernel", "mode", "title", "params")
 EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory")
 # Seconds the probe gets to finish its sample after SIGINT before it is killed.
 INTERRUPT_GRACE_S = 10.0
-# Longest time a stored record waits for its commit (see _Batch).
-COMMIT_EVERY_S = 0.2
+# Longest time a record read from the probe waits for its commit when more keep coming
+# (see _Writer): well inside the 100 ms in which a record must be durable.
+BATCH_S = 0.05
+# How often the storing thread wakes while the probe is silent: to see a stop request and
+# to keep the run's heartbeat fresh.
+POLL_S = 0.05
+# How often a run says its owner lives (store.heartbeat); a run silent for longer than
+# store.sweep.STALE_AFTER_S is taken for abandoned by later commands.
+HEARTBEAT_S = 10.0
 
 
 class SuiteError(ValueError):
@@ -162,14 +170,6 @@ def parse_cpulist(text: str) -> list[int]:
     return sorted(set(cpus))
 
 
-def online_cpus(root: str = "/") -> list[int]:
-    path = Path(root) / "sys/devices/system/cpu/online"
-    try:
-        return parse_cpulist(path.read_text())
-    except OSError:
-        raise SuiteError(f"cannot read the online CPUs from {path}; give --cpus") from None
-
-
 def choose_cpus(requested: str | None, online: list[int]) -> list[int]:
     if requested is None:
         return online
@@ -236,6 +236,7 @@ class Outcome:
     histograms: int = 0
     warnings: list[dict] = field(default_factory=list)
     signal: int | None = None      # the signal that interrupted the run
+    steps: int = 0                 # steps the probe finished with `end` complete
 
 
 class Progress:
@@ -246,109 +247,97 @@ class Progress:
     def step_finished(self, step: Step): ...
 
 
+class StopRequest:
+    """Ctrl-C or SIGTERM as the measuring threads see it.
+
+    Python runs signal handlers in the main thread only, so the handler just sets this and
+    every thread that drives a probe polls it: the first signal asks each probe to finish
+    its sample and write ``end``; a second one kills them without waiting.
+    """
+
+    def __init__(self):
+        self.signal: int | None = None
+        self._first, self._again = threading.Event(), threading.Event()
+
+    def request(self, signum: int = signal.SIGINT):
+        if self._first.is_set():
+            self._again.set()
+        else:
+            self.signal = signum
+            self._first.set()
+
+    def is_set(self) -> bool:
+        return self._first.is_set()
+
+    def hurried(self) -> bool:
+        return self._again.is_set()
+
+    @contextlib.contextmanager
+    def on_signals(self):
+        """SIGINT and SIGTERM set this request for the duration of the block (main thread
+        only; elsewhere the caller's handlers stay in charge)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {sig: signal.signal(sig, lambda signum, _frame: self.request(signum))
+               for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+
+# A step's setup: entered around the probe invocation, it may change ``step.argv`` and
+# yields the record transform for the step (or None): a function given every result and
+# histogram record before it is stored, returning the record to store.
+Around = Callable[[int, Step], ContextManager[Optional[Callable[[dict], dict]]]]
+
+
 def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int], tuple],
-            progress: Progress | None = None) -> Outcome:
-    """Run ``steps`` on ``target``, storing each record as it arrives; finish the run."""
+            progress: Progress | None = None, *, stop: StopRequest | None = None,
+            around: Around | None = None) -> Outcome:
+    """Run ``steps`` on ``target``, storing each record as it arrives; finish the run.
+
+    ``stop`` is polled between records; without one, SIGINT/SIGTERM in the main thread make
+    one. ``around(run_id, step)`` sets each step up (see :data:`Around`).
+    """
     progress = progress or Progress()
     out = Outcome(run_id)
-    meta_stored = store.run(run_id)["meta"] is not None  # begin_run usually has `info`'s
-    done = 0
-    current = {"proc": None}
-    stop = threading.Event()
-    batch = _Batch(store)
-
-    def on_signal(signum, _frame):
-        proc = current["proc"]
-        if out.signal is not None and proc is not None:
-            proc.kill()               # a second Ctrl-C: do not wait for the sample
-            return
-        out.signal = signum
-        stop.set()
-        if proc is not None:
-            proc.interrupt()
-            timer = threading.Timer(INTERRUPT_GRACE_S, proc.kill)
-            timer.daemon = True
-            timer.start()
-
-    handlers = _install(on_signal)
+    own_stop = stop is None
+    stop = stop or StopRequest()
+    writer = _Writer(store, run_id)
+    state = {"meta_stored": store.run(run_id)["meta"] is not None,  # begin_run usually has `info`'s
+             "proc": None}
     try:
-        for index, step in enumerate(steps):
-            if stop.is_set():
-                break
-            progress.step_started(step, index, len(steps))
-            name = f"probe output of '{step.title}' (suite entry {step.number})"
-            proc = current["proc"] = target.run(step.argv)
-            if stop.is_set():  # the signal came while the probe was starting
-                proc.interrupt()
-            end, errors = None, []
-            try:
-                for rec in read_stream(proc, name):
-                    kind = rec["type"]
-                    if kind == "meta" and not meta_stored:
-                        batch.write(store.update_run, run_id, meta=rec)
-                        meta_stored = True
-                    elif kind == "result":
-                        res = result_from_record(rec)
-                        if res.cpu is not None and res.cluster is None:
-                            res.cluster, res.core = place(res.cpu)
-                        batch.write(store.add_result, run_id, res)
-                        out.results += 1
-                    elif kind == "histogram":
-                        cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-                        batch.write(store.add_histogram, run_id, rec, cluster=cluster, core=core)
-                        out.histograms += 1
-                    elif kind == "warning":
-                        if rec not in out.warnings:  # each probe invocation repeats its own
-                            out.warnings.append(rec)
-                    elif kind == "error":
-                        errors.append(rec["message"])
-                    elif kind == "end":
-                        end = rec
-                    progress.record(rec)
-            except RecordError as exc:
-                batch.commit()
-                proc.kill()
-                proc.wait()
-                out.status, out.error = "failed", str(exc)
-                break
-            code = proc.wait()
-            batch.commit()
-            current["proc"] = None
-            if end is None:
-                if out.signal is None:
-                    tail = proc.stderr_tail()
-                    how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
-                    out.error = (f"{name}: the probe stopped without an 'end' record "
-                                 f"({how}{': ' + tail if tail else ''})")
-                else:
-                    out.error = "interrupted before the probe wrote 'end'"
-                out.status = "partial"
-                break
-            if end["status"] == "failed" or errors:
-                out.status = "failed"
-                out.error = f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
-                break
-            if end["status"] != "complete":
-                out.status, out.error = "partial", f"interrupted during '{step.title}'"
-                break
-            done += 1
-            progress.step_finished(step)
+        with stop.on_signals() if own_stop else contextlib.nullcontext():
+            for index, step in enumerate(steps):
+                if stop.is_set():
+                    break
+                with around(run_id, step) if around else contextlib.nullcontext() as transform:
+                    progress.step_started(step, index, len(steps))
+                    verdict = _run_step(step, target, writer, out, state, place, progress, stop,
+                                        transform or (lambda rec: rec))
+                if verdict is not None:
+                    out.status, out.error = verdict
+                    break
+                out.steps += 1
+                progress.step_finished(step)
     except BaseException as exc:
-        proc = current["proc"]
+        proc = state["proc"]
         if proc is not None:
             proc.kill()
             proc.wait()
         with contextlib.suppress(Exception):  # the store itself may be what failed
-            batch.close()
+            writer.close()
         with contextlib.suppress(Exception):
             store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
                              f"{type(exc).__name__}: {exc}")
         raise
-    finally:
-        _restore(handlers)
-    batch.close()
-    if out.status == "complete" and done < len(steps):  # a signal between two probe runs
-        out.status, out.error = "partial", f"interrupted before '{steps[done].title}'"
+    writer.close()
+    out.signal = stop.signal
+    if out.status == "complete" and out.steps < len(steps):  # a signal between two probe runs
+        out.status, out.error = "partial", f"interrupted before '{steps[out.steps].title}'"
     if out.warnings:
         store.update_run(run_id, findings=_with_probe_warnings(store.run(run_id)["findings"],
                                                                out.warnings))
@@ -356,18 +345,131 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
     return out
 
 
-class _Batch:
-    """The records of a run, committed together at most ``COMMIT_EVERY_S`` apart.
+def _run_step(step, target, writer, out, state, place, progress, stop, transform):
+    """One probe invocation, its records stored as they arrive. Returns None when the probe
+    finished the step, else the run's (status, error)."""
+    name = f"probe output of '{step.title}' (suite entry {step.number})"
+    proc = state["proc"] = target.run(step.argv)
+    feed = _Feed(proc, name)
+    end, errors, interrupted_at = None, [], None
+    try:
+        while True:
+            rec = feed.next(POLL_S)
+            if rec is _Feed.DONE:
+                break
+            if rec is not _Feed.NOTHING:
+                end = _store_record(rec, writer, out, state, place, transform, errors) or end
+                progress.record(rec)
+            # Commit when nothing more is waiting to be batched with it, or when the oldest
+            # uncommitted record has waited BATCH_S: a burst is one transaction, a lone
+            # record is durable at once.
+            writer.commit_due(more_waiting=feed.waiting())
+            if stop.is_set() and interrupted_at is None:
+                proc.interrupt()
+                interrupted_at = time.monotonic()
+            elif interrupted_at is not None and (stop.hurried() or
+                                                 time.monotonic() - interrupted_at > INTERRUPT_GRACE_S):
+                proc.kill()
+    except RecordError as exc:
+        writer.commit()
+        proc.kill()
+        proc.wait()
+        state["proc"] = None
+        return "failed", str(exc)
+    code = proc.wait()
+    writer.commit()
+    state["proc"] = None
+    if end is None:
+        if stop.is_set():
+            return "partial", "interrupted before the probe wrote 'end'"
+        tail = proc.stderr_tail()
+        how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+        return "partial", (f"{name}: the probe stopped without an 'end' record "
+                           f"({how}{': ' + tail if tail else ''})")
+    if end["status"] == "failed" or errors:
+        return "failed", f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
+    if end["status"] != "complete":
+        return "partial", f"interrupted during '{step.title}'"
+    return None
 
-    One transaction per record costs about 0.5 ms on SQLite; a probe writing 100,000 small
-    results would spend a minute in commits. Committing every 0.2 s keeps "stored as they
-    arrive" (everything is committed before a probe run is judged, on Ctrl-C, on any
-    error) at a fraction of the cost.
+
+def _store_record(rec, writer, out, state, place, transform, errors):
+    """Stores one record of the probe; returns it if it is the `end` record."""
+    kind = rec["type"]
+    if kind == "meta" and not state["meta_stored"]:
+        writer.write(writer.store.update_run, writer.run_id, meta=rec)
+        state["meta_stored"] = True
+    elif kind == "result":
+        res = result_from_record(transform(rec))
+        if res.cpu is not None and res.cluster is None:
+            res.cluster, res.core = place(res.cpu)
+        writer.write(writer.store.add_result, writer.run_id, res)
+        out.results += 1
+    elif kind == "histogram":
+        rec = transform(rec)
+        cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
+        writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
+        out.histograms += 1
+    elif kind == "warning":
+        if rec not in out.warnings:  # each probe invocation repeats its own
+            out.warnings.append(rec)
+    elif kind == "error":
+        errors.append(rec["message"])
+    elif kind == "end":
+        return rec
+    return None
+
+
+class _Feed:
+    """The probe's records, read by their own thread into a queue.
+
+    The storing thread never blocks on the probe: while the probe is silent it still sees
+    Ctrl-C, commits what it holds and keeps the heartbeat; while records pour in it sees
+    how many wait, to batch them.
     """
 
-    def __init__(self, store):
-        self.store, self.conn, self.trans = store, None, None
-        self.last = time.monotonic()
+    DONE, NOTHING = object(), object()
+
+    def __init__(self, proc, name: str):
+        self._queue: queue.Queue = queue.Queue()
+        self._thread = threading.Thread(target=self._read, args=(proc, name), daemon=True,
+                                        name=f"read {name}")
+        self._thread.start()
+
+    def _read(self, proc, name):
+        try:
+            for rec in read_stream(proc, name):
+                self._queue.put(("record", rec))
+        except BaseException as exc:   # handed to the storing thread, which raises it
+            self._queue.put(("raise", exc))
+        else:
+            self._queue.put(("done", None))
+
+    def next(self, timeout: float):
+        try:
+            kind, item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return self.NOTHING
+        if kind == "raise":
+            raise item
+        return item if kind == "record" else self.DONE
+
+    def waiting(self) -> bool:
+        return not self._queue.empty()
+
+
+class _Writer:
+    """The records of a run, each committed at most ``BATCH_S`` after it was read.
+
+    One transaction per record costs about 0.15-0.5 ms; a probe writing 100,000 small
+    results in a burst would spend a minute in commits, so a burst shares transactions.
+    Also keeps the run's heartbeat fresh, so that later commands know its owner lives.
+    """
+
+    def __init__(self, store, run_id: int):
+        self.store, self.run_id = store, run_id
+        self.conn, self.trans, self.oldest = None, None, None
+        self.last_beat = time.monotonic()
 
     def write(self, add, *args, **kw):
         from sqlalchemy.exc import SQLAlchemyError
@@ -377,17 +479,27 @@ class _Batch:
                 self.conn = self.store.engine.connect()
             if self.trans is None:
                 self.trans = self.conn.begin()
+                self.oldest = time.monotonic()
             add(*args, conn=self.conn, **kw)
         except SQLAlchemyError as exc:
             raise StoreError(f"database {self.store.url}: {getattr(exc, 'orig', None) or exc}") from None
-        if time.monotonic() - self.last >= COMMIT_EVERY_S:
+
+    def commit_due(self, more_waiting: bool):
+        if self.trans is not None and (not more_waiting or time.monotonic() - self.oldest >= BATCH_S):
             self.commit()
+        if time.monotonic() - self.last_beat >= HEARTBEAT_S:
+            self.beat()
 
     def commit(self):
         if self.trans is not None:
             self.trans.commit()
-            self.trans = None
-        self.last = time.monotonic()
+            self.trans, self.oldest = None, None
+
+    def beat(self):
+        # Inside an open batch the beat joins it: a second connection would wait on the
+        # batch's own write lock (SQLite has one writer).
+        self.last_beat = time.monotonic()
+        self.store.heartbeat(self.run_id, conn=self.conn if self.trans is not None else None)
 
     def close(self):
         self.commit()
@@ -402,14 +514,3 @@ def _with_probe_warnings(findings, warnings):
               "effect": None, "fix": None, "source": "probe",
               **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
     return list(findings or []) + extra
-
-
-def _install(handler):
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-
-def _restore(handlers):
-    for sig, old in handlers.items():
-        signal.signal(sig, old)

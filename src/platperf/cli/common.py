@@ -30,9 +30,11 @@ def fail_exit(message: str, code: int = EXIT_USAGE):
     raise SystemExit(code)
 
 
-def open_store(db: str):
+def open_store(db: str, write: bool = True):
+    """The store ``db``, or one error line and exit 2 (bad URL, missing driver, server down,
+    read-only). ``write=False`` is for reading commands: they work on a read-only database."""
     from ..store import Store, StoreError
     try:
-        return Store(db)
+        return Store(db, write=write)
     except StoreError as exc:
         fail_exit(str(exc))

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from .common import DbOption, app, fail_exit, open_store
+from .measuring import KeepProbeOption, RemoteDirOption, TargetOption
 
 
 @app.command()
@@ -25,7 +26,9 @@ def interference(
     threshold: float = typer.Option(1000.0, "--threshold", help="ns: passes longer than this count as excursions."),
     raw: int = typer.Option(0, "--raw", help="Keep the first N pass times of each cell verbatim."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    target: str = typer.Option("local", "--target", help="Where the probe runs (local)."),
+    target: str = TargetOption,
+    remote_dir: Optional[str] = RemoteDirOption,
+    keep_probe: bool = KeepProbeOption,
     db: str = DbOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
@@ -42,49 +45,55 @@ def interference(
     Example:  platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler
     --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
 
-    Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted.
-    """
-    from ..interference import InterferenceError, make_plan, run_matrix
-    from ..probe_path import ProbeNotFound
-    from ..runner import SuiteError, online_cpus, probe_meta
-    from ..targets import UnknownTarget, get_target
+    Example on a board:  platperf interference --target ssh://root@agilex5 --victim 1
+    --aggressors 0,2,3 --label sdk-24.3
 
-    try:
-        online = online_cpus(root)
-    except SuiteError:
-        online = None
-    try:
-        plan = make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
-                         mitigation_sets=mitigations, duration=duration, threshold=threshold,
-                         raw=raw, online=online)
-        the_target = get_target(target)
+    Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
+    Ctrl-C, 143 by SIGTERM.
+    """
+    from ..interference import InterferenceError, Matrix, make_plan
+    from ..measure import describe, measure
+    from ..probe_path import ProbeNotFound
+    from ..runner import SuiteError
+    from ..targets import UnknownTarget, get_target
+    from ..targets.local import LocalTarget
+
+    if "," in target:
+        fail_exit(f"--target {target}: interference measures one board at a time")
+    try:   # the matrix's own checks first: they need no board
+        make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
+                  mitigation_sets=mitigations, duration=duration, threshold=threshold, raw=raw)
+        the_target = get_target(target, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
     except (InterferenceError, UnknownTarget) as exc:
         fail_exit(str(exc))
-    store = open_store(db)
     try:
-        meta = probe_meta(the_target)
-    except (SuiteError, ProbeNotFound) as exc:
-        fail_exit(str(exc))
-    from ..topology import read_topology
-    from .measuring import describe, placer
-    try:
-        topology = read_topology(root)
-        fingerprint, findings = describe(root, meta)
-    except ValueError as exc:     # TopologyError: a --root without the machine's description
-        fail_exit(str(exc))
-    run_id = store.begin_run(label=label, target=the_target.name, suite="interference",
-                             fingerprint=fingerprint, findings=findings, meta=meta,
-                             note=f"interference victim {plan.victim}, aggressors "
-                                  f"{','.join(map(str, plan.aggressors)) or 'none'}")
-    progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
-    try:
-        if progress:
-            progress.bar.start()
-        out = run_matrix(store, the_target, plan, run_id, root=root, place=placer(topology),
-                         progress=progress)
+        try:
+            description = describe(the_target)
+            plan = make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
+                             mitigation_sets=mitigations, duration=duration, threshold=threshold,
+                             raw=raw, online=description.online())
+        except (InterferenceError, SuiteError, ProbeNotFound, ValueError) as exc:
+            fail_exit(str(exc))   # ValueError: a --root without the machine's description
+        store = open_store(db)
+        # Mitigations read the target's own /sys and /proc; on a board, what platperf would
+        # write on this machine (dma-latency hold, resctrl groups) is recorded as not applied.
+        matrix = Matrix(store, plan, root=the_target.sysroot(),
+                        local=isinstance(the_target, LocalTarget))
+        progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
+        try:
+            if progress:
+                progress.bar.start()
+            out = matrix.outcome(measure(
+                store, the_target, description, matrix.steps, suite="interference", label=label,
+                note=f"interference victim {plan.victim}, aggressors "
+                     f"{','.join(map(str, plan.aggressors)) or 'none'}",
+                progress=progress, around=matrix.around))
+        finally:
+            if progress:
+                progress.bar.stop()
     finally:
-        if progress:
-            progress.bar.stop()
+        the_target.close()
+    run_id = out.run_id
     for note in out.notes:
         print(f"platperf: {note}", file=sys.stderr)
     if json_out:

@@ -1,55 +1,47 @@
-"""What the commands that measure (run, interference) share: the machine's description stored
-with a run, the CPU -> (cluster, core) placement, the findings printed before a run, the
-progress bar."""
+"""What the commands that measure (run, interference) share: the target options, the
+findings printed before a run, the progress displays and the summary of several boards."""
 from __future__ import annotations
 
-import dataclasses
 import sys
+from typing import Optional
+
+import typer
+
+TargetOption = typer.Option(
+    "local", "--target",
+    help="Where the probe runs: local, ssh://[user@]host[:port], or an inventory name "
+         "(platperf targets list).")
+RemoteDirOption = typer.Option(
+    None, "--remote-dir", help="Directory on the board for the probe (default: a temporary one).")
+KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
 
 
-def placer(topology):
-    def place(cpu):
-        try:
-            return topology.place(cpu)
-        except ValueError:  # a CPU the topology does not list: the result is kept unplaced
-            return None, None
-    return place
-
-
-def describe(root, meta):
-    """The fingerprint and the doctor's findings, both stored with the run."""
-    from ..doctor import check
-    from ..fingerprint import collect
-    fingerprint = collect(root=root, probe_meta=meta)
-    findings = [dataclasses.asdict(f) for f in check(root=root, fingerprint=fingerprint, probe_meta=meta)]
-    return fingerprint, findings
-
-
-def print_findings(findings):
+def print_findings(findings, prefix: str = ""):
     """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
     shown = [f for f in findings if f.get("level") not in ("ok", "info")]
     for f in shown:
-        print(f"{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
-    if shown:
+        print(f"{prefix}{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
+    if shown and not prefix:
         print("(what each does to results and how to fix it: platperf doctor)", file=sys.stderr)
 
 
 class RichProgress:
     """One bar over the suite's probe invocations, naming the one running."""
 
-    def __init__(self):
+    def __init__(self, bar=None, board: Optional[str] = None):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-        self.bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                            MofNCompleteColumn(), TextColumn("{task.fields[records]} records"),
-                            TimeElapsedColumn(), console=Console(stderr=True))
+        self.bar = bar or Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                                   MofNCompleteColumn(), TextColumn("{task.fields[records]} records"),
+                                   TimeElapsedColumn(), console=Console(stderr=True))
+        self.prefix = f"{board}: " if board else ""
         self.task = None
         self.records = 0
 
     def step_started(self, step, index, total):
         if self.task is None:
-            self.task = self.bar.add_task(step.title, total=total, records=0)
-        self.bar.update(self.task, description=step.title)
+            self.task = self.bar.add_task(self.prefix + step.title, total=total, records=0)
+        self.bar.update(self.task, description=self.prefix + step.title)
 
     def record(self, rec):
         if rec["type"] in ("result", "histogram"):
@@ -58,3 +50,37 @@ class RichProgress:
 
     def step_finished(self, step):
         self.bar.advance(self.task)
+
+
+class LineProgress:
+    """Progress of one board as plain lines on stderr, for logs that are not a terminal."""
+
+    def __init__(self, board: str):
+        self.board = board
+        self.records = 0
+
+    def step_started(self, step, index, total):
+        print(f"{self.board}: [{index + 1}/{total}] {step.title}", file=sys.stderr, flush=True)
+
+    def record(self, rec):
+        if rec["type"] in ("result", "histogram"):
+            self.records += 1
+
+    def step_finished(self, step):
+        print(f"{self.board}: done {step.title} ({self.records} records so far)", file=sys.stderr,
+              flush=True)
+
+
+def print_summary(boards, db: str):
+    """The table a person reads after measuring several boards: one row per board."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+    table = Table(title=f"runs in {db}")
+    for column in ("board", "run id", "status", "results", "error"):
+        table.add_column(column, overflow="fold")
+    for board in boards:
+        row = board.as_dict()
+        table.add_row(Text(board.name), str(row["run_id"] or "-"), row["status"], str(row["results"]),
+                      Text(row["error"] or ""), style=None if row["status"] == "complete" else "red")
+    Console(soft_wrap=False, highlight=False).print(table)

@@ -1,4 +1,4 @@
-"""``platperf run``: measure this machine with a suite, storing records as they arrive."""
+"""``platperf run``: measure one board or several with a suite, storing records as they arrive."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from .common import DbOption, app, fail_exit, open_store
-from .measuring import RichProgress, describe, placer, print_findings
+from .measuring import KeepProbeOption, RemoteDirOption, TargetOption, print_findings, print_summary
 
 
 @app.command()
@@ -17,73 +17,124 @@ def run(
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    target: str = typer.Option("local", "--target", help="Where the probe runs (local)."),
+    target: str = TargetOption,
+    targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
+    remote_dir: Optional[str] = RemoteDirOption,
+    keep_probe: bool = KeepProbeOption,
     db: str = DbOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON."),
-    root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe the machine from."),
+    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON (a list for several boards)."),
+    root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
 ):
-    """Run a suite on a target and store every result in the database.
+    """Run a suite on a target, or on several boards at once, and store every result in the
+    database as it arrives.
 
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
-    everything measured so far.
+    everything measured so far. With several boards (--target a,b,c or --targets all), each
+    is measured at the same time into its own run; one failing does not stop the others,
+    and a table at the end says how each went.
 
     \b
     Examples:
       platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
+      platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
+      platperf run --suite quick --target am62x,juno,agilex5 --label nightly
       platperf run --suite my-suite.toml --quiet --json
 
     \b
     Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
-    arrived is kept); 130 interrupted by Ctrl-C (partial, what arrived is kept).
+    arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
-    from ..probe_path import ProbeNotFound
-    from ..runner import (SuiteError, check_suite, choose_cpus, execute, load_suite, plan,
-                          probe_kernels, probe_meta)
-    from ..targets import UnknownTarget, get_target
+    from ..measure import close_boards, measure_boards, prepare_boards
+    from ..runner import SuiteError, check_suite, choose_cpus, load_suite, plan, probe_kernels
+    from ..targets import UnknownTarget, get_target, target_names
 
+    if targets is not None and targets != "all":
+        fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
         the_suite = load_suite(suite)
-        the_target = get_target(target)
+        plan(the_suite, [0], mode)       # a bad --mode is said before any board is reached
+        names = target_names(target, every=targets == "all")
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
-    store = open_store(db)
-    from ..topology import read_topology
-    try:
-        topology = read_topology(root)
-        online = topology.online()
-        chosen = choose_cpus(cpus, online)
-        steps = plan(the_suite, chosen, mode)
-        check_suite(the_suite, probe_kernels(the_target))
-        meta = probe_meta(the_target)
-    except (SuiteError, ProbeNotFound, ValueError) as exc:  # TopologyError is a ValueError
-        fail_exit(str(exc))
+    several = len(names) > 1 or targets == "all"
 
-    fingerprint, findings = describe(root, meta)
-    if not quiet:
-        print_findings(findings)
-    run_id = store.begin_run(label=label, target=the_target.name, suite=the_suite.name,
-                             fingerprint=fingerprint, findings=findings, note=note, meta=meta)
-    progress = None if quiet or not sys.stderr.isatty() else RichProgress()  # stderr: --json stays clean
+    def open_target(name):
+        return get_target(name, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+
+    def plan_steps(board_target, description):
+        steps = plan(the_suite, choose_cpus(cpus, description.online()), mode)
+        check_suite(the_suite, probe_kernels(board_target))
+        return steps
+
+    boards = prepare_boards(names, open_target, plan_steps)
+    stop = None
     try:
-        if progress:
-            progress.bar.start()
-        out = execute(store, run_id, the_target, steps, placer(topology), progress)
+        failed = [b for b in boards if b.error is not None]
+        if len(failed) == len(boards):   # nothing to measure: no database opened, none created
+            for board in failed:
+                print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
+                      file=sys.stderr)
+            raise SystemExit(2)
+        store = open_store(db)
+        if not quiet:
+            for board in boards:
+                if board.error is None:
+                    print_findings(board.description.findings, f"{board.name}: " if several else "")
+        progress_for, bar = _progress(boards, several, quiet)
+        try:
+            if bar is not None:
+                bar.start()
+            stop = measure_boards(store, boards, suite=the_suite.name, label=label, note=note,
+                                  progress_for=progress_for)
+        finally:
+            if bar is not None:
+                bar.stop()
     finally:
-        if progress:
-            progress.bar.stop()
+        close_boards(boards)
+    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
 
+
+def _progress(boards, several: bool, quiet: bool):
+    """(progress for a board, the rich bar to start) -- stderr, so --json stays clean."""
+    if quiet:
+        return (lambda board: None), None
+    if sys.stderr.isatty():
+        from .measuring import RichProgress
+        bar = RichProgress().bar
+        return (lambda board: RichProgress(bar, board.name if several else None)), bar
+    if several:
+        from .measuring import LineProgress
+        return (lambda board: LineProgress(board.name)), None
+    return (lambda board: None), None
+
+
+def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: bool, signum):
+    rows = [b.as_dict() for b in boards]
     if json_out:
-        print(json.dumps({"run_id": run_id, "status": out.status, "results": out.results,
-                          "histograms": out.histograms, "error": out.error}))
-    kept = f"{out.results} results, {out.histograms} histograms in {db}"
-    if out.signal is not None:
+        print(json.dumps(rows if several else {k: v for k, v in rows[0].items() if k != "target"}))
+    if several:
         if not json_out:
-            print(f"run {run_id} {out.status}: {kept} ({out.error})", file=sys.stderr)
-        raise SystemExit(128 + out.signal)
-    if out.status != "complete":
-        fail_exit(f"run {run_id} is {out.status} ({kept} kept): {out.error}")
+            print_summary(boards, db)
+        if signum is not None:
+            raise SystemExit(128 + signum)
+        bad = [r for r in rows if r["status"] != "complete"]
+        if bad:
+            fail_exit(f"{len(bad)} of {len(rows)} boards did not complete: "
+                      + ", ".join(f"{r['target']} {r['status']}" for r in bad))
+        return
+    board, row = boards[0], rows[0]
+    kept = f"{row['results']} results, {row['histograms']} histograms in {db}"
+    if signum is not None:
+        if not json_out:
+            print(f"run {row['run_id']} {row['status']}: {kept} ({row['error']})", file=sys.stderr)
+        raise SystemExit(128 + signum)
+    if row["run_id"] is None:    # the board failed before its run began (e.g. the store)
+        fail_exit(f"{board.name}: {row['error']}")
+    if row["status"] != "complete":
+        fail_exit(f"run {row['run_id']} is {row['status']} ({kept} kept): {row['error']}")
     if not quiet and not json_out:
-        print(f"run {run_id} complete: {kept}" + (f" (label {label})" if label else ""), file=sys.stderr)
+        print(f"run {row['run_id']} complete: {kept}" + (f" (label {label})" if label else ""),
+              file=sys.stderr)

@@ -3,14 +3,19 @@
 Records are written as they arrive, each in its own transaction unless ``conn=`` is given
 (``platperf run`` commits its records at most 0.2 s apart), so an interrupted run keeps
 every finished result. Use :meth:`Store.transaction` for all-or-nothing imports. The
-schema is brought to the newest alembic revision on open (``store/migrations``).
+schema is brought to the newest alembic revision on open (``store/migrations``), under a
+lock so that many processes may open one new database at once.
+
+A run records its owner (host, pid) and a heartbeat; opening a writable database marks
+the runs whose owner is gone ``abandoned`` (``store/sweep.py``).
 """
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import os
+import socket
 from array import array
-from pathlib import Path
 
 from sqlalchemy import create_engine, event, func, select, update
 from sqlalchemy.exc import SQLAlchemyError
@@ -18,12 +23,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from .. import stats
 from ..records import Result, canonical_params
 from .schema import histograms, results, runs
+from .url import StoreError, resolve
 
-__all__ = ["Store", "StoreError", "StoredResult", "now"]
+__all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S"]
 
-
-class StoreError(Exception):
-    """A store problem a person can act on; the CLI prints it as one line and exits 2."""
+# How long a SQLite writer waits for another one before "database is locked": long enough
+# for 8 processes that each migrate, sweep and write their runs in short transactions.
+BUSY_TIMEOUT_S = 30
 
 
 def now() -> str:
@@ -35,23 +41,6 @@ class StoredResult(Result):
 
     run_id: int
     summary: dict
-
-
-def _url(db: str) -> str:
-    if "://" in db:
-        return db
-    path = Path(db).expanduser()
-    parent = path.resolve().parent
-    if not parent.is_dir():
-        raise StoreError(f"cannot create database {db}: directory {parent} does not exist")
-    if path.exists() and not _writable(path) or not path.exists() and not _writable(parent):
-        raise StoreError(f"database {db} is not writable; choose another path with --db")
-    return f"sqlite:///{path}"
-
-
-def _writable(path: Path) -> bool:
-    import os
-    return os.access(path, os.W_OK)
 
 
 def _pack(samples) -> bytes:
@@ -76,19 +65,37 @@ _INSERT_HISTOGRAM = histograms.insert()
 
 
 class Store:
-    def __init__(self, db: str = "platperf.db"):
-        self.url = _url(db)
-        self.engine = create_engine(self.url)
-        if self.url.startswith("sqlite"):
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+    """The results database ``db``: a SQLite path, ``sqlite:///PATH`` or ``postgresql://...``.
+
+    ``write=True`` (``run``, ``ingest``, ``interference``) needs a writable database and
+    says why not in one line. ``write=False`` (``runs``, ``show``, ``report``, ``compare``,
+    ``history``) opens it writable when it can, else read-only: then nothing is migrated
+    or swept, and a database that needs a migration is refused in one line.
+    """
+
+    def __init__(self, db: str = "platperf.db", write: bool = True):
+        target = resolve(db, write)
+        self.url = target.shown
+        self.read_only = target.read_only
+        try:
+            self.engine = create_engine(target.url, connect_args=target.connect_args)
+        except ImportError:
+            raise StoreError(f"{self.url} needs the PostgreSQL driver psycopg 3: "
+                             "pip install 'platperf[postgres]'") from None
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas_ro if self.read_only
+                         else _sqlite_pragmas)
         try:
             self._migrate(db)
+            if not self.read_only:
+                from .sweep import sweep
+                self.abandoned = sweep(self)
         except SQLAlchemyError as exc:
-            raise StoreError(f"cannot open database {db}: {getattr(exc, 'orig', None) or exc}") from None
+            raise StoreError(target.problem(exc)) from None
 
     def _migrate(self, db):
         from .migrations import upgrade
-        upgrade(self.engine, db)
+        upgrade(self.engine, self.url, write=not self.read_only)
 
     @contextlib.contextmanager
     def transaction(self):
@@ -99,11 +106,25 @@ class Store:
     # -- runs -------------------------------------------------------------------------
     def begin_run(self, *, label=None, target="local", suite=None, source="probe",
                   fingerprint=None, findings=None, note=None, meta=None, conn=None) -> int:
+        """A new ``running`` run owned by this process (host name and pid, heartbeat now)."""
+        for name, value in (("label", label), ("target", target), ("suite", suite),
+                            ("source", source), ("note", note)):
+            # Refused on SQLite too, so that a database can move to PostgreSQL unchanged.
+            if isinstance(value, str) and "\0" in value:
+                raise StoreError(f"the {name} contains a NUL character, which PostgreSQL "
+                                 "cannot store as text; remove it")
+        started = now()
         values = dict(label=label, target=target, suite=suite, source=source, status="running",
-                      started_at=now(), fingerprint=fingerprint, findings=findings, note=note,
-                      meta=meta)
+                      started_at=started, fingerprint=fingerprint, findings=findings, note=note,
+                      meta=meta, owner_host=socket.gethostname(), owner_pid=os.getpid(),
+                      heartbeat_at=started)
         with self._conn(conn) as c:
             return c.execute(runs.insert().values(**values)).inserted_primary_key[0]
+
+    def heartbeat(self, run_id: int, conn=None):
+        """Say the run's owner is alive; one beat at least every 30 s keeps it from being
+        taken for abandoned (:data:`platperf.store.sweep.STALE_AFTER_S`)."""
+        self.update_run(run_id, conn=conn, heartbeat_at=now())
 
     def update_run(self, run_id: int, conn=None, **values):
         with self._conn(conn) as c:
@@ -199,7 +220,16 @@ class Store:
 
 def _sqlite_pragmas(dbapi_conn, _record):
     cur = dbapi_conn.cursor()
+    # The busy timeout first: switching a new file to WAL needs a lock another process may hold.
+    cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _sqlite_pragmas_ro(dbapi_conn, _record):
+    cur = dbapi_conn.cursor()
+    cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_S * 1000}")
+    cur.execute("PRAGMA query_only=ON")
     cur.close()

@@ -13,19 +13,24 @@ metadata = MetaData()
 runs = Table(
     "runs", metadata,
     Column("id", Integer, primary_key=True),
-    Column("label", String(200)),
-    Column("target", String(200), nullable=False, default="local"),
-    Column("suite", String(200)),
-    # complete | partial | failed | running
+    Column("label", Text),
+    Column("target", Text, nullable=False, default="local"),
+    Column("suite", Text),
+    # complete | partial | failed | running | abandoned (its process died, see store/sweep.py)
     Column("status", String(20), nullable=False),
-    Column("source", String(100), nullable=False, default="probe"),  # probe | ingest:<format>
+    Column("source", Text, nullable=False, default="probe"),  # probe | ingest:<format>
     Column("started_at", String(40), nullable=False),
     Column("finished_at", String(40)),
+    # Who writes the run while it is running: a dead owner or a stale heartbeat means abandoned.
+    Column("owner_host", Text),
+    Column("owner_pid", Integer),
+    Column("heartbeat_at", String(40)),
     Column("note", Text),
     Column("error", Text),
     Column("meta", JSON),          # the probe's meta record
     Column("fingerprint", JSON),   # platperf.fingerprint.collect()
     Column("findings", JSON),      # doctor findings at run time
+    Index("ix_runs_status", "status"),
 )
 
 results = Table(

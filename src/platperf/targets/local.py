@@ -13,12 +13,12 @@ from ..probe_path import find_probe
 
 
 class LocalProbe:
-    def __init__(self, argv: list[str]):
+    def __init__(self, argv: list[str], env: dict | None = None):
         # Its own session: a Ctrl-C at the terminal reaches only platperf, which forwards
         # exactly one SIGINT so the probe finishes its sample and writes `end`.
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True, bufsize=1,
-                                     start_new_session=True)
+                                     start_new_session=True, env=env)
         self._stderr = collections.deque(maxlen=20)
         # Drained in a thread: a chatty stderr must never block the probe's stdout.
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
@@ -56,16 +56,19 @@ class LocalProbe:
 
 
 class LocalTarget:
-    name = "local"
-
-    def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/"):
-        self.probe = probe
+    def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/", name: str = "local"):
+        self.probe, self.name = probe, name
         self.root = root   # "/" but in tests, which point it at a fixture tree
+
+    def run(self, argv: list[str]) -> LocalProbe:
+        probe = self.probe or find_probe()
+        # The probe hears which target it runs as: inventory boards that are this machine
+        # (tests, a workstation measured under two names) can be told apart by a wrapper.
+        return LocalProbe([str(probe), *argv], env={**os.environ, "PLATPERF_TARGET": self.name})
 
     def sysroot(self) -> SysRoot:
         """This machine's /sys and /proc, read in place."""
         return SysRoot(self.root)
 
-    def run(self, argv: list[str]) -> LocalProbe:
-        probe = self.probe or find_probe()
-        return LocalProbe([str(probe), *argv])
+    def close(self):
+        """Nothing was uploaded and nothing is connected."""

@@ -7,11 +7,12 @@ checks that the two agree).
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from sqlalchemy import inspect, select, text
 
-HEAD = "0001"
+HEAD = "0002"
 _HERE = Path(__file__).resolve().parent
 
 # Databases written before the migrations existed carry only platperf_store.schema = 1,
@@ -20,30 +21,71 @@ _LEGACY_SCHEMA_REVISION = {"1": "0001"}
 
 
 def current_revision(conn) -> str | None:
-    try:
-        row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
-    except Exception:  # no table yet: a new or pre-migration database
-        conn.rollback()
+    # has_table, not a failing SELECT: on PostgreSQL a failed statement aborts the
+    # transaction that holds the migration lock.
+    if not inspect(conn).has_table("alembic_version"):
         return None
+    row = conn.execute(text("SELECT version_num FROM alembic_version")).first()
     return row[0] if row else None
 
 
-def upgrade(engine, db_name: str):
-    """Bring the database at ``engine`` to :data:`HEAD`; refuse one from a newer platperf."""
+def upgrade(engine, db_name: str, write: bool = True):
+    """Bring the database at ``engine`` to :data:`HEAD`; refuse one from a newer platperf.
+
+    Several processes may open one new database at once (8 ``platperf run`` into one
+    file): the migration runs under a lock (SQLite ``BEGIN EXCLUSIVE``, PostgreSQL an
+    advisory lock) and the revision is read again once the lock is held, so one process
+    migrates and the others find the database at head.
+    """
     with engine.connect() as conn:
         rev = current_revision(conn)
     if rev == HEAD:
         return
     if rev is not None and not _known(_script_directory(), rev):
         raise _newer(db_name, rev)
-    with engine.begin() as conn:
-        if rev is None:
-            legacy = _legacy_revision(conn)
-            if legacy is not None and legacy.startswith("newer:"):
-                raise _newer(db_name, legacy[len("newer:"):])
-            if legacy is not None:
-                _stamp(conn, legacy)
-        _run_upgrade(conn)
+    if not write:
+        from .. import StoreError
+        raise StoreError(f"database {db_name} is read-only and needs an upgrade of its schema "
+                         f"(revision {rev or 'none'} to {HEAD}); open it once where it is writable")
+    with engine.connect() as conn:
+        with _migration_lock(conn):
+            rev = current_revision(conn)
+            if rev is not None and rev != HEAD and not _known(_script_directory(), rev):
+                raise _newer(db_name, rev)
+            if rev is None:
+                legacy = _legacy_revision(conn)
+                if legacy is not None and legacy.startswith("newer:"):
+                    raise _newer(db_name, legacy[len("newer:"):])
+                if legacy is not None:
+                    _stamp(conn, legacy)
+            if rev != HEAD:
+                _run_upgrade(conn)
+
+
+# Any fixed number: every platperf process takes the same PostgreSQL advisory lock.
+_PG_MIGRATION_LOCK = 0x706c6174  # "plat"
+
+
+@contextlib.contextmanager
+def _migration_lock(conn):
+    """One transaction holding the database's migration lock; committed on success."""
+    sqlite = conn.dialect.name == "sqlite"
+    if sqlite:
+        # Outside any transaction (SQLite ignores it inside one): the batch migrations copy
+        # and drop tables, and a DROP with foreign keys on would cascade to the results.
+        conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        conn.exec_driver_sql("BEGIN EXCLUSIVE")  # waits up to busy_timeout for other writers
+    else:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_MIGRATION_LOCK})
+    try:
+        yield
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        if sqlite:
+            conn.exec_driver_sql("PRAGMA foreign_keys=ON")
 
 
 def _newer(db_name, rev):

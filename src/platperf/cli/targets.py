@@ -1,0 +1,129 @@
+"""``platperf targets``: the inventory of boards, by the names a person gives them."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from .common import app, fail_exit
+
+targets_app = typer.Typer(
+    help="The inventory of boards: names for targets, used as --target NAME.\n\n"
+         "The file is $PLATPERF_TARGETS, else $XDG_CONFIG_HOME/platperf/targets.toml "
+         "(~/.config/platperf/targets.toml).\n\n"
+         "Example:  platperf targets add am62x ssh://root@am62x.lab ; platperf targets list ; "
+         "platperf targets check am62x",
+    no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(targets_app, name="targets")
+
+
+def _inventory():
+    from ..targets.inventory import Inventory, InventoryError
+    try:
+        return Inventory.load()
+    except InventoryError as exc:
+        fail_exit(str(exc))
+
+
+@targets_app.command("add")
+def add(
+    name: str = typer.Argument(..., help="The board's name: letters, digits and -_."),
+    url: str = typer.Argument(..., help="ssh://[user@]host[:port] (a Host of ~/.ssh/config works), or local."),
+    remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board for the probe."),
+    keep_probe: bool = typer.Option(False, "--keep-probe", help="Leave the probe on the board after a run."),
+):
+    """Add a board to the inventory, or change its entry.
+
+    \b
+    Examples:
+      platperf targets add am62x ssh://root@am62x.lab
+      platperf targets add juno ssh://juno --remote-dir /data/tmp --keep-probe
+    """
+    from ..targets.inventory import Entry, InventoryError
+    inventory = _inventory()
+    try:
+        inventory.add(Entry(name, url, remote_dir, keep_probe))
+    except (InventoryError, OSError) as exc:
+        fail_exit(str(exc))
+    print(f"target {name}: {url} (in {inventory.path})", file=sys.stderr)
+
+
+@targets_app.command("list")
+def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries as a JSON list.")):
+    """List the boards of the inventory.
+
+    \b
+    Examples:
+      platperf targets list
+      platperf targets list --json
+    """
+    inventory = _inventory()
+    entries = [e.as_dict() for e in inventory.entries.values()]
+    if json_out:
+        print(json.dumps(entries))
+        return
+    if not entries:
+        print(f"no targets in {inventory.path}; add one with: platperf targets add NAME URL",
+              file=sys.stderr)
+        return
+    for e in entries:
+        extra = (f"  remote-dir {e['remote_dir']}" if e["remote_dir"] else "") + \
+                ("  keep-probe" if e["keep_probe"] else "")
+        print(f"{e['name']}\t{e['url']}{extra}")
+
+
+@targets_app.command("remove")
+def remove(name: str = typer.Argument(..., help="The board's name.")):
+    """Remove a board from the inventory (its runs stay in the databases).
+
+    Example:  platperf targets remove am62x
+    """
+    from ..targets.inventory import InventoryError
+    inventory = _inventory()
+    try:
+        inventory.remove(name)
+    except (InventoryError, OSError) as exc:
+        fail_exit(str(exc))
+
+
+@targets_app.command("check")
+def check(
+    names: List[str] = typer.Argument(..., help="Board names (or local, ssh://... URLs)."),
+    json_out: bool = typer.Option(False, "--json", help="Print what each board is as a JSON list."),
+):
+    """Reach each board, describe it and run its probe's 'info': one line per board with its
+    architecture, CPUs, model and probe version; one line per board that fails (exit 2).
+
+    \b
+    Examples:
+      platperf targets check am62x juno
+      platperf targets check ssh://root@192.168.1.20 --json
+    """
+    from ..measure import Board, close_boards, prepare_boards
+    from ..targets import get_target
+    boards: list[Board] = prepare_boards(list(dict.fromkeys(names)), get_target, lambda t, d: [])
+    close_boards(boards)
+    rows = [_checked(b) for b in boards]
+    if json_out:
+        print(json.dumps(rows))
+    for row in rows:
+        if row["error"]:
+            print(f"platperf: error: {row['name']}: {row['error']}", file=sys.stderr)
+        elif not json_out:
+            print(f"{row['name']}: {row['arch']}, {row['cpus']} CPUs ({row['cpu_model']}), "
+                  f"{row['model'] or 'model unknown'}, kernel {row['kernel']}, "
+                  f"probe {row['probe_version']} (build {row['probe_build_id']})")
+    if any(row["error"] for row in rows):
+        raise SystemExit(2)
+
+
+def _checked(board) -> dict:
+    if board.error is not None:
+        return {"name": board.name, "error": board.error}
+    fp, meta = board.description.fingerprint, board.description.meta
+    return {"name": board.name, "error": None, "arch": meta.get("arch") or fp["cpu"].get("arch"),
+            "cpus": fp["cpu"].get("count"), "cpu_model": fp["cpu"].get("model"),
+            "model": fp["machine"].get("model"), "kernel": fp["kernel"].get("release"),
+            "probe_version": meta.get("probe_version"), "probe_build_id": meta.get("build_id")}

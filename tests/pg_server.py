@@ -1,0 +1,110 @@
+"""A real PostgreSQL server for the test session, and a database per test.
+
+Started from Debian's ``postgresql`` package (``/usr/lib/postgresql/*/bin``): ``initdb`` in
+a temporary directory, ``pg_ctl start`` on a free 127.0.0.1 port, as the ``postgres``
+system user when the tests run as root (PostgreSQL refuses to run as root); stopped at the
+end of the session. Each test that asks for ``pg_database`` gets a database of its own,
+dropped afterwards. ``db_url`` runs a test once on a new SQLite file and once on a new
+PostgreSQL database.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+
+import pytest
+
+from conftest import missing, require_module
+
+# Durability is not what these tests check: without fsync initdb and CREATE DATABASE are
+# several times faster on a busy machine.
+_FAST = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+
+
+@dataclass
+class PgServer:
+    host: str
+    port: int
+    user: str
+
+    def url(self, dbname: str) -> str:
+        return f"postgresql://{self.user}@{self.host}:{self.port}/{dbname}"
+
+    def admin(self):
+        """An autocommit connection to the maintenance database (CREATE/DROP DATABASE)."""
+        import psycopg
+        return psycopg.connect(host=self.host, port=self.port, user=self.user,
+                               dbname="postgres", autocommit=True)
+
+
+def _bin_dir() -> str | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    return os.path.dirname(found[-1]) if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    require_module("psycopg")
+    bin_dir = _bin_dir()
+    if bin_dir is None:
+        missing("PostgreSQL server binaries are not installed (Debian package postgresql; make deps)")
+    as_user: list[str] = []
+    top = tempfile.mkdtemp(prefix="platperf-pg-")
+    if os.geteuid() == 0:
+        try:
+            pg = pwd.getpwnam("postgres")
+        except KeyError:
+            missing("running as root and there is no 'postgres' user to run the server as")
+        os.chown(top, pg.pw_uid, pg.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    data, log = os.path.join(top, "data"), os.path.join(top, "server.log")
+    user = "platperf"
+    subprocess.run([*as_user, f"{bin_dir}/initdb", "-D", data, "-U", user, "--auth=trust",
+                    "-E", "UTF8", "--no-sync", "--locale=C"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    port = _free_port()
+    started = subprocess.run(
+        [*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "120", "start",
+         "-o", f"-h 127.0.0.1 -p {port} -k {top} {_FAST}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if started.returncode != 0:
+        with open(log) as f:
+            pytest.fail(f"PostgreSQL did not start: {started.stderr.strip()} {f.read()[-2000:]}")
+    try:
+        yield PgServer("127.0.0.1", port, user)
+    finally:
+        subprocess.run([*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_database(pg_server):
+    """The URL of a new, empty PostgreSQL database, dropped after the test."""
+    name = "t_" + uuid.uuid4().hex[:12]
+    with pg_server.admin() as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    yield pg_server.url(name)
+    with pg_server.admin() as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """A new, empty results database: a SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "platperf.db")
+    return request.getfixturevalue("pg_database")
