@@ -30,6 +30,19 @@ def fail_exit(message: str, code: int = EXIT_USAGE):
     raise SystemExit(code)
 
 
+def note_incomplete(runs):
+    """One line on stderr per run used that is not ``complete``: its figures may be short
+    of the suite (partial, failed, abandoned) or still growing (running)."""
+    seen = set()
+    for r in runs:
+        if r["status"] == "complete" or r["id"] in seen:
+            continue
+        seen.add(r["id"])
+        name = f"run {r['id']}" + (f" ({r['label']})" if r.get("label") else "")
+        why = f": {r['error']}" if r.get("error") else ""
+        print(f"platperf: note: {name} is {r['status']}{why}", file=sys.stderr)
+
+
 def open_store(db: str, write: bool = True):
     """The store ``db``, or one error line and exit 2 (bad URL, missing driver, server down,
     read-only). ``write=False`` is for reading commands: they work on a read-only database."""
