@@ -20,8 +20,10 @@ app = typer.Typer(
 )
 
 DEFAULT_DB = os.environ.get("PLATPERF_DB", "platperf.db")
-DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path or a SQLAlchemy URL "
-                                                 "(env PLATPERF_DB).", show_default=True)
+DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path (or sqlite:///PATH) "
+                                                 "or postgresql://USER:PASSWORD@HOST:PORT/DBNAME "
+                                                 "(pip install 'platperf[postgres]'); env PLATPERF_DB.",
+                        show_default=True)
 
 
 def fail_exit(message: str, code: int = EXIT_USAGE):
