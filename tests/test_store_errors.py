@@ -168,13 +168,6 @@ def test_mode_ro_in_the_url_opens_read_only_even_for_root(tmp_path):
     assert [x["status"] for x in Store(str(db), write=False).runs()][-1] == "abandoned"  # writable: swept
 
 
-@pytest.mark.parametrize("command", ["runs", "history"])
-def test_a_reading_command_on_a_missing_file_creates_nothing(tmp_path, command):
-    line = one_line(platperf(command, "--db", tmp_path / "typo.db"))
-    assert f"no database {tmp_path / 'typo.db'}" in line
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_a_new_database_in_a_read_only_directory_is_refused_and_not_created(read_only_dir):
     top, user = read_only_dir
     _lock(top, user)
