@@ -114,7 +114,7 @@ def test_any_label_and_note_round_trip(db_url):
     from hypothesis import strategies as st
     store = Store(db_url)
 
-    text = st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=200)
+    text = st.text(alphabet=st.characters(codec="utf-8", blacklist_characters="\0"), max_size=200)
 
     @settings(max_examples=60, deadline=None)
     @given(label=text, note=text)
