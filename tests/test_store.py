@@ -86,18 +86,6 @@ def test_a_path_in_a_missing_directory_is_refused(tmp_path):
         Store(str(tmp_path / "no" / "such" / "dir.db"))
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
-def test_a_read_only_directory_is_refused(tmp_path):
-    ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    try:
-        with pytest.raises(StoreError, match="not writable"):
-            Store(str(ro / "x.db"))
-    finally:
-        ro.chmod(0o700)
-
-
 def test_a_file_that_is_not_a_database_is_refused(tmp_path):
     bogus = tmp_path / "notes.txt"
     bogus.write_text("these are my notes, not a database\n" * 100)
@@ -126,7 +114,7 @@ def test_any_label_and_note_round_trip(db_url):
     from hypothesis import strategies as st
     store = Store(db_url)
 
-    text = st.text(alphabet=st.characters(blacklist_characters="\0"), max_size=200)
+    text = st.text(alphabet=st.characters(codec="utf-8", blacklist_characters="\0"), max_size=200)
 
     @settings(max_examples=60, deadline=None)
     @given(label=text, note=text)

@@ -20,14 +20,29 @@ app = typer.Typer(
 )
 
 DEFAULT_DB = os.environ.get("PLATPERF_DB", "platperf.db")
-DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path or a SQLAlchemy URL "
-                                                 "(env PLATPERF_DB).", show_default=True)
+DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path (or sqlite:///PATH) "
+                                                 "or postgresql://USER:PASSWORD@HOST:PORT/DBNAME "
+                                                 "(pip install 'platperf[postgres]'); env PLATPERF_DB.",
+                        show_default=True)
 
 
 def fail_exit(message: str, code: int = EXIT_USAGE):
     """One clear line on stderr, then the documented exit code."""
     print(f"platperf: error: {message}", file=sys.stderr)
     raise SystemExit(code)
+
+
+def note_incomplete(runs):
+    """One line on stderr per run used that is not ``complete``: its figures may be short
+    of the suite (partial, failed, abandoned) or still growing (running)."""
+    seen = set()
+    for r in runs:
+        if r["status"] == "complete" or r["id"] in seen:
+            continue
+        seen.add(r["id"])
+        name = f"run {r['id']}" + (f" ({r['label']})" if r.get("label") else "")
+        why = f": {r['error']}" if r.get("error") else ""
+        print(f"platperf: note: {name} is {r['status']}{why}", file=sys.stderr)
 
 
 def open_store(db: str, write: bool = True):

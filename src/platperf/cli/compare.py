@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from .common import EXIT_REGRESSION, DbOption, app, fail_exit, open_store
+from .common import EXIT_REGRESSION, DbOption, app, fail_exit, note_incomplete, open_store
 
 FORMATS = ("table", "rst-grid", "md", "json")
 
@@ -41,9 +41,10 @@ def compare(
     if not tolerance >= 0:
         fail_exit(f"--tolerance must be a percentage >= 0, got {tolerance}")
     from ..store import StoreError
-    store = open_store(db)
+    store = open_store(db, write=False)
     try:
         result = cmp_mod.compare_refs(store, base, new, tolerance=tolerance, test=test)
+        note_incomplete([*store.runs_for(base), *store.runs_for(new)])
     except StoreError as exc:
         fail_exit(str(exc))
     if result.refused and not force:

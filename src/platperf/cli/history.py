@@ -39,7 +39,7 @@ def history(
     if not 0 < max_p < 1:
         fail_exit(f"--max-p must be between 0 and 1, got {max_p}")
     names = [x.strip() for x in labels.split(",") if x.strip()] or None
-    store = open_store(db)
+    store = open_store(db, write=False)
     try:
         series = hist.load_series(store, names, benchmark or None, metric or None)
     except StoreError as exc:

@@ -6,7 +6,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store
+from .common import DbOption, app, fail_exit, note_incomplete, open_store
 
 FORMAT_HELP = "html, rst-grid, rst-csv, md, json, csv, or all (index.html, guide.rst, guide.md, " \
               "results.json, results.csv into -o DIR)"
@@ -41,11 +41,12 @@ def report(
         fail_exit(f"-o {output} is a file; give a directory")
     if "://" not in db and not Path(db).expanduser().exists():
         fail_exit(f"no database {db}; measure first with 'platperf run' or give --db")
-    store = open_store(db)
+    store = open_store(db, write=False)
     try:
         data = load(store, runs)
     except StoreError as exc:
         fail_exit(str(exc))
+    note_incomplete(r for col in data.columns for r in col.runs)
     doc = build_document(data)
     formats = ALL_FORMATS if fmt == "all" else (fmt,)
     if output is None:

@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from .common import DbOption, app, open_store
+from .common import DbOption, app, fail_exit, note_incomplete, open_store
 
 
 @app.command()
@@ -19,7 +19,7 @@ def runs(db: str = DbOption,
       platperf runs --db platperf.db
       platperf runs --json
     """
-    store = open_store(db)
+    store = open_store(db, write=False)
     counts = store.result_counts()
     rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"],
                  status=r["status"], started=r["started_at"], results=counts.get(r["id"], 0),
@@ -49,8 +49,13 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
       platperf show v2.12
       platperf show 3 --json
     """
-    store = open_store(db)
-    r = store.run(run)
+    from ..store import StoreError
+    store = open_store(db, write=False)
+    try:
+        r = store.run(run)
+    except StoreError as exc:
+        fail_exit(str(exc))
+    note_incomplete([r])
     results = store.results(r["id"], with_samples=False)
     if json_out:
         doc = {k: v for k, v in r.items()}

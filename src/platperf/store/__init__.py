@@ -87,11 +87,18 @@ class Store:
                          else _sqlite_pragmas)
         try:
             self._migrate(db)
-            if not self.read_only:
-                from .sweep import sweep
-                self.abandoned = sweep(self)
         except SQLAlchemyError as exc:
             raise StoreError(target.problem(exc)) from None
+        self.abandoned: list[int] = []
+        if not self.read_only:
+            from .sweep import sweep
+            try:
+                self.abandoned = sweep(self)
+            except SQLAlchemyError as exc:
+                # A reader may lack the right to update (a shared PostgreSQL with a
+                # read-only role): it reads the runs as they are.
+                if write:
+                    raise StoreError(target.problem(exc)) from None
 
     def _migrate(self, db):
         from .migrations import upgrade
