@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..ingest import FORMATS, IngestError, pool
+from ..ingest import FORMATS, IngestError, Pool
 from ..store import StoreError
 from .common import DbOption, app, fail_exit, open_store
 
@@ -39,19 +39,25 @@ def ingest(
     if label is None and not fmt.run_per_column:
         fail_exit(f"--label is required for {format} (e.g. --label v2.10)")
 
-    parsed, histograms = [], []
+    # results pool as they are read: memory holds the distinct keys, not every line's result
+    columns: dict[str, Pool] = {}
+    histograms = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            results, file_histograms = fmt.read_file(path)
+            for res in results:
+                column = res.extra.get("column", "") if fmt.run_per_column else ""
+                into = columns.get(column)
+                if into is None:
+                    into = columns[column] = Pool()
+                into.add(res)
+            histograms += file_histograms
         except OSError as exc:
             fail_exit(f"cannot read {path}: {exc.strerror}")
-        try:
-            parsed += fmt.parse(text, str(path))
-            histograms += fmt.histograms(text, str(path))
         except IngestError as exc:
             fail_exit(str(exc))
 
-    runs = _runs(parsed, histograms, label, fmt.run_per_column)
+    runs = _runs(columns, histograms, label, fmt.run_per_column)
     store = open_store(db)
     source = f"ingest:{format}"
     note = note or f"ingested from {', '.join(str(p) for p in files)}"
@@ -75,18 +81,15 @@ def ingest(
         print(f"run {run_id} ({run_label}): {n_results} results{extra} from {len(files)} file(s) [{source}]")
 
 
-def _runs(parsed, histograms, label, run_per_column) -> dict:
+def _runs(columns: dict, histograms, label, run_per_column) -> dict:
     """{run label: (pooled results, histograms)}; one run unless the format has columns."""
     if not run_per_column:
-        return {label: (pool(parsed), histograms)}
-    columns: dict[str, list] = {}
-    for res in parsed:
-        columns.setdefault(res.extra["column"], []).append(res)
+        return {label: ((columns[""].results if columns else []), histograms)}
     if label is None:
         if "" in columns:
             fail_exit("--label is required: some value columns name no platform (no `platform: ...` header)")
-        return {column: (pool(results), []) for column, results in columns.items()}
+        return {column: (into.results, []) for column, into in columns.items()}
     if len(columns) == 1:
-        return {label: (pool(next(iter(columns.values()))), [])}
-    return {f"{label}:{column}" if column else label: (pool(results), [])
-            for column, results in columns.items()}
+        return {label: (next(iter(columns.values())).results, [])}
+    return {f"{label}:{column}" if column else label: (into.results, [])
+            for column, into in columns.items()}
