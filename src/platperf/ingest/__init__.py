@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import cyclictest_json, lmbench, oslat_json, rst_csv_table, stream, tftf_rt_instr
+from . import cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tftf_rt_instr
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
@@ -31,6 +31,8 @@ class Format:
     help: str
     # rst-csv-table: one run per published column, named by Result.extra["column"]
     run_per_column: bool = False
+    # probe-jsonl: the probe's own records, with meta, status and histograms (ProbeStream)
+    probe_run: bool = False
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -70,6 +72,9 @@ FORMATS: dict[str, Format] = {
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
     "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
                             run_per_column=True),
+    "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
+                          "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
+                          "`platperf run` stores them", probe_run=True),
 }
 
 
