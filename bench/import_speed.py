@@ -3,7 +3,7 @@
 
 For every line-based format, a log of 5, 25 and 50 MB is made by repeating the format's
 test fixture (a long TF-A run, an LMBench loop, STREAM run again and again, a guide with
-many tables), then `platperf ingest FORMAT FILE --label L` runs on it in a subprocess.
+many tables, probe invocations appended), then `platperf ingest FORMAT FILE --label L` runs on it in a subprocess.
 Printed: seconds and peak RSS of that subprocess (getrusage RUSAGE_CHILDREN, measured in
 a fresh interpreter per import so one import's peak does not hide another's), and the
 ratio time(50 MB) / time(5 MB): about 10 is linear, about 100 quadratic.
@@ -30,6 +30,7 @@ SOURCES = {
     "lmbench": FIXTURES / "lmbench" / "run.log",
     "stream": FIXTURES / "stream" / "stream.txt",
     "rst-csv-table": FIXTURES / "rst" / "guide.rst",
+    "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
 }
 TARGET_SECONDS, TARGET_RSS_MB = 60.0, 512.0
 
