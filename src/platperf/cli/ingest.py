@@ -77,8 +77,7 @@ def ingest(
             ids = []
             for run_label, (results, hists) in runs.items():
                 run_id = store.begin_run(label=run_label, target=target, source=source, note=note, conn=c)
-                for res in results:
-                    store.add_result(run_id, res, conn=c)
+                store.add_results(run_id, results, conn=c)
                 for rec in hists:
                     store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"), conn=c)
                 store.finish_run(run_id, "complete", conn=c)
@@ -156,8 +155,7 @@ def _ingest_probe_run(files, label, target, note, root, db):
         with store.transaction() as c:
             run_id = store.begin_run(label=label, target=target, source="ingest:probe-jsonl", note=note,
                                      fingerprint=fingerprint, findings=findings, meta=stream.meta, conn=c)
-            for res in results:
-                store.add_result(run_id, res, conn=c)
+            store.add_results(run_id, results, conn=c)
             for rec in stream.histograms:
                 cluster, core = (None, None)
                 if place is not None and rec.get("cpu") is not None:
