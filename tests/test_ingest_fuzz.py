@@ -22,6 +22,7 @@ SAMPLES = {
     "cyclictest-json": FIXTURES / "rt-tests" / "cyclictest.json",
     "oslat-json": FIXTURES / "rt-tests" / "oslat.json",
     "rst-csv-table": FIXTURES / "rst" / "guide.rst",
+    "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
 }
 BUDGET = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

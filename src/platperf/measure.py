@@ -42,14 +42,17 @@ def describe(target) -> Description:
     Raises SuiteError/ProbeNotFound (the probe) or ValueError (a sysroot without the
     machine's description): the caller says it in one line.
     """
+    return describe_machine(target.sysroot(), probe_meta(target))
+
+
+def describe_machine(sysroot, meta: dict) -> Description:
+    """The machine under ``sysroot`` (a SysRoot or a path) with its probe's ``meta``."""
     from .doctor import check
     from .fingerprint import collect
     from .topology import read_topology
-    meta = probe_meta(target)
-    root = target.sysroot()
-    topology = read_topology(root)
-    fingerprint = collect(root=root, probe_meta=meta)
-    findings = [dataclasses.asdict(f) for f in check(root=root, fingerprint=fingerprint, probe_meta=meta)]
+    topology = read_topology(sysroot)
+    fingerprint = collect(root=sysroot, probe_meta=meta)
+    findings = [dataclasses.asdict(f) for f in check(root=sysroot, fingerprint=fingerprint, probe_meta=meta)]
     return Description(meta, fingerprint, findings, topology)
 
 

@@ -339,7 +339,7 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
     if out.status == "complete" and out.steps < len(steps):  # a signal between two probe runs
         out.status, out.error = "partial", f"interrupted before '{steps[out.steps].title}'"
     if out.warnings:
-        store.update_run(run_id, findings=_with_probe_warnings(store.run(run_id)["findings"],
+        store.update_run(run_id, findings=with_probe_warnings(store.run(run_id)["findings"],
                                                                out.warnings))
     store.finish_run(run_id, out.status, out.error)
     return out
@@ -508,7 +508,7 @@ class _Writer:
             self.conn = None
 
 
-def _with_probe_warnings(findings, warnings):
+def with_probe_warnings(findings, warnings):
     """Probe warnings join the doctor findings of the run, marked as the probe's."""
     extra = [{"level": "warn", "code": w.get("code", "probe-warning"), "message": w["message"],
               "effect": None, "fix": None, "source": "probe",

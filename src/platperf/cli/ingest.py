@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..ingest import FORMATS, IngestError, pool
+from ..ingest import FORMATS, IngestError, Pool, read_lines
 from ..store import StoreError
 from .common import DbOption, app, fail_exit, open_store
 
@@ -16,7 +16,9 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
 
 @app.command(epilog="Examples: platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno\n\n"
                     "platperf ingest rst-csv-table am62x-guide.rst --label sdk-09.02  "
-                    "(runs sdk-09.02:<board> per column)")
+                    "(runs sdk-09.02:<board> per column)\n\n"
+                    "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys  "
+                    "(a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/)")
 def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
@@ -24,6 +26,10 @@ def ingest(
                                         "rst-csv-table: defaults to each column's header."),
     target: str = typer.Option("ingested", "--target", help="Where the figures were measured."),
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
+    root: Optional[Path] = typer.Option(None, "--root", metavar="DIR",
+                                        help="probe-jsonl only: a copy of the board's /sys and /proc "
+                                             "(DIR/sys, DIR/proc) for its fingerprint and the "
+                                             "(cluster, core) of each CPU."),
     db: str = DbOption,
 ):
     """Import results from another tool's output into one run (one per column for rst-csv-table).
@@ -38,20 +44,31 @@ def ingest(
         fail_exit(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
     if label is None and not fmt.run_per_column:
         fail_exit(f"--label is required for {format} (e.g. --label v2.10)")
+    if fmt.probe_run:
+        _ingest_probe_run(files, label, target, note, root, db)
+        return
+    if root is not None:
+        fail_exit(f"--root is for probe-jsonl only; {format} logs carry no CPU placement to read")
 
-    parsed, histograms = [], []
+    # results pool as they are read: memory holds the distinct keys, not every line's result
+    columns: dict[str, Pool] = {}
+    histograms = []
     for path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            results, file_histograms = fmt.read_file(path)
+            for res in results:
+                column = res.extra.get("column", "") if fmt.run_per_column else ""
+                into = columns.get(column)
+                if into is None:
+                    into = columns[column] = Pool()
+                into.add(res)
+            histograms += file_histograms
         except OSError as exc:
             fail_exit(f"cannot read {path}: {exc.strerror}")
-        try:
-            parsed += fmt.parse(text, str(path))
-            histograms += fmt.histograms(text, str(path))
         except IngestError as exc:
             fail_exit(str(exc))
 
-    runs = _runs(parsed, histograms, label, fmt.run_per_column)
+    runs = _runs(columns, histograms, label, fmt.run_per_column)
     store = open_store(db)
     source = f"ingest:{format}"
     note = note or f"ingested from {', '.join(str(p) for p in files)}"
@@ -60,8 +77,7 @@ def ingest(
             ids = []
             for run_label, (results, hists) in runs.items():
                 run_id = store.begin_run(label=run_label, target=target, source=source, note=note, conn=c)
-                for res in results:
-                    store.add_result(run_id, res, conn=c)
+                store.add_results(run_id, results, conn=c)
                 for rec in hists:
                     store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"), conn=c)
                 store.finish_run(run_id, "complete", conn=c)
@@ -75,18 +91,94 @@ def ingest(
         print(f"run {run_id} ({run_label}): {n_results} results{extra} from {len(files)} file(s) [{source}]")
 
 
-def _runs(parsed, histograms, label, run_per_column) -> dict:
+def _runs(columns: dict, histograms, label, run_per_column) -> dict:
     """{run label: (pooled results, histograms)}; one run unless the format has columns."""
     if not run_per_column:
-        return {label: (pool(parsed), histograms)}
-    columns: dict[str, list] = {}
-    for res in parsed:
-        columns.setdefault(res.extra["column"], []).append(res)
+        return {label: ((columns[""].results if columns else []), histograms)}
     if label is None:
         if "" in columns:
             fail_exit("--label is required: some value columns name no platform (no `platform: ...` header)")
-        return {column: (pool(results), []) for column, results in columns.items()}
+        return {column: (into.results, []) for column, into in columns.items()}
     if len(columns) == 1:
-        return {label: (pool(next(iter(columns.values()))), [])}
-    return {f"{label}:{column}" if column else label: (pool(results), [])
-            for column, results in columns.items()}
+        return {label: (next(iter(columns.values())).results, [])}
+    return {f"{label}:{column}" if column else label: (into.results, [])
+            for column, into in columns.items()}
+
+
+def _ingest_probe_run(files, label, target, note, root, db):
+    """probe-jsonl: the records become one run stored as `platperf run` stores them.
+
+    Exit 2 when the run is partial or failed (as `platperf run`), after storing it."""
+    from ..ingest.probe_jsonl import ProbeStream
+    from ..runner import with_probe_warnings
+    from ..topology import TopologyError, read_topology
+
+    place = None
+    if root is not None:
+        if not (root / "sys").is_dir():
+            fail_exit(f"--root {root}: no {root / 'sys'}; copy the board's /sys and /proc into it")
+        try:
+            place = read_topology(str(root)).place
+        except (TopologyError, OSError, ValueError) as exc:
+            fail_exit(f"--root {root}: cannot read the CPU topology ({exc})")
+    stream = ProbeStream()
+    results = []
+    for path in files:
+        try:
+            for res in stream.read(read_lines(path), str(path)):
+                if place is not None and res.cpu is not None and res.cluster is None:
+                    try:
+                        res.cluster, res.core = place(res.cpu)
+                    except TopologyError as exc:
+                        fail_exit(f"{res.extra.get('source', path)}: {exc} in --root {root}")
+                results.append(res)
+        except OSError as exc:
+            fail_exit(f"cannot read {path}: {exc.strerror}")
+        except IngestError as exc:
+            fail_exit(str(exc))
+    if stream.meta is None:
+        fail_exit(f"no meta record in {', '.join(map(str, files))}: not platperf-probe output")
+
+    if root is not None:
+        from ..measure import describe_machine
+        described = describe_machine(str(root), stream.meta)
+        fingerprint, findings = described.fingerprint, described.findings
+    else:
+        from ..fingerprint import from_probe_meta
+        fingerprint, findings = from_probe_meta(stream.meta), []
+    findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings
+    where = "" if root is not None else (
+        "; no --root: results keep their cpu, without (cluster, core), and the fingerprint holds "
+        "only what the probe's meta says")
+    note = (note or f"ingested from {', '.join(str(p) for p in files)}") + where
+
+    store = open_store(db)
+    try:
+        with store.transaction() as c:
+            run_id = store.begin_run(label=label, target=target, source="ingest:probe-jsonl", note=note,
+                                     fingerprint=fingerprint, findings=findings, meta=stream.meta, conn=c)
+            store.add_results(run_id, results, conn=c)
+            for rec in stream.histograms:
+                cluster, core = (None, None)
+                if place is not None and rec.get("cpu") is not None:
+                    cluster, core = _placed(place, rec["cpu"])
+                store.add_histogram(run_id, rec, cluster=cluster, core=core, conn=c)
+            store.finish_run(run_id, stream.status, stream.error, conn=c)
+    except StoreError as exc:
+        fail_exit(str(exc))
+    except SQLAlchemyError as exc:
+        fail_exit(f"database {store.url}: {getattr(exc, 'orig', exc)}; nothing was stored")
+    extra = f", {len(stream.histograms)} histograms" if stream.histograms else ""
+    print(f"run {run_id} ({label}): {len(results)} results{extra} from {len(files)} file(s) "
+          f"[ingest:probe-jsonl], {stream.status}")
+    if stream.status != "complete":
+        fail_exit(f"run {run_id} is {stream.status}: {stream.error}")
+
+
+def _placed(place, cpu):
+    from ..topology import TopologyError
+    try:
+        return place(cpu)
+    except TopologyError:
+        return None, None
+

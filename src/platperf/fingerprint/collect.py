@@ -69,6 +69,13 @@ def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = N
     }
 
 
+def from_probe_meta(meta: dict) -> dict:
+    """Without the machine's /sys and /proc (a probe stream saved on a board), what its probe
+    said of itself: arch, toolchain, probe build and counter."""
+    return {"schema": SCHEMA, "machine": {"arch": meta.get("arch")}, "toolchain": _toolchain(meta),
+            "probe": _probe(meta), "sysroot": None}
+
+
 def _caches(topo) -> list[dict]:
     """Caches of one geometry merged: a 64-core server lists its L1d once, with the CPUs it serves
     and each instance's sharing set (Juno's two L2s stay apart: they differ in size)."""

@@ -5,17 +5,24 @@ written) and raises :class:`IngestError` naming ``name:line`` for anything it ca
 nothing else escapes (the test suite fuzzes every parser). A module may also have
 ``histograms(text, name) -> list[dict]`` (``histogram`` records of
 docs/results-format.md). Adding a format = one module + one row in :data:`FORMATS`.
+
+A line-based module also has ``read(lines, name) -> Iterator[Result]``: the CLI feeds it the
+file line by line and pools each result as it comes (:class:`Pool`), so a 50 MB log is
+never held whole, nor as a million Result objects; memory grows with the distinct keys
+and their samples only. Formats without ``read`` (JSON documents) are read whole.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import cyclictest_json, lmbench, oslat_json, rst_csv_table, stream, tftf_rt_instr
+from . import cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tftf_rt_instr
 
-__all__ = ["FORMATS", "Format", "IngestError", "pool"]
+__all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +31,8 @@ class Format:
     help: str
     # rst-csv-table: one run per published column, named by Result.extra["column"]
     run_per_column: bool = False
+    # probe-jsonl: the probe's own records, with meta, status and histograms (ProbeStream)
+    probe_run: bool = False
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -31,6 +40,28 @@ class Format:
     def histograms(self, text: str, name: str) -> list[dict]:
         read = getattr(self.module, "histograms", None)
         return read(text, name) if read else []
+
+    def read_file(self, path: Path) -> tuple[Iterator[Result], list[dict]]:
+        """(results as they are read, histograms) of one file; OSError if it cannot be read.
+
+        Line-based formats stream the file; the others read it whole (one JSON document
+        cannot be parsed in pieces)."""
+        name = str(path)
+        if hasattr(self.module, "read"):
+            return self.module.read(read_lines(path), name), []
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return iter(self.parse(text, name)), self.histograms(text, name)
+
+
+def read_lines(path: Path) -> Iterator[str]:
+    """The lines of ``path`` as ``str.splitlines`` would cut the whole text, read lazily.
+
+    Universal newlines turn \r\n and \r into \n; splitting each line again cuts at the
+    rarer breaks (\v, \f, \x1c..\x1e, \x85, \u2028, \u2029) exactly as splitlines does,
+    so a line number is the same whether the file was parsed whole or streamed."""
+    with path.open(encoding="utf-8", errors="replace") as f:
+        for line in f:
+            yield from line.splitlines()
 
 
 FORMATS: dict[str, Format] = {
@@ -41,27 +72,49 @@ FORMATS: dict[str, Format] = {
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
     "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
                             run_per_column=True),
+    "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
+                          "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
+                          "`platperf run` stores them", probe_run=True),
 }
 
 
-def pool(results: list[Result]) -> list[Result]:
-    """Merge results of equal key into one with all their samples, in the order given.
+class Pool:
+    """Results of equal key merged into one with all their samples, in the order added.
 
     Several logs of one label are samples of one measurement. Extra fields become
     lists aligned with the samples (``extra["source"][i]`` is where sample i came from),
-    so nothing read is dropped.
+    so nothing read is dropped. Adding costs the same whatever was added before, so a
+    log imports in time proportional to its length.
     """
-    pooled: dict[tuple, Result] = {}
-    for res in results:
-        into = pooled.get(res.key)
+
+    def __init__(self):
+        self._pooled: dict[tuple, Result] = {}
+
+    def add(self, res: Result):
+        into = self._pooled.get(res.key)
         if into is None:
-            into = pooled[res.key] = Result(
+            into = self._pooled[res.key] = Result(
                 benchmark=res.benchmark, params=res.params, metric=res.metric, unit=res.unit,
                 direction=res.direction, samples=[], cpu=res.cpu, mode=res.mode,
                 cluster=res.cluster, core=res.core, extra={})
         before = len(into.samples)
         into.samples.extend(res.samples)
-        for name in set(into.extra) | set(res.extra):
-            values = into.extra.setdefault(name, [None] * before)
+        for name in into.extra.keys() | res.extra.keys():
+            values = into.extra.get(name)
+            if values is None:
+                values = into.extra[name] = [None] * before
             values.extend([res.extra.get(name)] * len(res.samples))
-    return list(pooled.values())
+
+    def add_all(self, results: Iterable[Result]) -> "Pool":
+        for res in results:
+            self.add(res)
+        return self
+
+    @property
+    def results(self) -> list[Result]:
+        return list(self._pooled.values())
+
+
+def pool(results: Iterable[Result]) -> list[Result]:
+    """Merge results of equal key into one with all their samples (see :class:`Pool`)."""
+    return Pool().add_all(results).results

@@ -21,6 +21,7 @@ is skipped:
 from __future__ import annotations
 
 import re
+from typing import Iterable, Iterator
 
 from ..records import Result
 from ._numbers import number
@@ -45,9 +46,14 @@ _UNITS = {"microseconds": ("latency", "us", "lower"), "nanoseconds": ("latency",
 
 
 def parse(text: str, name: str) -> list[Result]:
-    results = []
+    return list(read(text.splitlines(), name))
+
+
+def read(lines: Iterable[str], name: str) -> Iterator[Result]:
+    """The results of ``lines`` one at a time, as the file is read (see ingest.read_lines)."""
+    found = False
     context = None  # ("stride", bytes) | ("bw_mem", kernel) | ("skip",)
-    for number_, line in enumerate(text.splitlines(), 1):
+    for number_, line in enumerate(lines, 1):
         where = f"{name}:{number_}"
         if not line.strip():
             if context and context[0] == "stride":
@@ -67,10 +73,11 @@ def parse(text: str, name: str) -> list[Result]:
         if figure:
             test, value, unit_word = figure.groups()
             metric, unit, direction = _UNITS[unit_word]
-            results.append(Result(
+            found = True
+            yield Result(
                 benchmark="lmbench", params={"test": test}, metric=metric, unit=unit,
                 direction=direction, samples=[number(value, where, f"a number of {unit_word}")],
-                extra={"source": where}))
+                extra={"source": where})
             continue
         bw_mem = _BW_MEM.search(line)
         if bw_mem and not (context and context[0] == "stride"):
@@ -87,28 +94,29 @@ def parse(text: str, name: str) -> list[Result]:
                                          "(or a blank line ending the stride block)")
             size_mb = number(pair.group(1), where, "a size in MB (2^20 bytes)")
             latency = number(pair.group(2), where, "a latency in ns")
-            results.append(Result(
+            found = True
+            yield Result(
                 benchmark="mem-latency",
                 params={"pattern": "seq", "size": _lat_mem_rd_bytes(size_mb), "stride": context[1]},
                 metric="latency", unit="ns", direction="lower", samples=[latency],
-                extra={"source": where}))
+                extra={"source": where})
         elif context and context[0] == "bw_mem" and _BW_MEM_LINE.match(line):
             bw_line = _BW_MEM_LINE.match(line)
             size_mb = number(bw_line.group(1), where, "a size in MB (10^6 bytes) from bw_mem")
             bandwidth = number(bw_line.group(2), where, "a bandwidth in MB/s from bw_mem")
-            results.append(Result(
+            found = True
+            yield Result(
                 benchmark="mem-bandwidth", params={"kernel": context[1], "size": _bw_mem_bytes(size_mb)},
                 metric="bandwidth", unit="MB/s", direction="higher", samples=[bandwidth],
-                extra={"source": where}))
+                extra={"source": where})
             context = ("skip",)  # one line per bw_mem run
         elif pair and _NUMERIC.match(line) and context is None:
             raise IngestError(where, "a `size value` pair with no `\"stride=N` header (lat_mem_rd) or "
                                      "`bw_mem SIZE KERNEL` command line before it; include the command "
                                      "lines in the log")
-    if not results:
+    if not found:
         raise IngestError(f"{name}:1", 'no LMBench results: expected "stride=N blocks, bw_mem command '
                                        "and result lines, or `name: value microseconds` lines")
-    return results
 
 
 def _lat_mem_rd_bytes(size_mb: float) -> int:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+from typing import Iterable, Iterator
 
 from ..records import Result
 from ._numbers import number
@@ -50,19 +51,22 @@ _CELL_SHAPE = "a number, optionally `(min X, max Y)`"
 
 
 def parse(text: str, name: str) -> list[Result]:
-    lines = text.splitlines()
-    results = []
+    return list(read(text.splitlines(), name))
+
+
+def read(lines: Iterable[str], name: str) -> Iterator[Result]:
+    """The results of ``lines`` table by table, as the file is read (see ingest.read_lines)."""
+    numbered = _Lookahead(enumerate(lines, 1))
+    found = False
     tables = 0
-    number_ = 0
-    while number_ < len(lines):
-        directive = _DIRECTIVE.match(lines[number_])
-        number_ += 1
+    for number_, line in numbered:
+        directive = _DIRECTIVE.match(line)
         if not directive:
             continue
         tables += 1
         indent, title = len(directive.group(1)), directive.group(2).strip()
         where = f"{name}:{number_}"
-        options, rows, number_ = _block(lines, number_, indent, name)
+        options, rows = _block(numbered, indent)
         if "file" in options or "url" in options:
             raise IngestError(where, f"csv-table {title!r:.60} reads its rows from another file; "
                                      "ingest a table with its rows inline")
@@ -94,23 +98,39 @@ def parse(text: str, name: str) -> list[Result]:
             for (column, what), cell in zip(columns, cells[1:]):
                 if cell.strip().lower() in _EMPTY or has_platforms and not column:
                     continue
-                results.append(_result(title, row_name, row_keys, column, what, cell, row_where))
-    if not results:
+                found = True
+                yield _result(title, row_name, row_keys, column, what, cell, row_where)
+    if not found:
         raise IngestError(f"{name}:1", "no figures: expected `.. csv-table::` directives with a `:header:` "
                                        "and rows of numbers" if tables == 0 else "csv-tables without figures")
-    return results
 
 
-def _block(lines, start, indent, name):
-    """The directive's options and its content rows [(line number, text)], and where it ends."""
+class _Lookahead:
+    """An iterator that can take back the one item it just gave (the line ending a block)."""
+
+    def __init__(self, items):
+        self._items = iter(items)
+        self._back = []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._back.pop() if self._back else next(self._items)
+
+    def push_back(self, item):
+        self._back.append(item)
+
+
+def _block(numbered: _Lookahead, indent: int):
+    """The directive's options and its content rows [(line number, text)]; the line that ends
+    the block is left in ``numbered``."""
     options, rows = {}, []
-    number_ = start
     in_options = True
-    while number_ < len(lines):
-        line = lines[number_]
+    for number_, line in numbered:
         if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            numbered.push_back((number_, line))
             break
-        number_ += 1
         if not line.strip():
             in_options = False if options or rows else in_options
             continue
@@ -120,7 +140,7 @@ def _block(lines, start, indent, name):
         else:
             in_options = False
             rows.append((number_, line.strip()))
-    return options, rows, number_
+    return options, rows
 
 
 def _delimiter(value: str, where: str) -> str:

@@ -13,6 +13,7 @@ pairs with a one-core figure.
 from __future__ import annotations
 
 import re
+from typing import Iterable, Iterator
 
 from ..records import Result
 from ._numbers import number
@@ -27,10 +28,15 @@ _ROW_SHAPE = "`Name:  best_rate_MBps  avg_time  min_time  max_time`"
 
 
 def parse(text: str, name: str) -> list[Result]:
-    results = []
+    return list(read(text.splitlines(), name))
+
+
+def read(lines: Iterable[str], name: str) -> Iterator[Result]:
+    """The results of ``lines`` one at a time, as the file is read (see ingest.read_lines)."""
+    found = False
     elements = element_bytes = threads = None
     in_table = False
-    for number_, line in enumerate(text.splitlines(), 1):
+    for number_, line in enumerate(lines, 1):
         where = f"{name}:{number_}"
         if "Failed Validation" in line:
             raise IngestError(where, "STREAM reports a failed validation; its rates are not trustworthy "
@@ -54,10 +60,11 @@ def parse(text: str, name: str) -> list[Result]:
                 params = {"kernel": row.group(1).lower(), "size": elements * (element_bytes or 8)}
                 if threads and threads > 1:  # an aggregate of several cores is another measurement
                     params["threads"] = threads
-                results.append(Result(
+                found = True
+                yield Result(
                     benchmark="mem-bandwidth", params=params,
                     metric="bandwidth", unit="MB/s", direction="higher", samples=[best],
-                    extra={"avg_time_s": avg, "min_time_s": low, "max_time_s": high, "source": where}))
+                    extra={"avg_time_s": avg, "min_time_s": low, "max_time_s": high, "source": where})
                 continue
         size = _ARRAY_SIZE.search(line)
         if size:
@@ -70,10 +77,9 @@ def parse(text: str, name: str) -> list[Result]:
         counted = _THREADS.search(line)
         if counted:
             threads = _whole(counted.group(1), where, "a thread count")
-    if not results:
+    if not found:
         raise IngestError(f"{name}:1", "no STREAM results: expected a `Function    Best Rate MB/s  Avg time"
                                        "     Min time     Max time` table")
-    return results
 
 
 def _whole(text: str, where: str, what: str) -> int:

@@ -16,6 +16,7 @@ us, the unit of the published TF-A tables.
 from __future__ import annotations
 
 import re
+from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
@@ -48,8 +49,13 @@ def mode_of(test: str) -> str:
 
 
 def parse(text: str, name: str) -> list[Result]:
-    results = []
-    for number, line in enumerate(text.splitlines(), 1):
+    return list(read(text.splitlines(), name))
+
+
+def read(lines: Iterable[str], name: str) -> Iterator[Result]:
+    """The results of ``lines`` one at a time, as the file is read (see ingest.read_lines)."""
+    found = False
+    for number, line in enumerate(lines, 1):
         if "<RT_INSTR:" not in line:
             continue
         where = f"{name}:{number}"
@@ -75,11 +81,11 @@ def parse(text: str, name: str) -> list[Result]:
             numbers.append(int(text_value))
         cluster, core, *values_ns = numbers
         for metric, value_ns in zip(metrics, values_ns):
-            results.append(Result(
+            found = True
+            yield Result(
                 benchmark=BENCHMARK, params={"test": test}, metric=metric, unit="us",
                 direction="lower", samples=[value_ns / 1000.0], mode=mode_of(test),
-                cluster=cluster, core=core, extra={"source": where}))
-    if not results:
+                cluster=cluster, core=core, extra={"source": where})
+    if not found:
         raise IngestError(f"{name}:1", f"no <RT_INSTR:...> lines in the file; {_EXPECTED} "
                                        "(is this a TFTF runtime-instrumentation log?)")
-    return results

@@ -13,7 +13,9 @@ RESULT_COLUMNS = ("run_id", "label", "benchmark", "params", "mode", "cpu", "clus
 
 def render(doc: Document) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    # Every text quoted: QUOTE_MINIMAL leaves a lone \r unquoted with a \n line end, and a
+    # label holding one would split its row when read back.
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     if "results" in doc.data:
         w.writerow(RESULT_COLUMNS)
         for r in doc.data["results"]:
@@ -22,7 +24,7 @@ def render(doc: Document) -> str:
     for table in _all_tables(doc.sections):
         w.writerow([table.title])
         w.writerow(table.headers)
-        w.writerows([[cell_text(c) for c in row] for row in table.rows])
+        w.writerows([[cell_text(c, limit=None) for c in row] for row in table.rows])
         w.writerow([])
     return buf.getvalue()
 

@@ -46,15 +46,30 @@ class Document:
     data: dict = field(default_factory=dict)   # machine-readable content for json/csv export
 
 
-def cell_text(value, digits: int = 2) -> str:
-    """A cell as text: floats with ``digits`` decimals (as the guides print them), None empty."""
+# Longest text a cell, heading or title shows; longer is cut with an ellipsis. A 10,000-
+# character label would otherwise pass docutils' line-length limit and stretch every grid
+# column; the JSON and CSV exports keep the whole text.
+CELL_LIMIT = 160
+
+
+def cell_text(value, digits: int = 2, limit: int | None = CELL_LIMIT) -> str:
+    """A cell as text: floats with ``digits`` decimals (as the guides print them), None empty,
+    one line, at most ``limit`` characters (None: whole)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return " ".join(str(value).split())    # a table cell is one line in every format
+    text = " ".join(str(value).split())    # a table cell is one line in every format
+    return shorten(text, limit)
+
+
+def shorten(text: str, limit: int | None = CELL_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, the last one an ellipsis, when longer."""
+    if limit is None or len(text) <= limit:
+        return text
+    return text[:limit - 1] + "…"
 
 
 def spread_cell(values, digits: int = 2) -> str:

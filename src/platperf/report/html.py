@@ -21,7 +21,7 @@ dt{font-weight:bold}.wrap{overflow-x:auto}
 
 
 def _slug(text: str, used: set) -> str:
-    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+    base = re.sub(r"[^a-z0-9]+", "-", text.lower())[:60].strip("-") or "section"
     slug, n = base, 2
     while slug in used:
         slug, n = f"{base}-{n}", n + 1
@@ -32,7 +32,7 @@ def _slug(text: str, used: set) -> str:
 def render_table(table: Table) -> str:
     out = ['<div class="wrap"><table>']
     if table.title:
-        out.append(f"<caption>{escape(table.title)}</caption>")
+        out.append(f"<caption>{escape(cell_text(table.title))}</caption>")
     out.append("<thead><tr>" + "".join(f"<th>{escape(cell_text(h))}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
     for row in table.rows:
@@ -45,7 +45,7 @@ def render_table(table: Table) -> str:
 
 def _section(section: Section, level: int, used: set, out: list[str]):
     h = min(level, 6)
-    out.append(f'<section id="{_slug(section.title, used)}"><h{h}>{escape(section.title)}</h{h}>')
+    out.append(f'<section id="{_slug(section.title, used)}"><h{h}>{escape(cell_text(section.title))}</h{h}>')
     for block in re.split(r"\n\s*\n", section.text or ""):
         if block.strip():
             out.append(f"<p>{escape(' '.join(block.split()))}</p>")
@@ -67,11 +67,11 @@ def render(doc: Document) -> str:
     body: list[str] = []
     for s in doc.sections:
         _section(s, 2, used, body)
-    toc = "".join(f'<li><a href="#{slug}">{escape(s.title)}</a></li>'
+    toc = "".join(f'<li><a href="#{slug}">{escape(cell_text(s.title))}</a></li>'
                   for s, slug in zip(doc.sections, _top_slugs(doc)))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(doc.title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(doc.title)}</h1><nav><ul>{toc}</ul></nav>\n" + "\n".join(body)
+            f"<title>{escape(cell_text(doc.title))}</title><style>{STYLE}</style></head><body>"
+            f"<h1>{escape(cell_text(doc.title))}</h1><nav><ul>{toc}</ul></nav>\n" + "\n".join(body)
             + "\n</body></html>\n")
 
 

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import re
 
-from .document import Document, Section, Table, cell_text
+from .document import CELL_LIMIT, Document, Section, Table, cell_text
 
 # Pipes end a cell; the rest start emphasis, code, links or inline HTML.
 _SPECIAL = re.compile(r"([\\`*_\[\]|#])")
 
 
-def escape(value) -> str:
-    text = _SPECIAL.sub(r"\\\1", cell_text(value))
+def escape(value, limit: int | None = CELL_LIMIT) -> str:
+    """Text that stays text: markup escaped, one line, shortened to ``limit`` characters."""
+    text = _SPECIAL.sub(r"\\\1", cell_text(value, limit=limit))
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -41,7 +42,7 @@ def _section(section: Section, level: int, parts: list[str]):
     parts.append(f"{'#' * min(level, 6)} {escape(section.title)}\n")
     for block in re.split(r"\n\s*\n", section.text or ""):
         if block.strip():
-            parts.append(" ".join(escape(line) for line in block.splitlines()) + "\n")
+            parts.append(" ".join(escape(line, limit=None) for line in block.splitlines()) + "\n")
     if section.items:
         parts.append("\n".join(f"- **{escape(n)}**: {escape(v)}" for n, v in section.items) + "\n")
     for t in section.tables:

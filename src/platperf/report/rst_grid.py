@@ -16,11 +16,11 @@ def grid(headers: list, rows: list[list]) -> str:
     lines = [[rst.escape(c) for c in headers]] + [[rst.escape(c) for c in row] for row in rows]
     ncols = max(len(r) for r in lines)
     lines = [r + [""] * (ncols - len(r)) for r in lines]
-    widths = [max(len(r[i]) for r in lines) + 2 for i in range(ncols)]
+    widths = [max(rst.column_width(r[i]) for r in lines) + 2 for i in range(ncols)]
     rule = "+" + "+".join("-" * w for w in widths) + "+"
     out = [rule]
     for r in lines:
-        out.append("|" + "|".join(cell.center(w) for cell, w in zip(r, widths)) + "|")
+        out.append("|" + "|".join(rst.center(cell, w) for cell, w in zip(r, widths)) + "|")
         out.append(rule)
     return "\n".join(out) + "\n"
 

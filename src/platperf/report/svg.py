@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from html import escape
 
+from .document import shorten
+
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 W, H = 760, 380
@@ -66,6 +68,7 @@ class _Axes:
 
 
 def _frame(title, x_label, y_label) -> list[str]:
+    title = shorten(title, 100)   # one line across the plot; the tables carry the whole names
     return [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" '
             f'viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
             f"<title>{escape(title)}</title>",

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import json
 import os
 import socket
 from array import array
 
-from sqlalchemy import create_engine, event, func, select, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import JSON, create_engine, event, func, select, update
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from .. import stats
 from ..records import Result, canonical_params
@@ -62,6 +63,37 @@ def unpack_samples(blob: bytes) -> list[float]:
 # where .values(**row) would rebuild and re-key it for every record (0.3 ms each).
 _INSERT_RESULT = results.insert()
 _INSERT_HISTOGRAM = histograms.insert()
+_RESULT_COLUMNS = tuple(c.name for c in results.c if c.name != "id")
+_SQLITE_INSERT_RESULT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) "
+                         f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))})")
+_JSON_COLUMNS = frozenset(c.name for c in results.c if isinstance(c.type, JSON))
+
+
+def _result_row(run_id: int, res: Result) -> dict:
+    s = stats.summary(res.samples)
+    return dict(run_id=run_id, benchmark=res.benchmark, params=res.params_key,
+                params_json=res.params, cpu=res.cpu, cluster=res.cluster, core=res.core,
+                mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
+                n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
+                stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
+
+
+def _sqlite_value(column: str, value):
+    """What SQLAlchemy's JSON type would bind on SQLite: json.dumps text, None as NULL."""
+    return json.dumps(value) if column in _JSON_COLUMNS and value is not None else value
+
+
+def _sqlite_executemany(conn, sql: str, rows: list[tuple]):
+    """``executemany`` on the driver cursor of ``conn`` (inside its transaction); driver errors
+    become SQLAlchemy's, as every caller expects."""
+    import sqlite3
+    cursor = conn.connection.cursor()
+    try:
+        cursor.executemany(sql, rows)
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from None
+    finally:
+        cursor.close()
 
 
 class Store:
@@ -174,14 +206,24 @@ class Store:
 
     # -- results ----------------------------------------------------------------------
     def add_result(self, run_id: int, res: Result, conn=None):
-        s = stats.summary(res.samples)
-        row = dict(run_id=run_id, benchmark=res.benchmark, params=res.params_key,
-                   params_json=res.params, cpu=res.cpu, cluster=res.cluster, core=res.core,
-                   mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
-                   n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
-                   stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
+        self.add_results(run_id, [res], conn=conn)
+
+    def add_results(self, run_id: int, results_: list[Result], conn=None):
+        """Store ``results_`` of run ``run_id`` with one executemany.
+
+        On SQLite the rows go straight to the driver's cursor, in the connection's transaction:
+        SQLAlchemy's per-statement work costs 90 us a row against 17 us, the most of storing
+        100,000 results. Other databases go through SQLAlchemy Core."""
+        rows = [_result_row(run_id, res) for res in results_]
+        if not rows:
+            return
         with self._conn(conn) as c:
-            c.execute(_INSERT_RESULT, row)
+            if c.dialect.name == "sqlite":
+                _sqlite_executemany(c, _SQLITE_INSERT_RESULT,
+                                    [tuple(_sqlite_value(name, row[name]) for name in _RESULT_COLUMNS)
+                                     for row in rows])
+            else:
+                c.execute(_INSERT_RESULT, rows)
 
     def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None):
         row = dict(run_id=run_id, benchmark=rec["benchmark"], params=canonical_params(rec["params"]),

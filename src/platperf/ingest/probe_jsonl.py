@@ -1,0 +1,137 @@
+"""The probe's own JSON Lines, written by hand on a board that has no SSH::
+
+    platperf-probe run mem-latency --cpus 0 > board.jsonl
+    platperf-probe run mem-bandwidth --cpus 0 >> board.jsonl
+
+Every invocation writes ``meta`` ... ``end`` (docs/results-format.md); a file holding several
+invocations one after another is normal. The records are read with
+:func:`platperf.records.read_stream`, as ``platperf run`` reads them from a live probe,
+and become one run: the first ``meta`` is the run's meta, results, histograms and warnings
+are kept, and the ``end`` records give the status. An invocation without its ``end`` (the
+board lost power, the file was cut short) makes the run ``partial``; an ``error`` record or
+an ``end`` saying failed makes it ``failed``. A last line torn in the middle of a record is
+where the file was cut: it is left out and the run is ``partial``; any other line that is
+not a record stops the import with ``file:line``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from ..records import RecordError, Result, read_stream, result_from_record
+from .errors import IngestError
+
+COMPLETE, PARTIAL, FAILED = "complete", "partial", "failed"
+
+
+@dataclass
+class ProbeStream:
+    """What the invocations in one or more files say about the run, filled in by :meth:`read`."""
+
+    meta: dict | None = None
+    histograms: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)       # from `error` records and failed ends
+    unfinished: list[str] = field(default_factory=list)   # why the run is partial
+    _open: str | None = None                              # where the unended invocation began
+    _line: int = 0                                        # the line read_stream read last
+
+    def read(self, lines: Iterable[str], name: str) -> Iterator[Result]:
+        """The ``result`` records of one file as :class:`Result`, in order; IngestError on a bad line."""
+        try:
+            for rec in read_stream(self._untorn(lines, name), name):
+                # read_stream yields a record as soon as it has read its line
+                where = f"{name}:{self._line}"
+                kind = rec["type"]
+                if kind == "meta":
+                    self._close(f"{where}: a new invocation began")
+                    self._open = where
+                    if self.meta is None:
+                        self.meta = rec
+                elif kind == "result":
+                    yield _result(rec, where)
+                elif kind == "histogram":
+                    _check_finite(rec, where)
+                    self.histograms.append(rec)
+                elif kind == "warning":
+                    if rec not in self.warnings:  # every invocation repeats its own
+                        self.warnings.append(rec)
+                elif kind == "error":
+                    self.errors.append(f"{where}: {rec['message']}")
+                elif kind == "end":
+                    if rec["status"] == FAILED:
+                        self.errors.append(f"{where}: the probe reported failure")
+                    elif rec["status"] != COMPLETE:
+                        self.unfinished.append(f"{where}: the probe ended '{rec['status']}'")
+                    self._open = None
+        except RecordError as exc:
+            raise IngestError(exc.where, exc.message) from None
+        self._close(f"{name}: the file ends")
+
+    @property
+    def status(self) -> str:
+        return FAILED if self.errors else PARTIAL if self.unfinished else COMPLETE
+
+    @property
+    def error(self) -> str | None:
+        return "; ".join(self.errors + self.unfinished) or None
+
+    def _close(self, why: str):
+        if self._open is not None:
+            self.unfinished.append(f"the invocation starting at {self._open} has no 'end' ({why})")
+            self._open = None
+
+    def _untorn(self, lines: Iterable[str], name: str) -> Iterator[str]:
+        """``lines`` without a last line that stops inside a record (where the file was cut)."""
+        previous = None
+        for number, line in enumerate(lines, 1):
+            if previous is not None:
+                self._line = number - 1
+                yield previous
+            previous = line
+        if previous is None:
+            return
+        line = previous
+        try:
+            json.loads(line) if line.strip() else None
+        except ValueError:
+            if line.lstrip().startswith("{") and not line.rstrip().endswith("}"):
+                self.unfinished.append(f"{name}:{number}: the last line is cut short; left out")
+                return
+        self._line = number
+        yield line
+
+
+def _result(rec: dict, where: str) -> Result:
+    try:
+        res = result_from_record(rec, where)
+    except OverflowError:  # an integer sample beyond any float
+        raise IngestError(where, "a sample is out of range") from None
+    if not all(math.isfinite(s) for s in res.samples):
+        raise IngestError(where, "samples must be finite numbers")
+    _check_finite(res.extra, where)
+    return res
+
+
+def _check_finite(value, where: str):
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, OverflowError):
+        raise IngestError(where, "NaN or Infinity in a record; the probe never writes them") from None
+
+
+def parse(text: str, name: str) -> list[Result]:
+    results = list(ProbeStream().read(text.splitlines(), name))
+    if not results:
+        raise IngestError(f"{name}:1", "no result records: expected platperf-probe JSON Lines "
+                                       "(a meta record, results, an end record)")
+    return results
+
+
+def histograms(text: str, name: str) -> list[dict]:
+    stream = ProbeStream()
+    for _ in stream.read(text.splitlines(), name):
+        pass
+    return stream.histograms
