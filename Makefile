@@ -14,9 +14,11 @@ CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release
 PROBE_SRC := $(shell find probe -type f 2>/dev/null)
 
 # Debian packages the tests need: cross compilers and binutils (the disassembly checks),
-# qemu-user to run the aarch64/armv7 builds, chromium for the HTML report test.
+# qemu-user to run the aarch64/armv7 builds, chromium for the HTML report test, a real sshd
+# (and the ssh client) for the SSH target tests.
 DEB_TEST := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu \
-            binutils-arm-linux-gnueabihf qemu-user-static chromium cmake
+            binutils-arm-linux-gnueabihf qemu-user-static chromium cmake \
+            openssh-server openssh-client
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 

@@ -47,3 +47,7 @@ def require_probe() -> str:
         return str(find_probe())
     except ProbeNotFound:
         missing("platperf-probe is not built (make probe)")
+
+
+# A real sshd for the SSH target's tests (tests/sshd_server.py), started once per session.
+from sshd_server import sshd  # noqa: E402,F401

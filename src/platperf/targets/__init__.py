@@ -23,15 +23,23 @@ class Target(Protocol):
     def run(self, argv: list[str]) -> ProbeProcess: ...
 
 
-TARGETS = ("local",)
+TARGETS = ("local", "ssh://[user@]host[:port]")
 
 
 class UnknownTarget(ValueError):
     pass
 
 
-def get_target(name: str) -> Target:
+class TargetError(ValueError):
+    """A target that cannot be used (unreachable, refused key, no place to run the probe):
+    the message is one line that says what to do."""
+
+
+def get_target(name: str, **options) -> Target:
     if name == "local":
         from .local import LocalTarget
         return LocalTarget()
+    if name.startswith("ssh://"):
+        from .ssh import SshTarget
+        return SshTarget(name, **options)
     raise UnknownTarget(f"unknown target '{name}' (valid: {', '.join(TARGETS)})")
