@@ -8,6 +8,8 @@ dir, and writes a client ``ssh_config`` whose Host aliases are the boards:
                        qemu-aarch64-static (binfmt_misc is not relied on: the login wrapper puts
                        a ``uname`` shim first on PATH and runs ``exec "$P"`` through qemu);
 * ``board-nouname``    a board without ``uname``;
+* ``board-noexec``     a board whose ``<dir>/noexec`` is a tmpfs mounted noexec (root only:
+                       each login mounts it in a mount namespace of its own);
 * ``board-wrongkey``   logs in with a key the server does not know;
 * ``board-unknownhost`` has an empty known_hosts;
 * ``board-unreachable`` points at a port where nothing listens.
@@ -40,6 +42,10 @@ aarch64)
     cmd=$(printf '%s\n' "$cmd" | sed 's/exec "\$P"/exec qemu-aarch64-static "$P"/g') ;;
 nouname)
     PATH="@DIR@/nouname-bin:$PATH" ;;
+noexec)
+    # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
+    if [ -z "${PP_MOUNT_NS:-}" ]; then export PP_MOUNT_NS=1; exec unshare -m "$0"; fi
+    mount -t tmpfs -o noexec,size=64m tmpfs "@DIR@/noexec" || exit 1 ;;
 esac
 export PATH
 exec /bin/sh -c "$cmd"
@@ -96,6 +102,7 @@ class Sshd:
         _write_exec(d / "login", LOGIN.replace("@DIR@", str(d)))
         _write_exec(d / "aarch64-bin" / "uname", UNAME_AARCH64)
         _write_exec(d / "nouname-bin" / "uname", UNAME_MISSING)
+        (d / "noexec").mkdir(exist_ok=True)
         (d / "sshd_config").write_text(f"""\
 Port {self.port}
 ListenAddress 127.0.0.1
@@ -128,13 +135,17 @@ Host board-aarch64
   SetEnv PLATPERF_TEST_BOARD=aarch64
 Host board-nouname
   SetEnv PLATPERF_TEST_BOARD=nouname
+Host board-noexec
+  SetEnv PLATPERF_TEST_BOARD=noexec
 Host board-wrongkey
   IdentityFile {d}/other_key
-Host board-unknownhost
+  Port {self.port}
+  UserKnownHostsFile {d}/known_hosts
+{common}Host board-unknownhost
   UserKnownHostsFile {d}/empty_known_hosts
 Host board-unreachable
   Port {free_port()}
-Host board board-*
+Host board board-* !board-wrongkey
   Port {self.port}
   IdentityFile {d}/user_key
   UserKnownHostsFile {d}/known_hosts
