@@ -42,16 +42,18 @@ def run(
     from ..probe_path import ProbeNotFound
     from ..runner import (SuiteError, check_suite, choose_cpus, execute, load_suite, plan,
                           probe_kernels, probe_meta)
-    from ..targets import UnknownTarget, get_target
+    from ..targets import TargetError, UnknownTarget, get_target
 
     try:
         the_suite = load_suite(suite)
         the_target = get_target(target)
-    except (SuiteError, UnknownTarget) as exc:
+    except (SuiteError, UnknownTarget, TargetError) as exc:
         fail_exit(str(exc))
     store = open_store(db)
     from ..topology import read_topology
     try:
+        if hasattr(the_target, "sysroot") and root == "/":
+            root = str(the_target.sysroot().root)   # a board describes itself, not the host
         topology = read_topology(root)
         online = topology.online()
         chosen = choose_cpus(cpus, online)
@@ -74,6 +76,8 @@ def run(
     finally:
         if progress:
             progress.bar.stop()
+        if hasattr(the_target, "close"):
+            the_target.close()
 
     if json_out:
         print(json.dumps({"run_id": run_id, "status": out.status, "results": out.results,

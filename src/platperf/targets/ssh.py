@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -80,6 +81,8 @@ class SshTarget:
         self._probe: str | None = None      # the probe's path on the board, once set up
         self._created_dir = False
         self._snapshots = 0
+        # A caller that exits without close() still leaves no master or temp dir behind.
+        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp)
 
     # -- ssh command lines ------------------------------------------------------------------
     def _ssh(self, *options: str) -> list[str]:
@@ -243,17 +246,22 @@ class SshTarget:
                     self._round_trip(remove + "; exit 0")
                 except TargetError:
                     pass    # the board is gone: nothing left to tidy there
-            subprocess.run(self._ssh("-O", "exit"), stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self._connected = False
         self._probe = None
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        self._finalizer()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _stop_master(exit_argv: list[str], tmp: Path):
+    if (tmp / "cm").exists():
+        subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 class RemoteProbe:
