@@ -4,8 +4,8 @@ tar cannot do this: procfs files report size 0. So a small POSIX sh script (busy
 enough: no bash, no GNU-only flags) prints every file platperf reads, each behind a header:
 
     F <bytes> <path>\\n<exactly that many bytes>   any file (device-tree strings hold NULs)
-    L <path>\\n<one line>                          a one-line procfs file (stat, comm): read by
-                                                  the shell's own `read`, no fork per file
+    L <path>\\n<one line>                          a one-line file (a sysfs attribute, a
+                                                  /proc/<pid> stat or comm): the shell's own `read`
     D <path>                                      a directory that exists (resctrl/info)
     = later                                       the second /proc/<pid> sample starts here
 
@@ -34,40 +34,52 @@ emit() {
         cat "$T"
     done
 }
+# sysfs attributes and /proc/<pid> files hold one line: the shell's own `read` takes them,
+# without the three forks per file of emit (hundreds of files on a board with a slow fork).
+line() {
+    for f in "$@"; do
+        case $f in */uevent) continue ;; esac    # the one multi-line kind: never read
+        l=
+        if [ -r "$f" ] && { IFS= read -r l < "$f"; } 2>/dev/null; then
+            printf 'L %s\n%s\n' "${f#"$R"}" "$l"
+        else
+            # No newline, or `read`'s one-byte reads refused: sysctl integers end at the
+            # first byte, binary attributes (topology cpumasks) fail. cat reads it whole.
+            emit "$f"
+        fi
+    done
+    return 0
+}
 dirs() {
     for d in "$@"; do [ -d "$d" ] && printf 'D %s\n' "${d#"$R"}"; done
     return 0
 }
 procs() {
-    for p in "$R"/proc/[0-9]*; do
-        for f in "$p/stat" "$p/comm"; do
-            # A process may exit between the glob and the read: then it is left out.
-            { IFS= read -r l < "$f"; } 2>/dev/null && printf 'L %s\n%s\n' "${f#"$R"}" "$l"
-        done
-    done
-    return 0
+    # A process may exit between the glob and the read: then it is left out.
+    for p in "$R"/proc/[0-9]*; do line "$p/stat" "$p/comm"; done
 }
 C="$R/sys/devices/system/cpu"
-emit "$C"/online "$C"/possible "$C"/present "$C"/offline "$C"/isolated "$C"/nohz_full \
+line "$C"/online "$C"/possible "$C"/present "$C"/offline "$C"/isolated "$C"/nohz_full \
      "$C"/smt/active "$C"/smt/control "$C"/intel_pstate/no_turbo "$C"/intel_pstate/status \
      "$C"/cpufreq/boost
 for cpu in "$C"/cpu[0-9]*; do
     dirs "$cpu"
-    emit "$cpu"/online "$cpu"/cpu_capacity "$cpu"/topology/* "$cpu"/regs/identification/* \
+    line "$cpu"/online "$cpu"/cpu_capacity "$cpu"/topology/* "$cpu"/regs/identification/* \
          "$cpu"/cache/index*/*
 done
 for policy in "$C"/cpufreq/policy*; do
     dirs "$policy"
-    emit "$policy"/*
+    line "$policy"/*
 done
-emit "$R"/sys/devices/system/clocksource/clocksource*/* \
-     "$R"/sys/firmware/devicetree/base/model "$R"/sys/firmware/devicetree/base/compatible \
-     "$R"/sys/class/dmi/id/* "$R"/sys/hypervisor/type \
-     "$R"/sys/devices/cpu_core/cpus "$R"/sys/devices/cpu_atom/cpus
-dirs "$R"/sys/fs/resctrl/info
-emit "$R"/proc/cpuinfo "$R"/proc/cmdline "$R"/proc/meminfo "$R"/proc/loadavg "$R"/proc/version \
-     "$R"/proc/stat "$R"/proc/sys/kernel/hostname "$R"/proc/sys/kernel/osrelease \
+line "$R"/sys/devices/system/clocksource/clocksource*/* "$R"/sys/class/dmi/id/* \
+     "$R"/sys/hypervisor/type "$R"/sys/devices/cpu_core/cpus "$R"/sys/devices/cpu_atom/cpus \
+     "$R"/proc/sys/kernel/hostname "$R"/proc/sys/kernel/osrelease \
      "$R"/proc/sys/kernel/sched_rt_runtime_us "$R"/proc/sys/kernel/sched_rt_period_us
+dirs "$R"/sys/fs/resctrl/info
+# Device-tree strings hold NULs and no newline; the rest are several lines or change as read.
+emit "$R"/sys/firmware/devicetree/base/model "$R"/sys/firmware/devicetree/base/compatible \
+     "$R"/proc/cpuinfo "$R"/proc/cmdline "$R"/proc/meminfo "$R"/proc/loadavg "$R"/proc/version \
+     "$R"/proc/stat
 procs
 sleep "$2"
 echo '= later'
