@@ -20,10 +20,10 @@ from pathlib import Path, PurePosixPath
 from ..fingerprint.sysroot import SysRoot
 
 # $1: a root prefix (empty on a board, a fixture tree in the tests); $2: seconds between the
-# two /proc samples; $3: a writable directory for the one scratch file.
+# two /proc samples; $3: a writable directory for the one scratch file if mktemp fails.
 SNAPSHOT_SCRIPT = r'''
 R=$1
-T="${3:-/tmp}/snapshot.$$"
+T=$(mktemp 2>/dev/null) || T="${3:-/tmp}/snapshot.$$"
 trap 'rm -f "$T"' EXIT
 emit() {
     for f in "$@"; do
@@ -132,18 +132,15 @@ def _relative(path: str) -> str:
     return "/".join(parts[1:])
 
 
-def _is_pid_file(rel: str) -> bool:
-    parts = rel.split("/")
-    return len(parts) == 3 and parts[0] == "proc" and parts[1].isdigit()
-
-
 def write_tree(root: Path, files: dict[str, bytes | None]):
+    made: set[Path] = set()
     for rel, content in files.items():
         path = root / rel
-        if content is None:
-            path.mkdir(parents=True, exist_ok=True)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        folder = path if content is None else path.parent
+        if folder not in made:
+            folder.mkdir(parents=True, exist_ok=True)
+            made.add(folder)
+        if content is not None:
             path.write_bytes(content)
 
 
@@ -170,7 +167,13 @@ def unpack_snapshot(data: bytes, into: Path, interval: float) -> SnapshotSysRoot
     now, later = parse_snapshot(data)
     shutil.rmtree(into, ignore_errors=True)
     write_tree(into / "now", now)
-    # The later tree is the same machine: every file of the first sample, its processes replaced.
-    write_tree(into / "later", {rel: c for rel, c in now.items() if not _is_pid_file(rel)})
+    # The later tree is the same machine: the first sample's files, its processes replaced.
     write_tree(into / "later", later)
+    for entry in (into / "now").iterdir():
+        if entry.name != "proc":
+            (into / "later" / entry.name).symlink_to(entry)
+    (into / "later" / "proc").mkdir(parents=True, exist_ok=True)
+    for entry in (into / "now" / "proc").iterdir():
+        if not entry.name.isdigit():
+            (into / "later" / "proc" / entry.name).symlink_to(entry)
     return SnapshotSysRoot(into / "now", into / "later", interval)

@@ -183,6 +183,12 @@ class SshTarget:
         self._probe = path
         return path
 
+    def _setup_into(self, failed: list):
+        try:
+            self._setup()
+        except TargetError as exc:
+            failed.append(exc)
+
     def _upload(self, local: Path, path: str):
         # Written aside and renamed: a probe still running from another run keeps its file.
         p = shlex.quote(path)
@@ -223,9 +229,18 @@ class SshTarget:
     # -- the board's /sys and /proc ---------------------------------------------------------
     def sysroot(self, interval: float = SAMPLE_INTERVAL_S) -> SnapshotSysRoot:
         """The board's files in one round trip; ``later(interval)`` is its /proc sampled again."""
-        scratch = self._setup().rsplit("/", 1)[0]
-        done = self._round_trip(f"sh -s -- '' {interval:g} {shlex.quote(scratch)}",
-                                stdin=SNAPSHOT_SCRIPT.encode())
+        # The probe's setup goes on meanwhile: the snapshot spends most of its time in `sleep`.
+        failed: list[TargetError] = []
+        setup = threading.Thread(target=self._setup_into, args=(failed,), daemon=True)
+        self._connect()
+        setup.start()
+        try:
+            done = self._round_trip(f"sh -s -- '' {interval:g} {shlex.quote(self.remote_dir or '/tmp')}",
+                                    stdin=SNAPSHOT_SCRIPT.encode())
+        finally:
+            setup.join()
+        if failed:
+            raise failed[0]
         if done.returncode != 0:
             raise TargetError(f"{self.host}: reading /sys and /proc failed (exit {done.returncode}): "
                               f"{_last_line(done.stderr.decode(errors='replace'))}")
