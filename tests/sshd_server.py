@@ -82,6 +82,7 @@ class Sshd:
     """One sshd process and the client config that reaches it."""
 
     def __init__(self, workdir: str | os.PathLike | None = None):
+        self._own_dir = workdir is None
         self.dir = Path(workdir or tempfile.mkdtemp(prefix="pp-sshd-"))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -193,6 +194,8 @@ Host board board-* !board-wrongkey
         if self.proc is not None and self.proc.poll() is None:
             self.kill_all()
         self.proc = None
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def _descendants(root: int) -> list[int]:
