@@ -52,3 +52,5 @@ def require_probe() -> str:
 # A real PostgreSQL server for the session, a database per test, and ``db_url`` (a test
 # run once on SQLite and once on PostgreSQL): see tests/pg_server.py.
 from pg_server import db_url, pg_database, pg_server  # noqa: E402,F401
+# A real sshd for the SSH target's tests (tests/sshd_server.py), started once per session.
+from sshd_server import sshd  # noqa: E402,F401

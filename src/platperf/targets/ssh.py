@@ -1,0 +1,331 @@
+"""A board reached over SSH: ``ssh://[user@]host[:port]`` or ``ssh://alias``.
+
+The system OpenSSH client does the connecting, so ``~/.ssh/config`` works as the user already
+has it (Host aliases, Port, User, IdentityFile, ProxyJump). One master connection carries the
+whole run: it is opened once with a private ControlPath in a temp dir, every probe step and
+every `kill -INT` is a session multiplexed over it, and close() shuts it. BatchMode: ssh never
+prompts; a key or host key problem is an error line instead.
+
+On the board: ``uname -m`` picks the probe build; the probe goes to a per-user directory
+(``$TMPDIR`` or /tmp) only when its sha256 differs from what is there, and is removed at close
+unless ``keep_probe``. $PLATPERF_SSH_CONFIG names an extra ``ssh -F`` config file.
+"""
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..probe_path import ProbeNotFound, find_probe, probe_arch
+from . import TargetError
+from .remote_sysroot import SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot, unpack_snapshot
+
+SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
+ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
+# A board that reboots sends no FIN: without keep-alives the stream would hang for ever.
+KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
+# The sample the doctor compares: the same as doctor.check_busy_processes's default.
+SAMPLE_INTERVAL_S = 0.2
+
+
+def parse_ssh_url(url: str) -> tuple[str | None, str, int | None]:
+    """(user, host, port) of ``ssh://[user@]host[:port]``; host may be a ~/.ssh/config alias."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if parts.scheme != "ssh" or not parts.hostname or port == -1 or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or parts.password:
+        raise TargetError(f"not an SSH target: '{url}' (expected ssh://[user@]host[:port], "
+                          f"e.g. ssh://root@am62x or ssh://board)")
+    # urlsplit lowercases the host; an alias in ~/.ssh/config is matched as written.
+    host = parts.netloc.rpartition("@")[2]
+    if host.startswith("["):                  # ssh://[fe80::1]:22
+        host = host[1:host.index("]")]
+    elif port is not None:
+        host = host.rsplit(":", 1)[0]
+    return parts.username, host, port
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+class SshTarget:
+    def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
+                 ssh_options=()):
+        self.name = url
+        self.user, self.host, self.port = parse_ssh_url(url)
+        self.remote_dir = remote_dir
+        self.keep_probe = keep_probe
+        self.uploads = 0          # how many times the probe was copied over: 0 when it was there
+        self.arch: str | None = None
+        self._ssh_options = list(ssh_options)
+        config = os.environ.get("PLATPERF_SSH_CONFIG")
+        if config:
+            self._ssh_options = ["-F", config, *self._ssh_options]
+        # Short: a ControlPath is a unix socket, and those are limited to about 100 bytes.
+        self._tmp = Path(tempfile.mkdtemp(prefix="pp-ssh-"))
+        self._control = self._tmp / "cm"
+        self._connected = False
+        self._probe: str | None = None      # the probe's path on the board, once set up
+        self._created_dir = False
+        self._snapshots = 0
+        # A caller that exits without close() still leaves no master or temp dir behind.
+        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp)
+
+    # -- ssh command lines ------------------------------------------------------------------
+    def _ssh(self, *options: str) -> list[str]:
+        argv = ["ssh", *self._ssh_options, "-o", "BatchMode=yes", "-o", f"ControlPath={self._control}",
+                *options]
+        if self.port:
+            argv += ["-p", str(self.port)]
+        if self.user:
+            argv += ["-l", self.user]
+        return [*argv, self.host]
+
+    def _session(self, command: str) -> list[str]:
+        """One remote command over the master connection (never a second master: a master
+        started here would hold our pipes open)."""
+        return [*self._ssh("-T", "-o", "ControlMaster=no"), command]
+
+    def _round_trip(self, command: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+        self._connect()
+        try:
+            done = subprocess.run(self._session(command), input=stdin, capture_output=True,
+                                  timeout=ROUND_TRIP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s") from None
+        if done.returncode == SSH_EXIT_ERROR:
+            raise TargetError(f"connection to {self.host} lost: "
+                              f"{_last_line(done.stderr.decode(errors='replace')) or 'ssh exited 255'}")
+        return done
+
+    # -- the connection ---------------------------------------------------------------------
+    def _connect(self):
+        if self._connected:
+            return
+        log = self._tmp / "master.log"
+        # -f: ssh goes to the background once logged in; its stderr is a file, not a pipe, so
+        # that the master living on does not keep this call waiting.
+        with open(log, "w") as err:
+            code = subprocess.run(self._ssh("-M", "-N", "-f", "-o", "ControlPersist=300", *KEEPALIVE),
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=err).returncode
+        if code != 0:
+            raise TargetError(self._connect_error(_last_line(log.read_text(errors="replace"))))
+        self._connected = True
+
+    def _connect_error(self, why: str) -> str:
+        host = self.host
+        if "Host key verification failed" in why or "host key for" in why.lower():
+            return (f"{host}: the board's host key is not known or has changed ({why}); "
+                    f"check it and accept it once with 'ssh {host}'")
+        if "Permission denied" in why:
+            return (f"{host} refused the key ({why}); install yours with 'ssh-copy-id {host}' "
+                    f"or name it with IdentityFile in ~/.ssh/config")
+        return f"cannot reach {host}: {why or 'ssh failed'}"
+
+    # -- the probe on the board -------------------------------------------------------------
+    def _setup(self) -> str:
+        """The board's probe path, uploaded if needed: one round trip, two when it uploads."""
+        if self._probe is not None:
+            return self._probe
+        where = shlex.quote(self.remote_dir) if self.remote_dir else '"${TMPDIR:-/tmp}/platperf-$(id -u)"'
+        # Prints: the arch, the directory, then per probe already there its hash and whether it runs.
+        done = self._round_trip(
+            "uname -m || exit 127\n"
+            f"D={where}\n"
+            'mkdir -p "$D" 2>/dev/null; chmod 700 "$D" 2>/dev/null\n'
+            'if [ ! -d "$D" ] || [ ! -w "$D" ]; then echo "dir $D"; echo "unwritable"; exit 0; fi\n'
+            'echo "dir $D"\n'
+            'for P in "$D"/platperf-probe-*; do\n'
+            '  [ -f "$P" ] || continue\n'
+            '  h=$(sha256sum "$P" 2>/dev/null) || h=-\n'
+            '  ( exec "$P" list ) >/dev/null 2>&1\n'
+            '  echo "probe $? ${h%% *} $P"\n'
+            'done\n')
+        lines = done.stdout.decode(errors="replace").splitlines()
+        if done.returncode == 127 or not lines or not lines[0].strip():
+            raise TargetError(f"{self.host}: 'uname -m' did not run on the board "
+                              f"({_last_line(done.stderr.decode(errors='replace')) or 'no output'}); "
+                              f"platperf needs uname to pick the probe")
+        try:
+            self.arch = probe_arch(lines[0])
+            local = find_probe(self.arch)
+        except (ValueError, ProbeNotFound) as exc:
+            raise TargetError(f"{self.host}: {exc}") from None
+        remote_dir = lines[1][4:] if len(lines) > 1 and lines[1].startswith("dir ") else "?"
+        if "unwritable" in lines[2:3]:
+            raise self._dir_error(remote_dir, "cannot create or write the directory")
+        self._created_dir = self.remote_dir is None
+        path = f"{remote_dir}/platperf-probe-{self.arch}"
+        there = {}
+        for line in lines[2:]:
+            fields = line.split(" ", 3)
+            if fields[0] == "probe" and len(fields) == 4:
+                there[fields[3]] = (fields[2], fields[1])
+        digest = hashlib.sha256(local.read_bytes()).hexdigest()
+        if there.get(path) == (digest, "0"):
+            self._probe = path
+            return path
+        self._upload(local, path)
+        self._probe = path
+        return path
+
+    def _setup_into(self, failed: list):
+        try:
+            self._setup()
+        except TargetError as exc:
+            failed.append(exc)
+
+    def _upload(self, local: Path, path: str):
+        # Written aside and renamed: a probe still running from another run keeps its file.
+        p = shlex.quote(path)
+        done = self._round_trip(
+            f"P={p}\n"
+            'cat > "$P.part" && chmod 755 "$P.part" && mv -f "$P.part" "$P" '
+            '|| { rm -f "$P.part"; echo "upload failed" >&2; exit 4; }\n'
+            '( exec "$P" list ) >/dev/null 2>"$P.err"; s=$?\n'
+            'tail -n 1 "$P.err" >&2; rm -f "$P.err"; exit $s\n',
+            stdin=local.read_bytes())
+        self.uploads += 1
+        why = _last_line(done.stderr.decode(errors="replace"))
+        if done.returncode == 4:
+            raise self._dir_error(path.rsplit("/", 1)[0], f"copying the probe failed: {why}")
+        if done.returncode != 0:
+            # 126: a noexec mount ("Permission denied"); anything else is the probe failing.
+            reason = "mounted noexec" if done.returncode == 126 or "denied" in why else why
+            raise self._dir_error(path.rsplit("/", 1)[0], f"the probe does not run there: {reason}")
+
+    def _dir_error(self, remote_dir: str, why: str) -> TargetError:
+        return TargetError(f"{self.host}: cannot run the probe from {remote_dir} ({why}); "
+                           f"choose a writable, exec-mounted directory with --remote-dir DIR")
+
+    def run(self, argv: list[str]) -> "RemoteProbe":
+        path = self._setup()
+        # The shell's PID first: `exec` makes it the probe's, which interrupt() signals.
+        command = f"P={shlex.quote(path)}\necho $$\nexec \"$P\" {' '.join(map(shlex.quote, argv))}"
+        return RemoteProbe(self, self._session(command))
+
+    def signal(self, pid: int, name: str):
+        """Send SIGname to a process on the board, over the master connection."""
+        try:
+            subprocess.run(self._session(f"kill -{name} {pid}"), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+
+    # -- the board's /sys and /proc ---------------------------------------------------------
+    def sysroot(self, interval: float = SAMPLE_INTERVAL_S) -> SnapshotSysRoot:
+        """The board's files in one round trip; ``later(interval)`` is its /proc sampled again."""
+        # The probe's setup goes on meanwhile: the snapshot spends most of its time in `sleep`.
+        failed: list[TargetError] = []
+        setup = threading.Thread(target=self._setup_into, args=(failed,), daemon=True)
+        self._connect()
+        setup.start()
+        try:
+            done = self._round_trip(f"sh -s -- '' {interval:g} {shlex.quote(self.remote_dir or '/tmp')}",
+                                    stdin=SNAPSHOT_SCRIPT.encode())
+        finally:
+            setup.join()
+        if failed:
+            raise failed[0]
+        if done.returncode != 0:
+            raise TargetError(f"{self.host}: reading /sys and /proc failed (exit {done.returncode}): "
+                              f"{_last_line(done.stderr.decode(errors='replace'))}")
+        self._snapshots += 1
+        try:
+            return unpack_snapshot(done.stdout, self._tmp / f"sysroot{self._snapshots}", interval)
+        except SnapshotError as exc:
+            raise TargetError(f"{self.host}: {exc}") from None
+
+    # -- the end ----------------------------------------------------------------------------
+    def close(self):
+        if self._connected:
+            if self._probe is not None and not self.keep_probe:
+                remove = f"rm -f {shlex.quote(self._probe)}"
+                if self._created_dir:
+                    remove += f"; rmdir {shlex.quote(self._probe.rsplit('/', 1)[0])} 2>/dev/null"
+                try:
+                    self._round_trip(remove + "; exit 0")
+                except TargetError:
+                    pass    # the board is gone: nothing left to tidy there
+            self._connected = False
+        self._probe = None
+        self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _stop_master(exit_argv: list[str], tmp: Path):
+    if (tmp / "cm").exists():
+        subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+class RemoteProbe:
+    """The probe running on the board, its stdout streamed back through ssh."""
+
+    def __init__(self, target: SshTarget, argv: list[str]):
+        self.target = target
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, text=True, bufsize=1,
+                                     start_new_session=True)
+        self._stderr = collections.deque(maxlen=20)
+        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
+        self._drain.start()
+        first = self.proc.stdout.readline()
+        self.pid = int(first) if first.strip().isdigit() else None
+        self._first = "" if self.pid is not None else first
+        self._lost: str | None = None
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            if line.strip():
+                self._stderr.append(line.rstrip("\n"))
+
+    def __iter__(self):
+        if self._first:
+            yield self._first
+        yield from iter(self.proc.stdout.readline, "")
+
+    def interrupt(self):
+        """SIGINT to the probe on the board: it finishes its sample and writes `end`."""
+        if self.pid is not None and self.proc.poll() is None:
+            self.target.signal(self.pid, "INT")
+
+    def kill(self):
+        if self.pid is not None and self.proc.poll() is None:
+            self.target.signal(self.pid, "KILL")
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+    def wait(self, timeout=None) -> int:
+        code = self.proc.wait(timeout)
+        self._drain.join(1)
+        self.proc.stdout.close()
+        if code == SSH_EXIT_ERROR:
+            why = self._stderr[-1] if self._stderr else "ssh exited 255"
+            self._lost = f"connection to {self.target.host} lost: {why}"
+        return code
+
+    def stderr_tail(self) -> str:
+        if self._lost:
+            return self._lost
+        return self._stderr[-1] if self._stderr else ""

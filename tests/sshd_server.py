@@ -1,0 +1,240 @@
+"""A real OpenSSH server on 127.0.0.1 for the SSH target's tests and bench/ssh_vs_local.py.
+
+:class:`Sshd` starts Debian's ``/usr/sbin/sshd`` on a free port with keys generated in a temp
+dir, and writes a client ``ssh_config`` whose Host aliases are the boards:
+
+* ``board``            this machine as it is;
+* ``board-aarch64``    a board whose ``uname -m`` says aarch64 and whose probe runs under
+                       qemu-aarch64-static (binfmt_misc is not relied on: the login wrapper puts
+                       a ``uname`` shim first on PATH and runs ``exec "$P"`` through qemu);
+* ``board-nouname``    a board without ``uname``;
+* ``board-noexec``     a board whose ``<dir>/noexec`` is a tmpfs mounted noexec (root only:
+                       each login mounts it in a mount namespace of its own);
+* ``board-wrongkey``   logs in with a key the server does not know;
+* ``board-unknownhost`` has an empty known_hosts;
+* ``board-unreachable`` points at a port where nothing listens.
+
+The board is picked by the alias's ``SetEnv PLATPERF_TEST_BOARD``, which the server's
+ForceCommand wrapper reads. The fixtures ``sshd`` (session) are in :func:`sshd_fixture`.
+"""
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+SSHD = "/usr/sbin/sshd"
+
+LOGIN = r'''#!/bin/sh
+# The board's login: runs the client's command as sshd would, as the board the alias names.
+cmd=$SSH_ORIGINAL_COMMAND
+case "$PLATPERF_TEST_BOARD" in
+aarch64)
+    PATH="@DIR@/aarch64-bin:$PATH"
+    cmd=$(printf '%s\n' "$cmd" | sed 's/exec "\$P"/exec qemu-aarch64-static "$P"/g') ;;
+nouname)
+    PATH="@DIR@/nouname-bin:$PATH" ;;
+noexec)
+    # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
+    if [ -z "${PP_MOUNT_NS:-}" ]; then export PP_MOUNT_NS=1; exec unshare -m "$0"; fi
+    mount -t tmpfs -o noexec,size=64m tmpfs "@DIR@/noexec" || exit 1 ;;
+esac
+export PATH
+exec /bin/sh -c "$cmd"
+'''
+
+UNAME_AARCH64 = '''#!/bin/sh
+if [ "$1" = -m ]; then echo aarch64; else exec /bin/uname "$@"; fi
+'''
+
+UNAME_MISSING = '''#!/bin/sh
+echo "sh: 1: uname: not found" >&2
+exit 127
+'''
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _write_exec(path: Path, text: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def _keygen(path: Path):
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", str(path)],
+                   check=True, stdin=subprocess.DEVNULL)
+
+
+class Sshd:
+    """One sshd process and the client config that reaches it."""
+
+    def __init__(self, workdir: str | os.PathLike | None = None):
+        self._own_dir = workdir is None
+        self.dir = Path(workdir or tempfile.mkdtemp(prefix="pp-sshd-"))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.user = getpass.getuser()
+        self.proc: subprocess.Popen | None = None
+        self.client_config = self.dir / "ssh_config"
+        self._write_files()
+
+    def _write_files(self):
+        d = self.dir
+        for key in ("host_key", "user_key", "other_key"):
+            if not (d / key).exists():
+                _keygen(d / key)
+        (d / "authorized_keys").write_text((d / "user_key.pub").read_text())
+        host_pub = " ".join((d / "host_key.pub").read_text().split()[:2])
+        (d / "known_hosts").write_text(f"[127.0.0.1]:{self.port} {host_pub}\n")
+        (d / "empty_known_hosts").write_text("")
+        _write_exec(d / "login", LOGIN.replace("@DIR@", str(d)))
+        _write_exec(d / "aarch64-bin" / "uname", UNAME_AARCH64)
+        _write_exec(d / "nouname-bin" / "uname", UNAME_MISSING)
+        (d / "noexec").mkdir(exist_ok=True)
+        (d / "sshd_config").write_text(f"""\
+Port {self.port}
+ListenAddress 127.0.0.1
+HostKey {d}/host_key
+PidFile {d}/sshd.pid
+AuthorizedKeysFile {d}/authorized_keys
+StrictModes no
+UsePAM no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+AcceptEnv PLATPERF_TEST_BOARD
+ForceCommand {d}/login
+MaxSessions 64
+MaxStartups 64
+LogLevel ERROR
+""")
+        common = f"""\
+  HostName 127.0.0.1
+  User {self.user}
+  IdentitiesOnly yes
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  LogLevel ERROR
+"""
+        # ssh_config: for each option the first value found wins, so specific hosts come first.
+        self.client_config.write_text(f"""\
+Host board-aarch64
+  SetEnv PLATPERF_TEST_BOARD=aarch64
+Host board-nouname
+  SetEnv PLATPERF_TEST_BOARD=nouname
+Host board-noexec
+  SetEnv PLATPERF_TEST_BOARD=noexec
+Host board-wrongkey
+  IdentityFile {d}/other_key
+  Port {self.port}
+  UserKnownHostsFile {d}/known_hosts
+{common}Host board-unknownhost
+  UserKnownHostsFile {d}/empty_known_hosts
+Host board-unreachable
+  Port {free_port()}
+Host board board-* !board-wrongkey
+  Port {self.port}
+  IdentityFile {d}/user_key
+  UserKnownHostsFile {d}/known_hosts
+{common}""")
+
+    def start(self, timeout: float = 15):
+        if os.geteuid() == 0:
+            # sshd running as root wants its privilege-separation directory (Debian's init
+            # script makes it; a container without one has none).
+            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        log = open(self.dir / "sshd.log", "ab")
+        self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.dir / "sshd_config")],
+                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sshd exited {self.proc.returncode}: "
+                                   f"{(self.dir / 'sshd.log').read_text()[-500:]}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"sshd did not listen on 127.0.0.1:{self.port} in {timeout} s")
+
+    def ssh_options(self) -> tuple[str, ...]:
+        return ("-F", str(self.client_config))
+
+    def kill_all(self):
+        """SIGKILL sshd and everything under it (connections, sessions, the probe): what a
+        board that loses power does to its side of the stream."""
+        if self.proc is None:
+            return
+        for pid in reversed(_descendants(self.proc.pid)):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.kill()
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill_all()
+        self.proc = None
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _descendants(root: int) -> list[int]:
+    """``root``'s processes, parents before children, from /proc/<pid>/stat's ppid."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def missing_parts() -> str | None:
+    """What this machine lacks to run the SSH tests, or None."""
+    if not os.access(SSHD, os.X_OK):
+        return "sshd is not installed (Debian openssh-server; make deps)"
+    for tool in ("ssh", "ssh-keygen"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (Debian openssh-client; make deps)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory):
+    """The test session's sshd: boards ``ssh://board``, ``ssh://board-aarch64`` and the faulty ones."""
+    from conftest import missing
+    why = missing_parts()
+    if why:
+        missing(why)
+    server = Sshd(tmp_path_factory.mktemp("sshd")).start()
+    yield server
+    server.stop()

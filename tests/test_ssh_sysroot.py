@@ -1,0 +1,86 @@
+"""The board-side snapshot script, run here with sh against the fixture trees as its root: what
+comes back must be the fixture byte for byte, and what platperf makes of it the same."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import require_executable
+
+from platperf.fingerprint import collect
+from platperf.targets.remote_sysroot import (SNAPSHOT_SCRIPT, SnapshotError, parse_snapshot,
+                                             unpack_snapshot)
+from platperf.topology import read_topology
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
+BOARDS = ["juno", "agilex5", "am62x"]
+
+
+def snapshot_of(root: Path, scratch: Path, interval: str = "0") -> bytes:
+    sh = require_executable("sh")
+    return subprocess.run([sh, "-s", "--", str(root), interval, str(scratch)],
+                          input=SNAPSHOT_SCRIPT.encode(), capture_output=True, check=True).stdout
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    # .keep files only hold empty directories in git.
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and p.name != ".keep"}
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_snapshot_of_a_fixture_tree_is_that_tree_byte_for_byte(tmp_path, board):
+    data = snapshot_of(FIXTURES / board, tmp_path)
+    root = unpack_snapshot(data, tmp_path / "snap", 0.0)
+    assert tree(root.root) == tree(FIXTURES / board)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_platperf_describes_the_snapshot_as_it_describes_the_tree(tmp_path, board):
+    root = unpack_snapshot(snapshot_of(FIXTURES / board, tmp_path), tmp_path / "snap", 0.0)
+    assert read_topology(str(root.root)) == read_topology(str(FIXTURES / board))
+    assert collect(str(root.root)) == collect(str(FIXTURES / board))
+
+
+def test_the_later_sample_holds_the_processes_again(tmp_path):
+    root = unpack_snapshot(snapshot_of(FIXTURES / "juno", tmp_path, "0.01"), tmp_path / "snap", 0.01)
+    later = root.later(0.01)
+    assert later.listdir("proc") == root.listdir("proc")
+    assert later.read("proc/412/stat") == root.read("proc/412/stat")
+    assert later.read("proc/cpuinfo") == root.read("proc/cpuinfo")
+
+
+def test_device_tree_strings_keep_their_nuls(tmp_path):
+    root = unpack_snapshot(snapshot_of(FIXTURES / "juno", tmp_path), tmp_path / "snap", 0.0)
+    compatible = root.path("sys/firmware/devicetree/base/compatible").read_bytes()
+    assert b"\0" in compatible
+    assert compatible == (FIXTURES / "juno/sys/firmware/devicetree/base/compatible").read_bytes()
+
+
+@pytest.mark.parametrize("data, says", [
+    (b"F 10 /proc/cmdline\nshort", "cut short"),
+    (b"F 3 /proc/cmdline\nabcL /proc/1/stat\n1 (init", "cut short"),
+    (b"F 1 /proc/../etc/passwd\nx", "outside"),
+    (b"F 1 relative\nx", "outside"),
+    (b"X what\n", "unknown header"),
+])
+def test_a_damaged_snapshot_is_refused(data, says):
+    with pytest.raises(SnapshotError, match=says):
+        parse_snapshot(data)
+
+
+def test_snapshot_of_this_machine_matches_its_files(tmp_path):
+    # The real kernel's quirks: sysctl integers end after a one-byte read and topology cpumasks
+    # are binary attributes that refuse it; both must still come back whole.
+    root = unpack_snapshot(snapshot_of(Path("/"), tmp_path), tmp_path / "snap", 0.0)
+    changing = {"stat", "loadavg", "meminfo", "cpuinfo"}     # cpuinfo: its "cpu MHz" moves
+    compared = 0
+    for copy in root.root.rglob("*"):
+        rel = copy.relative_to(root.root)
+        if not copy.is_file() or rel.name in changing or rel.parts[1].isdigit() \
+                or "cpufreq" in rel.parts or rel.name.endswith("_freq"):
+            continue
+        assert copy.read_bytes() == (Path("/") / rel).read_bytes(), rel
+        compared += 1
+    assert compared > 10 and root.exists("proc/cmdline") and root.listdir("sys/devices/system/cpu")
