@@ -74,7 +74,7 @@ def test_snapshot_of_this_machine_matches_its_files(tmp_path):
     # The real kernel's quirks: sysctl integers end after a one-byte read and topology cpumasks
     # are binary attributes that refuse it; both must still come back whole.
     root = unpack_snapshot(snapshot_of(Path("/"), tmp_path), tmp_path / "snap", 0.0)
-    changing = {"stat", "loadavg", "meminfo", "cpuinfo"}     # cpuinfo: its "cpu MHz" moves
+    changing = {"stat", "loadavg", "meminfo", "cpuinfo", "uptime"}     # cpuinfo: its "cpu MHz" moves
     compared = 0
     for copy in root.root.rglob("*"):
         rel = copy.relative_to(root.root)
@@ -84,3 +84,12 @@ def test_snapshot_of_this_machine_matches_its_files(tmp_path):
         assert copy.read_bytes() == (Path("/") / rel).read_bytes(), rel
         compared += 1
     assert compared > 10 and root.exists("proc/cmdline") and root.listdir("sys/devices/system/cpu")
+
+
+def test_the_later_sample_carries_the_boards_own_uptime(tmp_path):
+    # the doctor's busy-process check divides by the board's clock, not the host's
+    from platperf.doctor import uptime_s
+    from platperf.targets.remote_sysroot import unpack_snapshot
+    root = unpack_snapshot(snapshot_of(Path("/"), tmp_path, "0.2"), tmp_path / "tree", 0.2)
+    now, later = uptime_s(root), uptime_s(root.later(0.2))
+    assert now is not None and later is not None and later - now >= 0.19
