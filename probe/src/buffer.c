@@ -56,6 +56,25 @@ void buffer_free(void *mapping, uint64_t bytes, int n)
         munmap(mapping, buffer_footprint(bytes, n));
 }
 
+int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint64_t *sizes, int nsizes,
+                       int nbuf, char *err, size_t errlen)
+{
+    uint64_t most = 0, most_size = 0;
+    for (int i = 0; i < nsizes; i++) {
+        uint64_t total = buffer_footprint(sizes[i], nbuf) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
+        if (total > most) {
+            most = total;
+            most_size = sizes[i];
+        }
+    }
+    char what[96];
+    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
+     * parallel mode every CPU has its own */
+    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
+             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
+    return buffer_check_cap(ctx, kernel, what, most, err, errlen);
+}
+
 int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
                      char *err, size_t errlen)
 {

@@ -31,4 +31,9 @@ struct run_ctx;
 int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
                      char *err, size_t errlen);
 
+/* buffer_check_cap() for the largest of `nsizes` sizes of `nbuf` buffers each (on every CPU
+ * at once in parallel mode). */
+int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint64_t *sizes, int nsizes,
+                       int nbuf, char *err, size_t errlen);
+
 #endif

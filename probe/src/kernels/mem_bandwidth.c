@@ -126,7 +126,6 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     for (int k = 0; k < plan->nkernels; k++)
         if (plan->kernels[k]->nbuf > most_buffers)
             most_buffers = plan->kernels[k]->nbuf;
-    uint64_t most = 0, most_size = 0;
     for (int i = 0; i < plan->nsizes; i++) {
         /* whole 512-byte chunks: bw_mem's inner iteration and the peak kernels' block */
         uint64_t s = plan->sizes[i] / LMBENCH_CHUNK * LMBENCH_CHUNK;
@@ -137,18 +136,8 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
             return -1;
         }
         plan->sizes[i] = s;
-        uint64_t total = buffer_footprint(s, most_buffers) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
-        if (total > most) {
-            most = total;
-            most_size = s;
-        }
     }
-    char what[96];
-    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
-     * parallel mode every CPU has its own */
-    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
-             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
-    if (buffer_check_cap(ctx, "mem-bandwidth", what, most, err, errlen) != 0) {
+    if (buffer_check_sizes(ctx, "mem-bandwidth", plan->sizes, plan->nsizes, most_buffers, err, errlen) != 0) {
         free(plan);
         return -1;
     }

@@ -71,7 +71,6 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
             return -1;
         }
     }
-    uint64_t most = 0, most_size = 0;
     for (int i = 0; i < plan->nsizes; i++) {
         uint64_t s = plan->sizes[i] / plan->stride * plan->stride;
         if (plan->sizes[i] == 0 || s < 2 * plan->stride) {
@@ -81,18 +80,8 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
             return -1;
         }
         plan->sizes[i] = s;
-        uint64_t total = buffer_footprint(s, 1) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
-        if (total > most) {
-            most = total;
-            most_size = s;
-        }
     }
-    char what[96];
-    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
-     * parallel mode every CPU has its own */
-    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
-             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
-    if (buffer_check_cap(ctx, "mem-latency", what, most, err, errlen) != 0) {
+    if (buffer_check_sizes(ctx, "mem-latency", plan->sizes, plan->nsizes, 1, err, errlen) != 0) {
         free(plan);
         return -1;
     }
