@@ -90,7 +90,7 @@ def test_a_value_lies_in_its_bucket_and_the_bucket_is_within_1_percent(lib, v):
     assert (hi - lo) == 1 or (hi - lo) / lo <= 1 / 128
 
 
-@settings(max_examples=50)
+@settings(max_examples=50, deadline=None)
 @given(values_st)
 def test_min_max_count_sum_are_exact(lib, values):
     h = filled(lib, values)
@@ -98,7 +98,7 @@ def test_min_max_count_sum_are_exact(lib, values):
     assert sum(h.counts) == len(values)
 
 
-@settings(max_examples=50)
+@settings(max_examples=50, deadline=None)
 @given(values_st, st.sampled_from([0.5, 0.9, 0.99, 0.9999, 1.0]))
 def test_quantiles_are_within_1_percent_of_the_true_value(lib, values, q):
     h = filled(lib, values)
@@ -110,7 +110,7 @@ def test_quantiles_are_within_1_percent_of_the_true_value(lib, values, q):
     assert lib.hist_quantile(ctypes.byref(h), 1.0) == max(values)
 
 
-@settings(max_examples=30)
+@settings(max_examples=30, deadline=None)
 @given(values_st, values_st)
 def test_merging_equals_recording_everything_in_one(lib, a, b):
     ha, hb, hab = filled(lib, a), filled(lib, b), filled(lib, a + b)
@@ -122,7 +122,7 @@ def test_merging_equals_recording_everything_in_one(lib, a, b):
     assert [out[i].value for i in range(n)] == sorted(a + b, reverse=True)[:TOP]
 
 
-@settings(max_examples=50)
+@settings(max_examples=50, deadline=None)
 @given(values_st)
 def test_top_keeps_the_largest_values_with_their_time(lib, values):
     h = filled(lib, values)
