@@ -42,7 +42,10 @@ def describe(target) -> Description:
     Raises SuiteError/ProbeNotFound (the probe) or ValueError (a sysroot without the
     machine's description): the caller says it in one line.
     """
-    return describe_machine(target.sysroot(), probe_meta(target))
+    # The sysroot first: a board's snapshot spends most of its round trip waiting between its
+    # two /proc samples, and the SSH target sets up the probe meanwhile.
+    sysroot = target.sysroot()
+    return describe_machine(sysroot, probe_meta(target))
 
 
 def describe_machine(sysroot, meta: dict) -> Description:
