@@ -18,20 +18,12 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "ingest"
+sys.path.insert(0, str(ROOT / "tests"))
+from ingest_samples import LINE_BASED as SOURCES  # noqa: E402  (format -> the fixture repeated to make the log)
 
-# format -> the fixture repeated to make the log
-SOURCES = {
-    "tftf-rt-instr": FIXTURES / "tftf" / "v2.10.log",
-    "lmbench": FIXTURES / "lmbench" / "run.log",
-    "stream": FIXTURES / "stream" / "stream.txt",
-    "rst-csv-table": FIXTURES / "rst" / "guide.rst",
-    "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
-}
 TARGET_SECONDS, TARGET_RSS_MB = 60.0, 512.0
 
 # Runs one import in its own interpreter and reports that child's figures as JSON.

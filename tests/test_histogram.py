@@ -3,7 +3,6 @@ driven through ctypes, checked against the definitions in histogram.h."""
 from __future__ import annotations
 
 import ctypes
-import shutil
 import subprocess
 from pathlib import Path
 

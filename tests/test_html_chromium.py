@@ -5,7 +5,6 @@ Skipped only when chromium is not installed and CI is not set; in CI it must run
 """
 from __future__ import annotations
 
-import os
 import shutil
 import struct
 import subprocess

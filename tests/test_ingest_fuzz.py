@@ -5,7 +5,6 @@ repeated) and also builds near-miss lines of each format, with a bounded budget.
 """
 import json
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,16 +13,7 @@ from hypothesis import strategies as st
 from platperf.ingest import FORMATS, IngestError
 from platperf.records import DIRECTIONS, MODES, canonical_params
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
-SAMPLES = {
-    "tftf-rt-instr": FIXTURES / "tftf" / "v2.10.log",
-    "lmbench": FIXTURES / "lmbench" / "run.log",
-    "stream": FIXTURES / "stream" / "stream.txt",
-    "cyclictest-json": FIXTURES / "rt-tests" / "cyclictest.json",
-    "oslat-json": FIXTURES / "rt-tests" / "oslat.json",
-    "rst-csv-table": FIXTURES / "rst" / "guide.rst",
-    "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
-}
+from ingest_samples import SAMPLES
 BUDGET = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # pieces of each format, so that random lines come near the real shapes

@@ -1,7 +1,6 @@
 """Importers read a log line by line and pool as they go: memory and time grow with the
 log, never with its square (issue 8 part 6). Checked by counting, never by timing."""
 import tracemalloc
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -13,13 +12,10 @@ from platperf.ingest import FORMATS, Pool, read_lines
 from platperf.records import Result
 from platperf.store import Store
 
-FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
-LINE_BASED = {
-    "tftf-rt-instr": FIXTURES / "tftf" / "v2.10.log",
-    "lmbench": FIXTURES / "lmbench" / "run.log",
-    "stream": FIXTURES / "stream" / "stream.txt",
-    "rst-csv-table": FIXTURES / "rst" / "guide.rst",
-}
+from ingest_samples import FIXTURES, SAMPLES
+
+# probe-jsonl streams too, but is not pooled: these tests are about the pooled importers
+LINE_BASED = {name: SAMPLES[name] for name in ("tftf-rt-instr", "lmbench", "stream", "rst-csv-table")}
 
 
 @pytest.mark.parametrize("fmt", sorted(LINE_BASED))

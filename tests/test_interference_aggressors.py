@@ -4,7 +4,6 @@ before moving to the next set, over 4x the cache; set_crawler walks the sets way
 from __future__ import annotations
 
 import ctypes
-import shutil
 import subprocess
 from pathlib import Path
 

@@ -73,11 +73,11 @@ def _items(text: str, valid: tuple[str, ...], what: str) -> list[str]:
 
 
 def _cpus(text: str, what: str) -> list[int]:
-    from .mitigations.isolated import cpu_list
-    parts = [p.strip() for p in text.split(",") if p.strip()]
-    if not parts or any(not p.replace("-", "").isdigit() for p in parts):
-        raise InterferenceError(f"{what} '{text}' is not a CPU list (examples: 0, 2-3, 0,2)")
-    return sorted(cpu_list(text))
+    from .runner import SuiteError, parse_cpulist
+    try:
+        return parse_cpulist(text)
+    except SuiteError:
+        raise InterferenceError(f"{what} '{text}' is not a CPU list (examples: 0, 2-3, 0,2)") from None
 
 
 def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer",

@@ -156,18 +156,15 @@ class Step:
 
 
 def parse_cpulist(text: str) -> list[int]:
-    """The kernel's cpulist format: ``0-3,6`` -> [0, 1, 2, 3, 6]."""
-    cpus: list[int] = []
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        first, _, last = part.partition("-")
-        if not first.strip().isdigit() or last and not last.strip().isdigit():
-            raise SuiteError(f"'{text}' is not a CPU list (examples: 0, 0-3, 0,2,4-5)")
-        cpus.extend(range(int(first), int(last or first) + 1))
+    """A CPU list a person gave, in the kernel's cpulist format: ``0-3,6`` -> [0, 1, 2, 3, 6]."""
+    from .machine.sysroot import parse_cpu_list
+    try:
+        cpus = parse_cpu_list(text)
+    except ValueError:
+        cpus = []
     if not cpus:
         raise SuiteError(f"'{text}' is not a CPU list (examples: 0, 0-3, 0,2,4-5)")
-    return sorted(set(cpus))
+    return cpus
 
 
 def choose_cpus(requested: str | None, online: list[int]) -> list[int]:

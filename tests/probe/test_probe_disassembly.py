@@ -9,7 +9,6 @@ Builds: `make probe probe-cross`. Missing build or objdump: skipped, except unde
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess

@@ -10,16 +10,6 @@ from ..machine.sysroot import SysRoot
 from . import Applied
 
 
-def cpu_list(text: str) -> set[int]:
-    """``2-3,6`` -> {2, 3, 6}; items that are not numbers or ranges are skipped."""
-    cpus: set[int] = set()
-    for part in text.strip().split(","):
-        first, _, last = part.strip().partition("-")
-        if first.isdigit() and (not last or last.isdigit()):
-            cpus.update(range(int(first), int(last or first) + 1))
-    return cpus
-
-
 def check(victim: int, root: SysRoot | str | os.PathLike = "/") -> Applied:
     """Whether isolcpus, nohz_full and rcu_nocbs all cover ``victim`` on the machine at ``root``
     (a SysRoot, e.g. a remote target's snapshot, or a path); sysfs wins over the cmdline."""
