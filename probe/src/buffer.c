@@ -56,30 +56,11 @@ void buffer_free(void *mapping, uint64_t bytes, int n)
         munmap(mapping, buffer_footprint(bytes, n));
 }
 
-int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint64_t *sizes, int nsizes,
-                       int nbuf, char *err, size_t errlen)
-{
-    uint64_t most = 0, most_size = 0;
-    for (int i = 0; i < nsizes; i++) {
-        uint64_t total = buffer_footprint(sizes[i], nbuf) * (ctx->mode == MODE_PARALLEL ? (uint64_t)ctx->ncpus : 1);
-        if (total > most) {
-            most = total;
-            most_size = sizes[i];
-        }
-    }
-    char what[96];
-    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
-     * parallel mode every CPU has its own */
-    snprintf(what, sizeof what, "size %llu%s", (unsigned long long)most_size,
-             ctx->mode == MODE_PARALLEL ? " on every CPU at once" : "");
-    return buffer_check_cap(ctx, kernel, what, most, err, errlen);
-}
-
-int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
-                     char *err, size_t errlen)
+static int cap_message(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
+                       char *err, size_t errlen)
 {
     if (need <= ctx->max_memory)
-        return 0;
+        return 1;
     char need_text[32], cap_text[32], avail_text[32];
     format_size(need, need_text, sizeof need_text);
     format_size(ctx->max_memory, cap_text, sizeof cap_text);
@@ -92,5 +73,39 @@ int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *
                  "MemAvailable, %s); set --max-memory to at least %s if the machine can take it",
                  kernel, what, need_text, cap_text, avail_text, need_text);
     }
-    return -1;
+    return 0;
+}
+
+int buffer_fits(const struct run_ctx *ctx, const char *what, uint64_t bytes_per_cpu, char *err, size_t errlen)
+{
+    int parallel = ctx->mode == MODE_PARALLEL;
+    char text[160];
+    /* more than the size asked: buffers are whole pages, each skewed (BUFFER_SKEW), and in
+     * parallel mode every CPU has its own */
+    snprintf(text, sizeof text, "%s%s", what, parallel ? " on every CPU at once" : "");
+    return cap_message(ctx, ctx->kernel->name, text, bytes_per_cpu * (parallel ? (uint64_t)ctx->ncpus : 1),
+                       err, errlen);
+}
+
+int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint64_t *sizes, int nsizes,
+                       int nbuf, char *err, size_t errlen)
+{
+    (void)kernel;
+    uint64_t most = 0, most_size = 0;
+    for (int i = 0; i < nsizes; i++) {
+        uint64_t bytes = buffer_footprint(sizes[i], nbuf);
+        if (bytes > most) {
+            most = bytes;
+            most_size = sizes[i];
+        }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "size %llu", (unsigned long long)most_size);
+    return buffer_fits(ctx, what, most, err, errlen) ? 0 : -1;
+}
+
+int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
+                     char *err, size_t errlen)
+{
+    return cap_message(ctx, kernel, what, need, err, errlen) ? 0 : -1;
 }

@@ -24,16 +24,20 @@ void *buffer_alloc(uint64_t bytes, int n, void **bufs);
 void buffer_free(void *mapping, uint64_t bytes, int n);
 
 struct run_ctx;
-/* The memory cap, checked the same way for every kernel: `need` is what the most
- * demanding point takes, all CPUs together; `what` names it ("size 16384"). Returns 0
- * when it fits, else -1 with one line in err giving the minimum --max-memory and, when
- * the cap was not set, where the default came from. */
-int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
-                     char *err, size_t errlen);
+/* The memory cap, checked the same way for every kernel: `bytes_per_cpu` is what the most
+ * demanding point of the run takes on one CPU (buffer_footprint() of its buffers); in
+ * parallel mode every CPU of --cpus takes as much at once. `what` names that point
+ * ("size 16384"). Returns 1 when it fits under --max-memory, else 0 with one line in err
+ * giving the minimum --max-memory and, when the cap was not set, where the default came from. */
+int buffer_fits(const struct run_ctx *ctx, const char *what, uint64_t bytes_per_cpu, char *err, size_t errlen);
 
-/* buffer_check_cap() for the largest of `nsizes` sizes of `nbuf` buffers each (on every CPU
- * at once in parallel mode). */
+/* buffer_fits() for the largest of `nsizes` sizes of `nbuf` buffers each: 0 when it fits,
+ * -1 (err set) when not. */
 int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint64_t *sizes, int nsizes,
                        int nbuf, char *err, size_t errlen);
+
+/* The older form: `need` already counts every CPU. 0 when it fits, -1 (err set) when not. */
+int buffer_check_cap(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
+                     char *err, size_t errlen);
 
 #endif

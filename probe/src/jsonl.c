@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "counter.h"
+#include "exec.h"
 #include "summary.h"
 
 static FILE *out;
@@ -72,6 +74,157 @@ void jw_end(void)
     pthread_mutex_unlock(&lock);
 }
 
+void jw_double_array(const char *key, const double *v, int n)
+{
+    jw_key(key);
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        jw_double_value(v[i]);
+    }
+    fputc(']', out);
+}
+
+void jw_uint_array(const char *key, const uint64_t *v, int n)
+{
+    jw_key(key);
+    fputc('[', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+    fputc(']', out);
+}
+
+void jw_int_array(const char *key, const int *v, int n)
+{
+    jw_key(key);
+    fputc('[', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%d", i ? "," : "", v[i]);
+    fputc(']', out);
+}
+
+void jw_string_array(const char *key, const char *const *v, int n)
+{
+    jw_key(key);
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        jw_string_value(v[i]);
+    }
+    fputc(']', out);
+}
+
+void json_obj_init(struct json_obj *o)
+{
+    snprintf(o->text, sizeof o->text, "{}");
+    o->len = 1;
+    o->overflow = 0;
+}
+
+/* appends `"key":` + value text before the closing brace */
+static void json_obj_add(struct json_obj *o, const char *key, const char *value_json)
+{
+    size_t need = strlen(key) + strlen(value_json) + 5;
+    if (o->overflow || o->len + need >= sizeof o->text) {
+        o->overflow = 1;
+        return;
+    }
+    o->len += (size_t)snprintf(o->text + o->len, sizeof o->text - o->len, "%s\"%s\":%s}",
+                               o->len > 1 ? "," : "", key, value_json) - 1;
+}
+
+void json_obj_str(struct json_obj *o, const char *key, const char *value)
+{
+    char quoted[256];
+    size_t j = 0;
+    quoted[j++] = '"';
+    for (const char *c = value; *c && j < sizeof quoted - 3; c++) {
+        if (*c == '"' || *c == '\\')
+            quoted[j++] = '\\';
+        quoted[j++] = (unsigned char)*c < 0x20 ? '?' : *c;
+    }
+    quoted[j++] = '"';
+    quoted[j] = 0;
+    json_obj_add(o, key, quoted);
+}
+
+void json_obj_uint(struct json_obj *o, const char *key, uint64_t value)
+{
+    char v[24];
+    snprintf(v, sizeof v, "%" PRIu64, value);
+    json_obj_add(o, key, v);
+}
+
+void json_obj_num(struct json_obj *o, const char *key, double value)
+{
+    char v[32];
+    if (!isfinite(value))
+        snprintf(v, sizeof v, "null");
+    else if (value == floor(value) && fabs(value) < 9e15)
+        snprintf(v, sizeof v, "%.0f", value);
+    else
+        snprintf(v, sizeof v, "%.10g", value);
+    json_obj_add(o, key, v);
+}
+
+void emit_record(struct run_ctx *ctx, const struct result_record *r)
+{
+    struct summary s = summarize(r->samples, r->n);
+    jw_begin("result");
+    jw_str("benchmark", r->benchmark);
+    jw_raw("params", r->params ? r->params : "{}");
+    if (r->cpu >= 0)
+        jw_int("cpu", r->cpu);
+    jw_str("mode", ctx->mode == MODE_PARALLEL ? "parallel" : "serial");
+    jw_str("metric", r->metric);
+    jw_str("unit", r->unit);
+    jw_str("direction", r->direction);
+    jw_double_array("samples", r->samples, r->n);
+    jw_key("summary");
+    fprintf(out, "{\"n\":%d", s.n);
+    fputs(",\"min\":", out); jw_double_value(s.min);
+    fputs(",\"median\":", out); jw_double_value(s.median);
+    fputs(",\"mean\":", out); jw_double_value(s.mean);
+    fputs(",\"max\":", out); jw_double_value(s.max);
+    fputs(",\"stdev\":", out); jw_double_value(s.stdev);
+    fputc('}', out);
+    if (r->iterations)
+        jw_uint("iterations", r->iterations);
+    if (r->ticks)
+        jw_uint_array("ticks", r->ticks, r->n);
+    if (r->clock && r->clock->valid) {
+        jw_key("core_clock");
+        fputs("{\"hz\":", out); jw_double_value(round(r->clock->hz));
+        fputs(",\"cycles_per_tick\":", out); jw_double_value(r->clock->cycles_per_tick);
+        fputs(",\"error_pct\":", out); jw_double_value(r->clock->error_pct);
+        fputc('}', out);
+    }
+    if (r->job) {
+        const struct sample_cost *c = &r->job->cost;
+        jw_key("cost");
+        fprintf(out, "{\"target_ticks\":%" PRIu64 ",\"sample_estimate_ticks\":%" PRIu64
+                ",\"calibration_ticks\":%" PRIu64 ",\"warmup_ticks\":%" PRIu64 ",\"sample_ticks\":%" PRIu64
+                ",\"retakes\":%d}", c->target_ticks, c->sample_estimate_ticks, c->calibration_ticks,
+                c->warmup_ticks, c->sample_ticks, r->job->retried);
+        jw_key("preempted");
+        fputc('[', out);
+        for (int i = 0, first = 1; i < r->job->nsamples; i++)
+            if (r->job->kept_preempted[i]) {
+                fprintf(out, "%s%d", first ? "" : ",", i);
+                first = 0;
+            }
+        fputc(']', out);
+    }
+    if (r->extra_json && *r->extra_json) {
+        fputc(',', out);
+        fputs(r->extra_json, out);
+    }
+    jw_end();
+    ctx->results++;
+}
+
 void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
                  int cpu, const char *metric, const char *unit, const char *direction,
                  const double *samples, int n, uint64_t iterations, const uint64_t *ticks)
@@ -85,46 +238,9 @@ void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *p
                        const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
                        const char *extra_json)
 {
-    struct summary s = summarize(samples, n);
-    jw_begin("result");
-    jw_str("benchmark", benchmark);
-    jw_raw("params", params_json);
-    jw_int("cpu", cpu);
-    jw_str("mode", ctx->mode == MODE_PARALLEL ? "parallel" : "serial");
-    jw_str("metric", metric);
-    jw_str("unit", unit);
-    jw_str("direction", direction);
-    jw_key("samples");
-    fputc('[', out);
-    for (int i = 0; i < n; i++) {
-        if (i)
-            fputc(',', out);
-        jw_double_value(samples[i]);
-    }
-    fputc(']', out);
-    jw_key("summary");
-    fprintf(out, "{\"n\":%d", s.n);
-    fputs(",\"min\":", out); jw_double_value(s.min);
-    fputs(",\"median\":", out); jw_double_value(s.median);
-    fputs(",\"mean\":", out); jw_double_value(s.mean);
-    fputs(",\"max\":", out); jw_double_value(s.max);
-    fputs(",\"stdev\":", out); jw_double_value(s.stdev);
-    fputc('}', out);
-    if (iterations)
-        jw_uint("iterations", iterations);
-    if (ticks) {
-        jw_key("ticks");
-        fputc('[', out);
-        for (int i = 0; i < n; i++)
-            fprintf(out, "%s%" PRIu64, i ? "," : "", ticks[i]);
-        fputc(']', out);
-    }
-    if (extra_json && *extra_json) {
-        fputc(',', out);
-        fputs(extra_json, out);
-    }
-    jw_end();
-    ctx->results++;
+    struct result_record r = {benchmark, params_json, cpu, metric, unit, direction, samples, n,
+                              iterations, ticks, NULL, NULL, extra_json};
+    emit_record(ctx, &r);
 }
 
 void emit_warning(const char *code, const char *message, int cpu)

@@ -148,6 +148,10 @@ static int cmd_list(int argc, char **argv)
                 } else {
                     fputs("null", stdout);
                 }
+                static const char *const kinds[] = {"text", "choice", "size", "size-list", "count",
+                                                    "number", "cpu-list"};
+                fputs(",\"kind\":", stdout);
+                jw_string_value(kinds[kp->kind == PARAM_TEXT && kp->choices ? PARAM_CHOICE : kp->kind]);
                 fputs(",\"help\":", stdout);
                 jw_string_value(kp->help);
                 fputc('}', stdout);
@@ -386,24 +390,6 @@ static int cmd_run(int argc, char **argv)
                     used += (size_t)snprintf(names + used, sizeof names - used, " --%s", k->params[q].name);
                 return usage_error("%s: unknown option '--%s' (valid: %s)", k->name, opt, names);
             }
-            const struct kernel_param *kp = &k->params[p];
-            if (kp->choices) {   /* checked here once for every kernel; lists item by item */
-                char buf[1024], *items[64];
-                int n = 1;
-                items[0] = (char *)val;
-                if (kp->list)
-                    n = split_list(val, buf, sizeof buf, items, 64);
-                const char *bad = n == 0 ? val : NULL;
-                for (int j = 0; j < n && !bad; j++)
-                    if (choice_index(kp->choices, items[j]) < 0)
-                        bad = items[j];
-                if (bad) {
-                    char ch[512];
-                    choices_joined(kp->choices, ch, sizeof ch);
-                    return usage_error("%s: --%s '%s' is not valid (valid: %s%s)", k->name, kp->name,
-                                       bad, kp->list ? "a comma list of " : "", ch);
-                }
-            }
             ctx.values[p] = val;
         }
     }
@@ -430,6 +416,10 @@ static int cmd_run(int argc, char **argv)
     }
 
     char err[512] = "";
+    /* every value checked against its declared kind, defaults included, once for all kernels */
+    for (int p = 0; p < nparams; p++)
+        if (param_check(k, &k->params[p], ctx.values[p], &ctx.parsed[p], err, sizeof err) != 0)
+            return usage_error("%s", err);
     if (k->prepare && k->prepare(&ctx, err, sizeof err) != 0)
         return usage_error("%s", err);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel.h"
+
 int parse_size(const char *s, uint64_t *out)
 {
     char *end;
@@ -137,4 +139,157 @@ void format_size(uint64_t b, char *out, size_t outlen)
         snprintf(out, outlen, "%.1f KiB", (double)b / 1024);
     else
         snprintf(out, outlen, "%llu B", (unsigned long long)b);
+}
+
+/* What a kind accepts, for the one-line message of a bad value. */
+static void kind_valid(const struct kernel_param *kp, char *out, size_t len)
+{
+    char lo[32] = "", hi[32] = "", ch[512] = "";
+    size_t used = 0;
+    if (kp->keyword)
+        used = (size_t)snprintf(out, len, "%s or ", kp->keyword);
+    out += used;
+    len -= used < len ? used : len;
+    switch (kp->kind) {
+    case PARAM_SIZE:
+    case PARAM_SIZE_LIST:
+        format_size((uint64_t)kp->min, lo, sizeof lo);
+        if (kp->max > 0)
+            format_size((uint64_t)kp->max, hi, sizeof hi);
+        snprintf(out, len, "%s from %s%s%s, k/m/g suffixes", kp->kind == PARAM_SIZE ? "a size such as 16k"
+                 : "sizes such as 16k,8m", lo, hi[0] ? " to " : " up", hi[0] ? hi : "");
+        break;
+    case PARAM_COUNT:
+        if (kp->max > 0)
+            snprintf(out, len, "an integer from %.0f to %.0f", kp->min, kp->max);
+        else
+            snprintf(out, len, "an integer from %.0f up", kp->min);
+        break;
+    case PARAM_NUMBER:
+        if (kp->max > 0)
+            snprintf(out, len, "a number from %g to %g", kp->min, kp->max);
+        else
+            snprintf(out, len, "a number from %g up", kp->min);
+        break;
+    case PARAM_CPU_LIST:
+        snprintf(out, len, "a list of online CPUs such as 0,2-3");
+        break;
+    default:
+        choices_joined(kp->choices, ch, sizeof ch);
+        snprintf(out, len, "%s%s", kp->list ? "a comma list of " : "", ch);
+        break;
+    }
+}
+
+static int bad_value(const struct kernel *k, const struct kernel_param *kp, const char *item,
+                     char *err, size_t errlen)
+{
+    char valid[640];
+    kind_valid(kp, valid, sizeof valid);
+    snprintf(err, errlen, "%s: --%s '%s' is not valid (valid: %s)", k->name, kp->name, item, valid);
+    return -1;
+}
+
+static int out_of_bounds(const struct kernel_param *kp, double v)
+{
+    return v < kp->min || (kp->max > 0 && v > kp->max);
+}
+
+static int size_bounds(const struct kernel *k, const struct kernel_param *kp, uint64_t v,
+                       char *err, size_t errlen)
+{
+    char lo[32], hi[32];
+    if (!out_of_bounds(kp, (double)v))
+        return 0;
+    format_size((uint64_t)kp->min, lo, sizeof lo);
+    if (v < kp->min) {
+        snprintf(err, errlen, "%s: --%s %llu is too small (valid: at least %s)", k->name, kp->name,
+                 (unsigned long long)v, lo);
+    } else {
+        format_size((uint64_t)kp->max, hi, sizeof hi);
+        snprintf(err, errlen, "%s: --%s %llu is too large (valid: at most %s)", k->name, kp->name,
+                 (unsigned long long)v, hi);
+    }
+    return -1;
+}
+
+int param_check(const struct kernel *k, const struct kernel_param *kp, const char *text,
+                struct param_value *v, char *err, size_t errlen)
+{
+    memset(v, 0, sizeof *v);
+    v->text = text;
+    if (!*text || (kp->keyword && strcmp(text, kp->keyword) == 0))
+        return 0;
+    v->set = true;
+    enum param_kind kind = kp->kind;
+    if (kind == PARAM_TEXT && kp->choices)
+        kind = PARAM_CHOICE;
+    switch (kind) {
+    case PARAM_TEXT:
+        return 0;
+    case PARAM_CHOICE: {
+        char buf[1024], *items[PARAM_MAX_ITEMS];
+        int n = 1;
+        items[0] = (char *)text;
+        if (kp->list)
+            n = split_list(text, buf, sizeof buf, items, PARAM_MAX_ITEMS);
+        if (n == 0)
+            return bad_value(k, kp, text, err, errlen);
+        v->choice_items = calloc((size_t)n, sizeof(int));
+        for (int j = 0; j < n; j++) {
+            int c = choice_index(kp->choices, items[j]);
+            if (c < 0)
+                return bad_value(k, kp, items[j], err, errlen);
+            v->choice_items[j] = c;
+        }
+        v->nchoice_items = n;
+        v->choice = v->choice_items[0];
+        return 0;
+    }
+    case PARAM_SIZE:
+        if (parse_size(text, &v->size))
+            return bad_value(k, kp, text, err, errlen);
+        return size_bounds(k, kp, v->size, err, errlen);
+    case PARAM_SIZE_LIST: {
+        char bad[64];
+        v->sizes = calloc(PARAM_MAX_ITEMS, sizeof(uint64_t));
+        v->nsizes = parse_size_list(text, v->sizes, PARAM_MAX_ITEMS, bad, sizeof bad);
+        if (v->nsizes == -2) {
+            snprintf(err, errlen, "%s: --%s lists too many sizes (valid: at most %d, in under 1024 characters%s%s)",
+                     k->name, kp->name, PARAM_MAX_ITEMS, kp->keyword ? "; or " : "", kp->keyword ? kp->keyword : "");
+            return -1;
+        }
+        if (v->nsizes < 0)
+            return bad_value(k, kp, bad, err, errlen);
+        for (int i = 0; i < v->nsizes; i++)
+            if (size_bounds(k, kp, v->sizes[i], err, errlen))
+                return -1;
+        return 0;
+    }
+    case PARAM_COUNT: {
+        char *end;
+        errno = 0;
+        long long c = strtoll(text, &end, 10);
+        if (errno || *end || end == text || out_of_bounds(kp, (double)c))
+            return bad_value(k, kp, text, err, errlen);
+        v->count = c;
+        return 0;
+    }
+    case PARAM_NUMBER: {
+        char *end;
+        double d = strtod(text, &end);
+        if (*end || end == text || !isfinite(d) || out_of_bounds(kp, d))
+            return bad_value(k, kp, text, err, errlen);
+        v->number = d;
+        return 0;
+    }
+    case PARAM_CPU_LIST: {
+        v->cpus = calloc(PROBE_MAX_CPUS, sizeof(int));
+        v->ncpus = parse_cpu_list(text, v->cpus, PROBE_MAX_CPUS);
+        if (v->ncpus <= 0)
+            return bad_value(k, kp, text, err, errlen);
+        return 0;
+    }
+    }
+    return 0;
 }

@@ -24,4 +24,13 @@ int size_sweep(uint64_t lo, uint64_t hi, int per_octave, uint64_t align, uint64_
 /* "16 KiB"-style text for messages. */
 void format_size(uint64_t bytes, char *out, size_t outlen);
 
+struct kernel;
+struct kernel_param;
+struct param_value;
+/* Checks `text` against the declared kind of kp and fills *v (kernel.h lists the kinds).
+ * On a bad value: one line into err naming kernel, option, the bad item and what is valid;
+ * returns -1. */
+int param_check(const struct kernel *k, const struct kernel_param *kp, const char *text,
+                struct param_value *v, char *err, size_t errlen);
+
 #endif

@@ -48,17 +48,19 @@ static const char *const rt_choices[] = {"0", "1", NULL};
 
 static const struct kernel_param params[] = {
     {"variant", "plain", variants, "work between two counter reads: plain, 2ki (2048 adds), "
-                                   "2kl (an inner loop of 2048 increments)", false},
-    {"duration", "1", NULL, "seconds the loop runs", false},
-    {"threshold", "1000", NULL, "ns: passes longer than this are counted as excursions", false},
-    {"raw", "0", NULL, "keep the first N pass times verbatim (at most 10000000)", false},
-    {"pattern", "none", aggressor_patterns, "what the aggressors do", false},
-    {"aggressor-cpus", "", NULL, "CPUs running the aggressor pattern, e.g. 0,2-3", false},
-    {"cache-sets", "", NULL, "last-level cache sets (default: detected)", false},
-    {"cache-ways", "", NULL, "last-level cache ways (default: detected)", false},
-    {"line-size", "", NULL, "cache line bytes (default: detected)", false},
-    {"rt", "0", rt_choices, "1: SCHED_FIFO and mlockall for the measuring thread", false},
-    {NULL, NULL, NULL, NULL, false},
+                                   "2kl (an inner loop of 2048 increments)", .kind = PARAM_CHOICE},
+    {"duration", "1", NULL, "seconds the loop runs", .kind = PARAM_NUMBER, .min = 1e-6, .max = 86400},
+    {"threshold", "1000", NULL, "ns: passes longer than this are counted as excursions",
+     .kind = PARAM_NUMBER, .min = 0, .max = 1e15},
+    {"raw", "0", NULL, "keep the first N pass times verbatim (at most 10000000)",
+     .kind = PARAM_COUNT, .min = 0, .max = MAX_RAW},
+    {"pattern", "none", aggressor_patterns, "what the aggressors do", .kind = PARAM_CHOICE},
+    {"aggressor-cpus", "", NULL, "CPUs running the aggressor pattern, e.g. 0,2-3", .kind = PARAM_CPU_LIST},
+    {"cache-sets", "", NULL, "last-level cache sets (default: detected)", .kind = PARAM_SIZE, .min = 1},
+    {"cache-ways", "", NULL, "last-level cache ways (default: detected)", .kind = PARAM_SIZE, .min = 1},
+    {"line-size", "", NULL, "cache line bytes (default: detected)", .kind = PARAM_SIZE, .min = 1},
+    {"rt", "0", rt_choices, "1: SCHED_FIFO and mlockall for the measuring thread", .kind = PARAM_CHOICE},
+    {NULL},
 };
 
 struct latency_plan {
@@ -139,37 +141,13 @@ static void run_loop(struct victim *v, int variant, uint64_t ticks)
     latency_loop_c(&v->loop, variant);
 }
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    *out = strtod(s, &end);
-    return end != s && *end == 0 ? 0 : -1;
-}
-
-static int parse_count(const char *s, uint64_t *out)
-{
-    char *end;
-    if (!*s || *s == '-')
-        return -1;
-    *out = strtoull(s, &end, 10);
-    return *end == 0 ? 0 : -1;
-}
-
 static int geometry(struct latency_plan *p, const struct run_ctx *ctx, char *err, size_t errlen)
 {
     const char *names[3] = {"cache-sets", "cache-ways", "line-size"};
     size_t *fields[3] = {&p->geometry.sets, &p->geometry.ways, &p->geometry.line};
-    for (int i = 0; i < 3; i++) {
-        const char *s = kernel_value(ctx, names[i]);
-        uint64_t v;
-        if (!*s)
-            continue;
-        if (parse_size(s, &v) || v == 0) {
-            snprintf(err, errlen, "--%s %s is not a positive number", names[i], s);
-            return -1;
-        }
-        *fields[i] = (size_t)v;
-    }
+    for (int i = 0; i < 3; i++)
+        if (kernel_param(ctx, names[i])->set)
+            *fields[i] = (size_t)kernel_size(ctx, names[i]);
     struct cache_level levels[CACHE_MAX_LEVELS];
     int n = cache_levels(ctx->cpus[0], levels, CACHE_MAX_LEVELS);
     if (n > 0) {
@@ -198,37 +176,19 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         return -1;
     }
     ctx->kernel_state = p;
-    p->variant = choice_index(variants, kernel_value(ctx, "variant"));
+    p->variant = kernel_choice(ctx, "variant");
     p->pattern = aggressor_pattern_from_name(kernel_value(ctx, "pattern"));
-    p->rt = strcmp(kernel_value(ctx, "rt"), "1") == 0;
+    p->rt = kernel_choice(ctx, "rt") == 1;
     if (ctx->ncpus != 1) {
         snprintf(err, errlen, "latency-loop measures one CPU: give --cpus with one CPU (got %d)",
                  ctx->ncpus);
         return -1;
     }
-    if (parse_double(kernel_value(ctx, "duration"), &p->duration_s) || !(p->duration_s > 0)) {
-        snprintf(err, errlen, "--duration %s must be a number of seconds > 0",
-                 kernel_value(ctx, "duration"));
-        return -1;
-    }
-    if (parse_double(kernel_value(ctx, "threshold"), &p->threshold_ns) || !(p->threshold_ns >= 0)) {
-        snprintf(err, errlen, "--threshold %s must be a number of ns >= 0",
-                 kernel_value(ctx, "threshold"));
-        return -1;
-    }
-    if (parse_count(kernel_value(ctx, "raw"), &p->raw) || p->raw > MAX_RAW) {
-        snprintf(err, errlen, "--raw %s must be a count from 0 to %d", kernel_value(ctx, "raw"),
-                 MAX_RAW);
-        return -1;
-    }
-    const char *list = kernel_value(ctx, "aggressor-cpus");
-    if (*list) {
-        p->naggressors = parse_cpu_list(list, p->aggressor_cpus, PROBE_MAX_CPUS);
-        if (p->naggressors < 0) {
-            snprintf(err, errlen, "--aggressor-cpus %s is not a CPU list such as 0,2-3", list);
-            return -1;
-        }
-    }
+    p->duration_s = kernel_number(ctx, "duration");
+    p->threshold_ns = kernel_number(ctx, "threshold");
+    p->raw = (uint64_t)kernel_count(ctx, "raw");
+    const int *aggressors = kernel_cpus(ctx, "aggressor-cpus", &p->naggressors);
+    memcpy(p->aggressor_cpus, aggressors, sizeof(int) * (size_t)p->naggressors);
     for (int i = 0; i < p->naggressors; i++) {
         int cpu = p->aggressor_cpus[i];
         if (cpu == ctx->cpus[0]) {
@@ -250,8 +210,7 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     uint64_t need = p->raw * 8;
     if (p->pattern != AGG_NONE)
         need += (uint64_t)p->naggressors * aggressor_buffer_bytes(&p->geometry);
-    if (buffer_check_cap(ctx, "latency-loop", "the raw samples and 4x the LLC per aggressor", need,
-                         err, errlen) != 0)
+    if (!buffer_fits(ctx, "the raw samples and 4x the LLC per aggressor", need, err, errlen))
         return -1;
     /* the aggressor list is part of the key: canonical "0,2,3" */
     char cpus[256] = "";

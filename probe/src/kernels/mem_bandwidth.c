@@ -66,12 +66,14 @@ static const char *const kernel_choices[] = {
 
 static const struct kernel_param params[] = {
     {"kernel", "rd,wr,rdwr,cp,frd,fwr,fcp,bzero,bcopy,copy,scale,add,triad,peak-read,peak-write,peak-copy",
-     kernel_choices, "access patterns to run (docs/probe.md has bytes per pass of each)", true},
+     kernel_choices, "access patterns to run (docs/probe.md has bytes per pass of each)", .list = true,
+     .kind = PARAM_CHOICE},
     {"size", "1m,2m,4m,8m,16m", NULL,
-     "bytes of each buffer, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
+     "bytes of each buffer, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", .list = true,
+     .kind = PARAM_SIZE_LIST, .min = LMBENCH_CHUNK, .keyword = "auto"},
     {"isa", "auto", peak_isa_choices,
-     "vector width of the peak kernels; auto: the fastest this CPU has (meta.peak_isa)", false},
-    {NULL, NULL, NULL, NULL, false},
+     "vector width of the peak kernels; auto: the fastest this CPU has (meta.peak_isa)", .kind = PARAM_CHOICE},
+    {NULL},
 };
 
 struct bw_plan {
@@ -90,12 +92,10 @@ struct bw_point {
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct bw_plan *plan = calloc(1, sizeof *plan);
-    char buf[512], *items[MAX_KERNELS], bad[64];
-    int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, MAX_KERNELS);
-    for (int i = 0; i < n; i++)
-        for (size_t j = 0; j < NKERNELS; j++)
-            if (strcmp(items[i], bw_kernels[j].name) == 0)
-                plan->kernels[plan->nkernels++] = &bw_kernels[j];
+    int n;
+    const int *chosen = kernel_choice_list(ctx, "kernel", &n);
+    for (int i = 0; i < n && plan->nkernels < MAX_KERNELS; i++)
+        plan->kernels[plan->nkernels++] = &bw_kernels[chosen[i]];   /* kernel_choices[i] is bw_kernels[i] */
     const char *isa = kernel_value(ctx, "isa");
     if (peak_select(isa) != 0) {
         snprintf(err, errlen, "mem-bandwidth: --isa %s is not supported by this CPU (valid: auto or one it has)", isa);
@@ -104,39 +104,20 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     }
     /* an explicit width is part of what was measured; auto stays out of the key */
     plan->isa = strcmp(isa, "auto") == 0 ? NULL : isa;
-    const char *size = kernel_value(ctx, "size");
-    if (strcmp(size, "auto") == 0) {
+    const uint64_t *sizes = kernel_sizes(ctx, "size", &plan->nsizes);
+    if (plan->nsizes == 0) {   /* auto */
         uint64_t llc = cache_llc_size(ctx->cpus[0], 8u << 20);
         plan->nsizes = size_sweep(1024, 4 * llc, 4, LMBENCH_CHUNK, plan->sizes, MAX_SIZES);
     } else {
-        plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
-        if (plan->nsizes == -2) {
-            snprintf(err, errlen, "mem-bandwidth: --size lists too many sizes (valid: at most %d, in under 1024 "
-                     "characters; or auto)", MAX_SIZES);
-            free(plan);
-            return -1;
-        }
-        if (plan->nsizes < 0) {
-            snprintf(err, errlen, "mem-bandwidth: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
-            free(plan);
-            return -1;
-        }
+        memcpy(plan->sizes, sizes, sizeof(uint64_t) * (size_t)plan->nsizes);
     }
     int most_buffers = 1;
     for (int k = 0; k < plan->nkernels; k++)
         if (plan->kernels[k]->nbuf > most_buffers)
             most_buffers = plan->kernels[k]->nbuf;
-    for (int i = 0; i < plan->nsizes; i++) {
-        /* whole 512-byte chunks: bw_mem's inner iteration and the peak kernels' block */
-        uint64_t s = plan->sizes[i] / LMBENCH_CHUNK * LMBENCH_CHUNK;
-        if (s == 0) {
-            snprintf(err, errlen, "mem-bandwidth: --size %llu is too small (valid: at least %d bytes)",
-                     (unsigned long long)plan->sizes[i], LMBENCH_CHUNK);
-            free(plan);
-            return -1;
-        }
-        plan->sizes[i] = s;
-    }
+    /* whole 512-byte chunks: bw_mem's inner iteration and the peak kernels' block */
+    for (int i = 0; i < plan->nsizes; i++)
+        plan->sizes[i] = plan->sizes[i] / LMBENCH_CHUNK * LMBENCH_CHUNK;
     if (buffer_check_sizes(ctx, "mem-bandwidth", plan->sizes, plan->nsizes, most_buffers, err, errlen) != 0) {
         free(plan);
         return -1;
@@ -144,6 +125,8 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     ctx->kernel_state = plan;
     return 0;
 }
+
+_Static_assert(sizeof kernel_choices / sizeof kernel_choices[0] == NKERNELS + 1, "one choice per bw_kernels row");
 
 struct bw_state {
     struct bw_run run;
@@ -187,13 +170,12 @@ static int run(struct run_ctx *ctx)
     for (int k = 0; k < plan->nkernels && rc == 0; k++) {
         for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
             struct bw_point pt = {plan->kernels[k], plan->sizes[s]};
-            char params_json[160];
+            struct json_obj params;
+            json_obj_init(&params);
             if (plan->isa && strncmp(pt.k->name, "peak-", 5) == 0)
-                snprintf(params_json, sizeof params_json, "{\"isa\":\"%s\",\"kernel\":\"%s\",\"size\":%llu}",
-                         plan->isa, pt.k->name, (unsigned long long)pt.size);
-            else
-                snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"size\":%llu}", pt.k->name,
-                         (unsigned long long)pt.size);
+                json_obj_str(&params, "isa", plan->isa);
+            json_obj_str(&params, "kernel", pt.k->name);
+            json_obj_uint(&params, "size", pt.size);
             if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
                 emit_error("thread-failed", "cannot start a measuring thread");
                 rc = 1;
@@ -208,10 +190,9 @@ static int run(struct run_ctx *ctx)
                 uint64_t bytes = pt.k->counted * pt.size * job->reps;
                 for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
                     mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
-                char *cost = exec_cost_json(job);
-                emit_result_extra(ctx, "mem-bandwidth", params_json, job->cpu, "bandwidth", "MB/s", "higher",
-                                  mbs, job->nsamples, bytes, job->ticks, cost);
-                free(cost);
+                struct result_record r = {"mem-bandwidth", params.text, job->cpu, "bandwidth", "MB/s", "higher",
+                                          mbs, job->nsamples, bytes, job->ticks, job, NULL, NULL};
+                emit_record(ctx, &r);
             }
             exec_free_jobs(ctx, jobs);
         }

@@ -18,10 +18,13 @@
 static const char *const pattern_choices[] = {"seq", "random", NULL};
 
 static const struct kernel_param params[] = {
-    {"pattern", "random", pattern_choices, "seq: stride ring (lat_mem_rd); random: lines shuffled within 64-page groups, groups shuffled", false},
-    {"size", "auto", NULL, "ring sizes, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave", true},
-    {"stride", "64", NULL, "bytes between ring elements (a cache line; 128 as published guides)", false},
-    {NULL, NULL, NULL, NULL, false},
+    {"pattern", "random", pattern_choices, "seq: stride ring (lat_mem_rd); random: lines shuffled within 64-page groups, groups shuffled",
+     .kind = PARAM_CHOICE},
+    {"size", "auto", NULL, "ring sizes, e.g. 16k,8m; auto: 1 KiB to 4x the last-level cache, 4 per octave",
+     .list = true, .kind = PARAM_SIZE_LIST, .min = 1, .keyword = "auto"},
+    {"stride", "64", NULL, "bytes between ring elements (a cache line; 128 as published guides)",
+     .kind = PARAM_SIZE, .min = sizeof(void *), .max = 1 << 20},
+    {NULL},
 };
 
 struct latency_plan {
@@ -45,35 +48,24 @@ static void **volatile chase_sink;
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct latency_plan *plan = calloc(1, sizeof *plan);
-    const char *size = kernel_value(ctx, "size"), *stride = kernel_value(ctx, "stride");
-    char bad[64];
-    plan->pattern = strcmp(kernel_value(ctx, "pattern"), "seq") == 0 ? CHASE_SEQ : CHASE_RANDOM;
-    if (parse_size(stride, &plan->stride) || plan->stride < sizeof(void *) || plan->stride % sizeof(void *)) {
+    plan->pattern = kernel_choice(ctx, "pattern") == 0 ? CHASE_SEQ : CHASE_RANDOM;
+    plan->stride = kernel_size(ctx, "stride");
+    if (plan->stride % sizeof(void *)) {
         snprintf(err, errlen, "mem-latency: --stride '%s' is not valid (valid: a multiple of %zu bytes, e.g. 64 or 128)",
-                 stride, sizeof(void *));
+                 kernel_value(ctx, "stride"), sizeof(void *));
         free(plan);
         return -1;
     }
-    if (strcmp(size, "auto") == 0) {
+    const uint64_t *sizes = kernel_sizes(ctx, "size", &plan->nsizes);
+    if (plan->nsizes == 0) {   /* auto */
         uint64_t llc = cache_llc_size(ctx->cpus[0], 8u << 20);
         plan->nsizes = size_sweep(1024, 4 * llc, 4, plan->stride, plan->sizes, MAX_SIZES);
     } else {
-        plan->nsizes = parse_size_list(size, plan->sizes, MAX_SIZES, bad, sizeof bad);
-        if (plan->nsizes == -2) {
-            snprintf(err, errlen, "mem-latency: --size lists too many sizes (valid: at most %d, in under 1024 "
-                     "characters; or auto)", MAX_SIZES);
-            free(plan);
-            return -1;
-        }
-        if (plan->nsizes < 0) {
-            snprintf(err, errlen, "mem-latency: --size '%s' is not valid (valid: auto or sizes such as 16k,8m)", bad);
-            free(plan);
-            return -1;
-        }
+        memcpy(plan->sizes, sizes, sizeof(uint64_t) * (size_t)plan->nsizes);
     }
     for (int i = 0; i < plan->nsizes; i++) {
         uint64_t s = plan->sizes[i] / plan->stride * plan->stride;
-        if (plan->sizes[i] == 0 || s < 2 * plan->stride) {
+        if (s < 2 * plan->stride) {
             snprintf(err, errlen, "mem-latency: --size %llu is too small (valid: at least two strides, %llu bytes)",
                      (unsigned long long)plan->sizes[i], (unsigned long long)(2 * plan->stride));
             free(plan);
@@ -126,10 +118,11 @@ static int run(struct run_ctx *ctx)
     int rc = 0;
     for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
         struct latency_point pt = {plan, plan->sizes[s]};
-        char params_json[160];
-        snprintf(params_json, sizeof params_json, "{\"pattern\":\"%s\",\"size\":%llu,\"stride\":%llu}",
-                 plan->pattern == CHASE_SEQ ? "seq" : "random", (unsigned long long)pt.size,
-                 (unsigned long long)plan->stride);
+        struct json_obj params;
+        json_obj_init(&params);
+        json_obj_str(&params, "pattern", plan->pattern == CHASE_SEQ ? "seq" : "random");
+        json_obj_uint(&params, "size", pt.size);
+        json_obj_uint(&params, "stride", plan->stride);
         if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
             emit_error("thread-failed", "cannot start a measuring thread");
             rc = 1;
@@ -147,22 +140,16 @@ static int run(struct run_ctx *ctx)
                 ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
                 cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
             }
-            char *cost = exec_cost_json(job);
-            emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
-                              ns, job->nsamples, loads, job->ticks, cost);
+            struct result_record r = {"mem-latency", params.text, job->cpu, "latency", "ns", "lower",
+                                      ns, job->nsamples, loads, job->ticks, job, NULL, NULL};
+            emit_record(ctx, &r);
             if (cc->valid) {
-                char clock[160];
-                snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
-                         "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
-                size_t len = strlen(clock) + (cost ? strlen(cost) : 0) + 2;
-                char *extra = malloc(len);
-                if (extra)
-                    snprintf(extra, len, "%s%s%s", clock, cost ? "," : "", cost ? cost : "");
-                emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                                  cycles, job->nsamples, loads, job->ticks, extra ? extra : clock);
-                free(extra);
+                r.metric = "latency_cycles";
+                r.unit = "cycles";
+                r.samples = cycles;
+                r.clock = cc;
+                emit_record(ctx, &r);
             }
-            free(cost);
         }
         exec_free_jobs(ctx, jobs);
     }
