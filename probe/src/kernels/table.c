@@ -6,11 +6,22 @@
 extern const struct kernel mem_latency_kernel;     /* mem_latency.c */
 extern const struct kernel mem_bandwidth_kernel;   /* mem_bandwidth.c */
 extern const struct kernel latency_loop_kernel;    /* latency_loop.c */
+extern const struct kernel os_syscall_kernel;      /* os_syscall.c */
+extern const struct kernel os_signal_kernel;       /* os_signal.c */
+extern const struct kernel os_ipc_kernel;          /* os_ipc.c */
+extern const struct kernel os_ipc_bw_kernel;       /* os_ipc.c */
+extern const struct kernel os_ctx_kernel;          /* os_ctx.c */
+extern const struct kernel os_proc_kernel;         /* os_proc.c */
+extern const struct kernel os_pagefault_kernel;    /* os_mem.c */
+extern const struct kernel os_mmap_kernel;         /* os_mem.c */
+extern const struct kernel os_file_read_kernel;    /* os_mem.c */
+extern const struct kernel os_fs_kernel;           /* os_fs.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
     &mem_bandwidth_kernel,
     &latency_loop_kernel,
+    &os_syscall_kernel,
     NULL,
 };
 

@@ -1,0 +1,214 @@
+#include "kernels/os_common.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "counter.h"
+#include "summary.h"
+
+void os_fail(struct os_case *c, const char *what)
+{
+    if (!c->failed_errno) {
+        c->failed_errno = errno ? errno : EIO;
+        snprintf(c->err, sizeof c->err, "%s: %s", what, strerror(c->failed_errno));
+    }
+}
+
+long os_bread(const void *buf, size_t bytes)
+{
+    const long *p = buf;
+    long sum = 0;
+    for (size_t i = 0; i < bytes / sizeof(long); i++)
+        sum += p[i];
+    return sum;
+}
+
+pid_t os_spawn(void (*fn)(void *arg), void *arg)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the helper dies with the probe: Ctrl-C reaches the process group, and a
+         * killed probe must not leave servers behind */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        fn(arg);
+        _exit(0);
+    }
+    return pid;
+}
+
+void os_reap(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+int os_tcp_listen(int *port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    if (s < 0)
+        return -1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) != 0 || listen(s, 512) != 0
+        || getsockname(s, (struct sockaddr *)&a, &len) != 0) {
+        int e = errno;
+        close(s);
+        errno = e;
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return s;
+}
+
+int os_tcp_connect(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    if (s < 0)
+        return -1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons((uint16_t)port);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) != 0) {
+        int e = errno;
+        close(s);
+        errno = e;
+        return -1;
+    }
+    return s;
+}
+
+/* Per-operation figure of one sample (before any baseline subtraction). */
+static double figure(const struct os_case *c, uint64_t ticks, uint64_t reps)
+{
+    double ns = ticks_to_ns(ticks), work = (double)reps * c->per_rep;
+    switch (c->figure) {
+    case OS_BANDWIDTH:
+        return work / ns * 1e3;    /* bytes per ns = GB/s; x1000 = MB/s */
+    case OS_RATE:
+        return work / ns * 1e9;
+    default:
+        return ns / work / 1e3;
+    }
+}
+
+struct os_job {
+    struct os_case c;            /* this CPU's copy */
+    double *values;              /* per sample, baseline subtracted */
+    double baseline;             /* the per-operation median subtracted (0: none) */
+    uint64_t ops;
+};
+
+/* Measures c on the calling (pinned) CPU into job->ticks; returns 0, or -1 with c->err. */
+static int measure(struct cpu_job *job, struct os_case *c, int ready)
+{
+    if (c->setup && c->setup(c) != 0) {
+        if (ready)
+            exec_ready(job);
+        return -1;
+    }
+    if (ready)
+        exec_ready(job);
+    exec_sample(job, c->body, c, 1);
+    if (c->teardown)
+        c->teardown(c);
+    return c->failed_errno ? -1 : 0;
+}
+
+static int os_cpu(struct cpu_job *job)
+{
+    struct os_job *oj = &((struct os_job *)job->arg)[job->index];
+    double base = 0;
+    if (oj->c.baseline) {
+        /* the baseline's own baseline first (lat_sig prot - catch, where catch = catch - send) */
+        struct os_case chain[4];
+        int n = 0;
+        for (const struct os_case *b = oj->c.baseline; b && n < 4; b = b->baseline)
+            chain[n++] = *b;
+        double sub = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            if (measure(job, &chain[i], 0) != 0) {
+                snprintf(oj->c.err, sizeof oj->c.err, "%s", chain[i].err);
+                oj->c.failed_errno = chain[i].failed_errno ? chain[i].failed_errno : EIO;
+                return 0;
+            }
+            double *v = malloc(sizeof(double) * (size_t)job->nsamples);
+            for (int s = 0; s < job->nsamples; s++)
+                v[s] = figure(&chain[i], job->ticks[s], job->reps);
+            sub = summarize(v, job->nsamples).median - sub;
+            free(v);
+        }
+        base = sub;
+    }
+    if (measure(job, &oj->c, 1) != 0) {
+        if (!oj->c.failed_errno)
+            oj->c.failed_errno = EIO;
+        return 0;
+    }
+    oj->baseline = base;
+    oj->ops = (uint64_t)((double)job->reps * oj->c.per_rep);
+    oj->values = malloc(sizeof(double) * (size_t)(job->nsamples > 0 ? job->nsamples : 1));
+    for (int s = 0; s < job->nsamples; s++)
+        oj->values[s] = figure(&oj->c, job->ticks[s], job->reps) - base;
+    return 0;
+}
+
+int os_run_case(struct run_ctx *ctx, const struct os_case *c)
+{
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    struct os_job *ojs = calloc((size_t)ctx->ncpus, sizeof *ojs);
+    int rc = 0;
+    for (int i = 0; i < ctx->ncpus; i++)
+        ojs[i].c = *c;
+    if (exec_each_cpu(ctx, os_cpu, ojs, jobs) != 0) {
+        emit_error("thread-failed", "cannot start a measuring thread");
+        rc = 1;
+    }
+    static const char *const units[] = {"us", "MB/s", "files/s"};
+    for (int j = 0; j < ctx->ncpus; j++) {
+        struct cpu_job *job = &jobs[j];
+        struct os_job *oj = &ojs[j];
+        if (oj->c.failed_errno) {
+            char msg[2048];
+            snprintf(msg, sizeof msg, "%s %s: not measured here (%s); the row is left out",
+                     c->benchmark, c->params.text, oj->c.err[0] ? oj->c.err : "unsupported");
+            emit_warning("os-unsupported", msg, job->cpu);
+            continue;
+        }
+        int outcome = exec_job_outcome(job);
+        if (outcome < 0)
+            rc = 1;
+        if (outcome <= 0)
+            continue;
+        char extra[96] = "";
+        if (c->baseline)
+            snprintf(extra, sizeof extra, "\"overhead_subtracted\":%.6g", oj->baseline);
+        struct result_record r = {c->benchmark, c->params.text, job->cpu, c->metric,
+                                  units[c->figure], c->figure == OS_LATENCY_US ? "lower" : "higher",
+                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL, extra};
+        emit_record(ctx, &r);
+        free(oj->values);
+    }
+    exec_free_jobs(ctx, jobs);
+    free(jobs);
+    free(ojs);
+    return rc;
+}
