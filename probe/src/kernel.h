@@ -24,7 +24,7 @@
  *   PARAM_CHOICE     one of .choices (a comma list of them with .list)
  *   PARAM_SIZE       bytes, k/m/g suffixes, within [.min, .max] (max 0: no bound)
  *   PARAM_SIZE_LIST  comma list of sizes, each within [.min, .max], at most PARAM_MAX_ITEMS
- *   PARAM_COUNT      an integer within [.min, .max]
+ *   PARAM_COUNT      an integer within [.min, .max] (a comma list of them with .list)
  *   PARAM_NUMBER     a decimal number within [.min, .max]
  *   PARAM_CPU_LIST   "0,2-3", every CPU online
  *   PARAM_TEXT       free text, checked by the kernel (kind 0: rows written before kinds
@@ -82,7 +82,9 @@ struct param_value {
     uint64_t size;               /* PARAM_SIZE */
     uint64_t *sizes;             /* PARAM_SIZE_LIST (malloc'd, lives for the run) */
     int nsizes;
-    int64_t count;               /* PARAM_COUNT */
+    int64_t count;               /* PARAM_COUNT (the first item of a list) */
+    int64_t *counts;             /* PARAM_COUNT with .list (malloc'd) */
+    int ncounts;
     double number;               /* PARAM_NUMBER */
     int *cpus;                   /* PARAM_CPU_LIST (malloc'd) */
     int ncpus;
@@ -131,6 +133,7 @@ uint64_t kernel_size(const struct run_ctx *ctx, const char *name);
 /* The sizes of a PARAM_SIZE_LIST; *n = 0 when the keyword (e.g. auto) was given. */
 const uint64_t *kernel_sizes(const struct run_ctx *ctx, const char *name, int *n);
 int64_t kernel_count(const struct run_ctx *ctx, const char *name);
+const int64_t *kernel_counts(const struct run_ctx *ctx, const char *name, int *n);
 double kernel_number(const struct run_ctx *ctx, const char *name);
 const int *kernel_cpus(const struct run_ctx *ctx, const char *name, int *n);
 int kernel_choice(const struct run_ctx *ctx, const char *name);

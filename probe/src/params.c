@@ -161,9 +161,10 @@ static void kind_valid(const struct kernel_param *kp, char *out, size_t len)
         break;
     case PARAM_COUNT:
         if (kp->max > 0)
-            snprintf(out, len, "an integer from %.0f to %.0f", kp->min, kp->max);
+            snprintf(out, len, "%s from %.0f to %.0f", kp->list ? "a comma list of integers" : "an integer",
+                     kp->min, kp->max);
         else
-            snprintf(out, len, "an integer from %.0f up", kp->min);
+            snprintf(out, len, "%s from %.0f up", kp->list ? "a comma list of integers" : "an integer", kp->min);
         break;
     case PARAM_NUMBER:
         if (kp->max > 0)
@@ -267,12 +268,24 @@ int param_check(const struct kernel *k, const struct kernel_param *kp, const cha
         return 0;
     }
     case PARAM_COUNT: {
-        char *end;
-        errno = 0;
-        long long c = strtoll(text, &end, 10);
-        if (errno || *end || end == text || out_of_bounds(kp, (double)c))
+        char buf[1024], *items[PARAM_MAX_ITEMS];
+        int n = 1;
+        items[0] = (char *)text;
+        if (kp->list)
+            n = split_list(text, buf, sizeof buf, items, PARAM_MAX_ITEMS);
+        if (n == 0)
             return bad_value(k, kp, text, err, errlen);
-        v->count = c;
+        v->counts = calloc((size_t)n, sizeof(int64_t));
+        for (int j = 0; j < n; j++) {
+            char *end;
+            errno = 0;
+            long long c = strtoll(items[j], &end, 10);
+            if (errno || *end || end == items[j] || out_of_bounds(kp, (double)c))
+                return bad_value(k, kp, items[j], err, errlen);
+            v->counts[j] = c;
+        }
+        v->ncounts = n;
+        v->count = v->counts[0];
         return 0;
     }
     case PARAM_NUMBER: {

@@ -22,6 +22,11 @@ const struct kernel *const kernel_table[] = {
     &mem_bandwidth_kernel,
     &latency_loop_kernel,
     &os_syscall_kernel,
+    &os_signal_kernel,
+    &os_ipc_kernel,
+    &os_ipc_bw_kernel,
+    &os_ctx_kernel,
+    &os_proc_kernel,
     NULL,
 };
 
@@ -57,6 +62,13 @@ uint64_t kernel_size(const struct run_ctx *ctx, const char *name) { return kerne
 int64_t kernel_count(const struct run_ctx *ctx, const char *name) { return kernel_param(ctx, name)->count; }
 double kernel_number(const struct run_ctx *ctx, const char *name) { return kernel_param(ctx, name)->number; }
 int kernel_choice(const struct run_ctx *ctx, const char *name) { return kernel_param(ctx, name)->choice; }
+
+const int64_t *kernel_counts(const struct run_ctx *ctx, const char *name, int *n)
+{
+    const struct param_value *v = kernel_param(ctx, name);
+    *n = v->set ? v->ncounts : 0;
+    return v->counts;
+}
 
 const uint64_t *kernel_sizes(const struct run_ctx *ctx, const char *name, int *n)
 {
