@@ -27,6 +27,10 @@ const struct kernel *const kernel_table[] = {
     &os_ipc_bw_kernel,
     &os_ctx_kernel,
     &os_proc_kernel,
+    &os_pagefault_kernel,
+    &os_mmap_kernel,
+    &os_file_read_kernel,
+    &os_fs_kernel,
     NULL,
 };
 
