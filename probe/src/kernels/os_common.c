@@ -117,6 +117,14 @@ struct os_job {
     uint64_t ops;
 };
 
+/* A body that failed once is not run again (calibration and warm-up would repeat the failure). */
+static void guarded_body(void *arg, uint64_t reps)
+{
+    struct os_case *c = arg;
+    if (!c->failed_errno && !probe_interrupted())
+        c->body(c, reps);
+}
+
 /* Measures c on the calling (pinned) CPU into job->ticks; returns 0, or -1 with c->err. */
 static int measure(struct cpu_job *job, struct os_case *c, int ready)
 {
@@ -127,7 +135,7 @@ static int measure(struct cpu_job *job, struct os_case *c, int ready)
     }
     if (ready)
         exec_ready(job);
-    exec_sample(job, c->body, c, 1);
+    exec_sample(job, guarded_body, c, 1);
     if (c->teardown)
         c->teardown(c);
     return c->failed_errno ? -1 : 0;

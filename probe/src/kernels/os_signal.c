@@ -7,6 +7,7 @@
  * measuring thread itself (tgkill), where LMBench's single-threaded kill() lands. */
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,8 @@ static void on_usr1(int sig) { (void)sig; }
 
 /* prot: the faults this thread still has to take before its page becomes writable */
 static __thread volatile char *prot_page;
-static __thread uint64_t prot_left;
+static __thread volatile uint64_t prot_left;
+static __thread sigjmp_buf prot_done;
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
@@ -40,8 +42,10 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
         signal(sig, SIG_DFL);   /* not ours: a real crash stays a crash */
         return;
     }
-    if (--prot_left == 0)
-        mprotect((void *)prot_page, page_size(), PROT_READ | PROT_WRITE);
+    /* returning retries the write, which faults again; the last fault leaves (an
+     * mprotect() here would do, but qemu-user does not see it and faults forever) */
+    if (--prot_left == 0 || probe_interrupted())
+        siglongjmp(prot_done, 1);
 }
 
 struct signal_state {
@@ -122,12 +126,11 @@ static void body(void *arg, uint64_t reps)
                 OS_FAIL(c, "tgkill");
         break;
     case OP_PROT:
-        if (mprotect(st->page, page_size(), PROT_READ) != 0)
-            OS_FAIL(c, "mprotect");
         prot_left = reps;
-        /* faults `reps` times: the handler returns, the write is retried, until the
-         * last fault makes the page writable */
-        *(volatile char *)st->page = 1;
+        /* faults `reps` times: the handler returns and the write is retried, until the
+         * last fault jumps back here */
+        if (sigsetjmp(prot_done, 1) == 0)
+            *(volatile char *)st->page = 1;
         break;
     }
 }
