@@ -198,7 +198,13 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
             char msg[2048];
             snprintf(msg, sizeof msg, "%s %s: not measured here (%s); the row is left out",
                      c->benchmark, c->params.text, oj->c.err[0] ? oj->c.err : "unsupported");
-            emit_warning("os-unsupported", msg, job->cpu);
+            jw_begin("warning");     /* emit_warning() with the row's key, for the host */
+            jw_str("code", "os-unsupported");
+            jw_str("message", msg);
+            jw_int("cpu", job->cpu);
+            jw_str("benchmark", c->benchmark);
+            jw_raw("params", c->params.text);
+            jw_end();
             continue;
         }
         int outcome = exec_job_outcome(job);

@@ -1,0 +1,155 @@
+"""The probe's OS kernels (TI's LMBench OS rows), run for real natively and under qemu-user:
+each row comes out under its pinned key (platperf.report.lmbench_names.LMBENCH_OS_ROWS) or as
+an `os-unsupported` warning, files stay in the run's scratch directory and are gone after
+it (also after Ctrl-C), and LMBench's overhead subtractions are the recorded arithmetic.
+Functional only: no timing is asserted. Builds: `make probe probe-cross`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from platperf.report.lmbench_names import LMBENCH_OS_ROWS
+
+from test_probe_functional import SMALL, command, records, run_probe
+
+# kernel -> arguments that keep it small (defaults otherwise: the rows of TI's table)
+OS_KERNELS = {
+    "os-syscall": [],
+    "os-signal": [],
+    "os-ipc": [],
+    "os-ipc-bw": [],
+    "os-ctx": ["--procs", "2,4", "--size", "0,128k"],
+    "os-proc": [],
+    "os-pagefault": ["--size", "1m"],
+    "os-mmap": [],
+    "os-file-read": [],
+    "os-fs": ["--size", "0,1k"],
+}
+
+
+def _rows(benchmark: str, *params: dict) -> set:
+    return {(benchmark, json.dumps(p, sort_keys=True)) for p in params}
+
+
+# kernels run off TI's own points: the rows they must give
+SMALLER = {
+    "os-ctx": _rows("os-ctx", *({"procs": p, "size": s} for p in (2, 4) for s in (0, 131072))),
+    "os-pagefault": _rows("os-pagefault", {}),
+    "os-fs": _rows("os-fs", {"size": 0}, {"size": 1024}),
+}
+
+
+def _key(rec: dict) -> tuple:
+    return rec["benchmark"], json.dumps(rec["params"], sort_keys=True), rec["metric"]
+
+
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+@pytest.mark.parametrize("kernel", sorted(OS_KERNELS))
+def test_each_os_row_is_a_result_under_its_pinned_key_or_a_warning(build, kernel, tmp_path):
+    proc = run_probe(build, "run", kernel, *OS_KERNELS[kernel], "--dir", str(tmp_path), *SMALL)
+    recs = records(proc.stdout)
+    assert recs[-1]["type"] == "end" and recs[-1]["status"] == "complete"
+    results = [r for r in recs if r["type"] == "result"]
+    unsupported = [r for r in recs if r["type"] == "warning" and r["code"] == "os-unsupported"]
+    pinned = {(b, json.dumps(p, sort_keys=True), m): u for _, b, p, m, u in LMBENCH_OS_ROWS if b == kernel}
+    for r in results:
+        if kernel in SMALLER:                 # a smaller file than TI's row, or points off TI's grid
+            assert r["unit"] == "us" if kernel != "os-fs" else "files/s"
+        else:
+            assert _key(r) in pinned, _key(r)
+            assert r["unit"] == pinned[_key(r)]
+        assert r["direction"] == ("lower" if r["unit"] == "us" else "higher")
+        assert len(r["samples"]) == 2 and r["cpu"] == 0 and r["iterations"] > 0
+        if r["unit"] != "us":
+            assert all(s > 0 for s in r["samples"])
+    # every row asked for: measured, or a warning naming its key
+    rows = {(r["benchmark"], json.dumps(r["params"], sort_keys=True)) for r in results + unsupported}
+    expected = SMALLER.get(kernel) or {(b, p) for b, p, _ in pinned}
+    assert rows == expected
+    if build == "native":
+        assert not unsupported, [w["message"] for w in unsupported]
+    for w in unsupported:
+        assert w["message"].startswith(kernel) and "not measured here" in w["message"]
+    assert list(tmp_path.iterdir()) == []      # the scratch directory is gone
+
+
+def test_exec_needs_binfmt_under_qemu_and_says_so():
+    """qemu-user without binfmt_misc cannot exec the aarch64 probe: a warning, not a crash."""
+    proc = run_probe("aarch64", "run", "os-proc", "--op", "fork,exec", *SMALL)
+    recs = records(proc.stdout)
+    fork = [r for r in recs if r["type"] == "result"]
+    assert [r["params"] for r in fork][0] == {"op": "fork"}
+    exec_rows = [r for r in recs if r["type"] == "result" and r["params"] == {"op": "exec"}]
+    warned = [r for r in recs if r["type"] == "warning" and r["code"] == "os-unsupported"]
+    assert len(exec_rows) + len(warned) == 1
+    if warned:
+        assert '{"op":"exec"}' in warned[0]["message"] and "exec" in warned[0]["message"]
+
+
+def test_lat_ctx_subtracts_the_overhead_measured_before_it():
+    """sample = ring time per hop (ticks / iterations) - the overhead loop's median per hop."""
+    recs = records(run_probe("native", "run", "os-ctx", "--procs", "2", "--size", "16k", *SMALL).stdout)
+    freq = recs[0]["counter"]["freq_hz"]
+    r = next(r for r in recs if r["type"] == "result")
+    assert r["params"] == {"procs": 2, "size": 16384}
+    overhead = r["overhead_subtracted"]
+    assert overhead > 0
+    for sample, ticks in zip(r["samples"], r["ticks"]):
+        per_hop_us = ticks / freq * 1e6 / r["iterations"]
+        assert sample == pytest.approx(per_hop_us - overhead, rel=1e-6, abs=1e-9)
+
+
+def test_lat_sig_catch_and_prot_subtract_their_baselines():
+    recs = records(run_probe("native", "run", "os-signal", *SMALL).stdout)
+    by_op = {r["params"]["op"]: r for r in recs if r["type"] == "result"}
+    assert "overhead_subtracted" not in by_op["install"]
+    assert by_op["catch"]["overhead_subtracted"] > 0          # sending signal 0
+    assert by_op["prot"]["overhead_subtracted"] > 0           # catching a signal
+
+
+def test_sizes_and_counts_are_checked_by_their_declared_kind():
+    cases = [
+        (["os-ctx", "--procs", "1"], "os-ctx: --procs '1' is not valid (valid: a comma list of integers from 2 to 64)"),
+        (["os-ctx", "--procs", "2,x"], "--procs 'x' is not valid"),
+        (["os-ipc", "--fds", "0"], "os-ipc: --fds '0' is not valid (valid: an integer from 1 to 400)"),
+        (["os-pagefault", "--size", "64k"], "os-pagefault: --size 65536 is too small (valid: at least 1.0 MiB)"),
+        (["os-fs", "--size", "0,2m"], "os-fs: --size 2097152 is too large (valid: at most 1.0 MiB)"),
+        (["os-syscall", "--op", "null,nope"], "os-syscall: --op 'nope' is not valid (valid: a comma list of null|read"),
+        (["os-syscall", "--dir", "/nonexistent/dir"], "--dir '/nonexistent/dir' is not a writable directory"),
+    ]
+    for args, message in cases:
+        proc = run_probe("native", "run", *args, check=False)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert len(proc.stderr.splitlines()) == 1 and message in proc.stderr, proc.stderr
+
+
+def test_ctrl_c_removes_the_scratch_directory(tmp_path):
+    proc = subprocess.Popen([*command("native"), "run", "os-fs", "--size", "0", "--samples", "1000",
+                             "--min-time", "0.05", "--dir", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not any(tmp_path.iterdir()):
+        time.sleep(0.01)
+    assert any(tmp_path.iterdir()), "the run made no scratch directory"
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGINT
+    assert records(out)[-1]["status"] == "interrupted"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_list_json_gives_each_parameter_its_kind():
+    listing = json.loads(run_probe("native", "list", "--json").stdout)
+    kinds = {(k["name"], p["name"]): p["kind"] for k in listing["kernels"] for p in k["params"]}
+    assert kinds[("os-ctx", "procs")] == "count" and kinds[("os-ctx", "size")] == "size-list"
+    assert kinds[("os-syscall", "op")] == "choice" and kinds[("mem-latency", "stride")] == "size"
+    assert kinds[("latency-loop", "aggressor-cpus")] == "cpu-list"
+    assert kinds[("latency-loop", "duration")] == "number"
+    assert set(OS_KERNELS) <= {k["name"] for k in listing["kernels"]}
