@@ -65,3 +65,54 @@ def test_environment_rows_read_like_a_guide_for_a_juno_board():
     assert rows["Topology"] == "cluster 0: CPUs 0-1 Cortex-A57; cluster 1: CPUs 2-5 Cortex-A53"
     assert rows["CPU frequency"] == "CPUs 0-1: schedutil 450-1150 MHz; CPUs 2-5: schedutil 450-850 MHz"
     assert rows["Virtualization"] == "bare metal"
+
+
+# The OS/CPU rows and summary names of TI's LMBench table (am62x performance guide), as TI
+# prints them: each must be what platperf's guide table calls one of its results.
+TI_OS_ROWS = """lat_syscall-null (us) lat_syscall-read (us) lat_syscall-write (us) lat_syscall-stat (us)
+lat_syscall-fstat (us) lat_syscall-open (us) lat_sig-install (us) lat_sig-catch (us) lat_sig-prot (us)
+lat_pipe (us) lat_unix (us) lat_tcp (us) lat_connect (us) lat_select (us) lat_sem (us)
+lat_ctx-2-128k (us) lat_ctx-2-256k (us) lat_ctx-4-128k (us) lat_ctx-4-256k (us)
+lat_proc-fork (us) lat_proc-exec (us) lat_proc-proccall (us) lat_pagefault (us) lat_mmap-1m (us)
+lat_fs-0k (num_files) lat_fs-1k (num_files) lat_fs-4k (num_files) lat_fs-10k (num_files)
+bw_file_rd-io-1mb (MB/s) bw_file_rd-o2c-1mb (MB/s) bw_mmap_rd-mo-1mb (MB/s) bw_mmap_rd-o2c-1mb (MB/s)
+bw_pipe (MB/s) bw_unix (MB/s) lat_ops-double-add (ns) lat_ops-double-div (ns) lat_ops-double-mul (ns)
+lat_ops-float-add (ns) lat_ops-float-div (ns) lat_ops-float-mul (ns) lat_ops-int-add (ns)
+lat_ops-int-bit (ns) lat_ops-int-div (ns) lat_ops-int-mod (ns) lat_ops-int-mul (ns)
+lat_ops-int64-add (ns) lat_ops-int64-bit (ns) lat_ops-int64-div (ns) lat_ops-int64-mod (ns)
+lat_ops-int64-mul (ns)"""
+TI_ALIASES = ["af_unix_sock_stream_latency (microsec)", "af_unix_socket_stream_bandwidth (MBs)",
+              "pipe_bandwidth (MBs)", "pipe_latency (microsec)", "procedure_call (microsec)",
+              "select_on_200_tcp_fds (microsec)", "semaphore_latency (microsec)",
+              "signal_handler_latency (microsec)", "signal_handler_overhead (microsec)",
+              "tcp_ip_connection_cost_to_localhost (microsec)", "tcp_latency_using_localhost (microsec)"]
+
+
+def test_every_os_row_of_ti_table_is_named_from_one_pinned_key():
+    from platperf.report.lmbench_names import LMBENCH_ALIASES, LMBENCH_OS_ROWS
+    named = {}
+    for _, benchmark, params, metric, unit in LMBENCH_OS_ROWS:
+        table_name = guide_name(benchmark, params, metric, unit)
+        if table_name is not None and metric == "delete":    # TI prints only the creates
+            assert table_name[0] == "platperf"
+        elif table_name is not None:
+            assert table_name[0] == "LMBench"
+            assert table_name[1] not in named, table_name       # one key per name
+            named[table_name[1]] = (benchmark, params, metric)
+    ti_rows = [n.strip() + ")" for n in TI_OS_ROWS.replace("\n", " ").split(")") if n.strip()]
+    assert len(ti_rows) == 50
+    assert set(ti_rows) <= set(named)
+    assert named["lat_select (us)"] == ("os-ipc", {"kind": "select-tcp", "fds": 200}, "latency")
+    assert named["lat_fs-0k (num_files)"] == ("os-fs", {"size": 0}, "create")
+    assert named["lat_ctx-2-128k (us)"] == ("os-ctx", {"procs": 2, "size": 131072}, "latency")
+    assert sorted(LMBENCH_ALIASES) == sorted(TI_ALIASES)
+    assert set(LMBENCH_ALIASES.values()) <= set(named)
+    assert LMBENCH_ALIASES["signal_handler_overhead (microsec)"] == "lat_sig-catch (us)"
+
+
+def test_os_rows_off_ti_table_keep_its_form():
+    assert guide_name("os-ctx", {"procs": 16, "size": 0}, "latency", "us") == ("LMBench", "lat_ctx-16-0k (us)")
+    assert guide_name("os-ctx", {"procs": 32, "size": 8192}, "latency", "us") == ("LMBench", "lat_ctx-32-8k (us)")
+    assert guide_name("os-fs", {"size": 4096}, "delete", "files/s") == ("platperf", "lat_fs-4k-delete (files/s)")
+    assert guide_name("os-syscall", {"op": "null"}, "latency", "ns") is None or \
+        guide_name("os-syscall", {"op": "null"}, "latency", "ns")[0] == "platperf"

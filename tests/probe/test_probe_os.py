@@ -153,3 +153,26 @@ def test_list_json_gives_each_parameter_its_kind():
     assert kinds[("latency-loop", "aggressor-cpus")] == "cpu-list"
     assert kinds[("latency-loop", "duration")] == "number"
     assert set(OS_KERNELS) <= {k["name"] for k in listing["kernels"]}
+
+
+def test_the_guide_prints_os_rows_under_ti_names_and_aliases(tmp_path):
+    """platperf run (the real probe) -> store -> report: lat_pipe and pipe_latency are one cell."""
+    import sys
+    suite = tmp_path / "os.toml"
+    suite.write_text('name = "os"\ndescription = "two OS rows"\n\n[[bench]]\nkernel = "os-ipc"\n'
+                     'params = { kind = ["pipe"] }\nsamples = 2\nmin_time = 0\n\n'
+                     '[[bench]]\nkernel = "os-ipc-bw"\nparams = { kind = ["pipe"] }\nsamples = 2\nmin_time = 0\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    db, out = tmp_path / "runs.db", tmp_path / "report"
+    for args in (["run", "--suite", str(suite), "--cpus", "0", "--db", str(db), "--label", "os", "--quiet"],
+                 ["report", "latest", "--db", str(db), "--format", "md", "-o", str(out)]):
+        proc = subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+    rows = {}
+    for line in (out / "guide.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 2:
+            rows[cells[0].replace("\\_", "_")] = cells[1]
+    assert rows["lat_pipe (us)"] == rows["pipe_latency (microsec)"] != ""
+    assert rows["bw_pipe (MB/s)"] == rows["pipe_bandwidth (MBs)"] != ""
+    assert "lat_unix (us)" not in rows and "af_unix_sock_stream_latency (microsec)" not in rows
