@@ -34,6 +34,34 @@ void pp_peak_write_sse2(void *buf, size_t bytes, uint64_t passes);
 void pp_peak_copy_sse2(void *dst, const void *src, size_t bytes, uint64_t passes);
 #endif
 
+/* LMBench's lat_ops as dependent chains (cpu-ops, docs/probe.md): pp_ops_<type>_<op>(n)
+ * runs n iterations of OPS_<OP>_UNROLL operations, each depending on the one before, from
+ * the start values below, and returns the chain's final value (a float's or double's bits)
+ * so probe-selfcheck can follow the same chain in C. */
+#define OPS_ADD_UNROLL 100    /* 50 x (a += b; b -= a), a = b = 1 */
+#define OPS_BIT_UNROLL 99     /* 33 x (r ^= i; s ^= r; r |= s), r = 1, s = n, i = iterations left */
+#define OPS_MUL_UNROLL 100    /* r *= s, r = 1, s = 3 */
+#define OPS_DIV_UNROLL 100    /* r = s / r: int r = 2, s = 3 << 20; int64 r = 1, s = 2 << 20 */
+#define OPS_MOD_UNROLL 100    /* r = r % s; r |= s: r = 1, s = OPS_MOD_DIVISOR (the or is one cycle) */
+#define OPS_FADD_UNROLL 99    /* 9 x (10 x f += f; f += g), f = 1, g = -1023 */
+#define OPS_FMUL_UNROLL 100   /* f *= f, f = 1 */
+#define OPS_FDIV_UNROLL 100   /* f = g / f, f = 1, g = 1000 */
+#define OPS_MOD_DIVISOR 1000001
+#define OPS_CHAINS(type) \
+    uint64_t pp_ops_##type##_add(uint64_t n); uint64_t pp_ops_##type##_mul(uint64_t n); \
+    uint64_t pp_ops_##type##_div(uint64_t n)
+OPS_CHAINS(int);
+OPS_CHAINS(int64);
+OPS_CHAINS(float);
+OPS_CHAINS(double);
+uint64_t pp_ops_int_bit(uint64_t n);
+uint64_t pp_ops_int_mod(uint64_t n);
+uint64_t pp_ops_int64_bit(uint64_t n);
+uint64_t pp_ops_int64_mod(uint64_t n);
+/* 1 when the CPU has the integer divide instruction the int div/mod chains use (armv7:
+ * the IDIVA hardware capability, absent on Cortex-A8/A9), else 0. */
+int ops_int_div_available(void);
+
 /* "avx512", "neon", "c" ... : what pp_peak_* use on this CPU. */
 const char *peak_isa(void);
 /* The widths this build has ("auto" first, NULL-terminated) and the choice of one:
