@@ -1,7 +1,10 @@
-/* c2c-latency: core-to-core latency. One cache line is bounced between two CPUs: the
- * initiator (pinned on the first CPU) writes an odd value into it and spins until the
- * responder (a helper pinned on the peer) has read it and written the next even value.
- * A sample is `reps` such round trips; one-way latency = round trip / 2.
+/* c2c-latency: core-to-core latency. One cache line is bounced between two CPUs: a flag
+ * the responder (a helper pinned on the peer) turns from 0 to 1 and the initiator (pinned on
+ * the first CPU) turns back to 0, each with a compare-and-swap it spins on until the other
+ * has made its move. A spinning CAS holds the line exclusive, so the line moves once per
+ * hand-off (spinning on a plain load would share it and add an invalidation to every
+ * hand-off); this is core-to-core-latency's "CAS on a single shared cache line" and what a
+ * spinlock hand-off costs. A sample is `reps` round trips; one-way latency = round trip / 2.
  *
  * Every unordered pair of --cpus is measured, one pair at a time, so that nothing else the
  * probe runs shares the caches or the interconnect. A round trip moves the line both ways,
@@ -24,41 +27,42 @@
 /* The responder must answer the first ping within this, or the pair is reported failed
  * (its CPU did not run the helper: offline, or held by a real-time task). */
 #define C2C_ANSWER_S 1.0
+/* Round trips per sample at least: the counter reads around a sample (tens of ns with
+ * their fences) stay under 1% of it, as in c2clat's 100-round-trip samples. */
+#define C2C_MIN_ROUND_TRIPS 100
 
 static const struct kernel_param params[] = {
     {NULL, NULL, NULL, NULL, false},
 };
 
 struct pingpong {
-    alignas(C2C_LINE) _Atomic uint64_t seq;   /* even: the initiator's turn; odd: the responder's */
-    char pad[C2C_LINE - sizeof(uint64_t)];
-    uint64_t next;                            /* initiator only: the even value it holds */
+    alignas(C2C_LINE) _Atomic int flag;   /* 0: the responder's move; 1: the initiator's */
+    char pad[C2C_LINE - sizeof(int)];
     int peer;
 };
+
+/* Moves the flag from `from` to !from as soon as it holds `from`. Relaxed: the line itself
+ * is all that is exchanged. */
+static inline int flip(_Atomic int *flag, int from)
+{
+    int expected = from;
+    return atomic_compare_exchange_strong_explicit(flag, &expected, !from, memory_order_relaxed,
+                                                   memory_order_relaxed);
+}
 
 static void respond(void *arg, volatile int *stop)
 {
     struct pingpong *pp = arg;
-    for (;;) {
-        uint64_t v = atomic_load_explicit(&pp->seq, memory_order_acquire);
-        if (v & 1)
-            atomic_store_explicit(&pp->seq, v + 1, memory_order_release);
-        else if (*stop)
-            return;
-    }
+    while (!*stop)
+        flip(&pp->flag, 0);
 }
 
 static void round_trips(void *state, uint64_t reps)
 {
     struct pingpong *pp = state;
-    uint64_t v = pp->next;
-    for (uint64_t r = 0; r < reps; r++) {
-        atomic_store_explicit(&pp->seq, v + 1, memory_order_release);
-        while (atomic_load_explicit(&pp->seq, memory_order_acquire) != v + 2)
+    for (uint64_t r = 0; r < reps; r++)
+        while (!flip(&pp->flag, 1))
             ;
-        v += 2;
-    }
-    pp->next = v;
 }
 
 static int measure_pair(struct cpu_job *job)
@@ -71,9 +75,8 @@ static int measure_pair(struct cpu_job *job)
         return -1;
     }
     /* first ping with a deadline: a responder that never runs must not hang the probe */
-    uint64_t v = pp->next, t0 = counter_read(), limit = (uint64_t)(C2C_ANSWER_S * counter_info()->freq_hz);
-    atomic_store_explicit(&pp->seq, v + 1, memory_order_release);
-    while (atomic_load_explicit(&pp->seq, memory_order_acquire) != v + 2) {
+    uint64_t t0 = counter_read(), limit = (uint64_t)(C2C_ANSWER_S * counter_info()->freq_hz);
+    while (!flip(&pp->flag, 1)) {
         if (counter_read() - t0 > limit || probe_interrupted()) {
             snprintf(job->err, sizeof job->err, "CPU %d did not answer within %.0f s (offline or busy?)",
                      pp->peer, C2C_ANSWER_S);
@@ -83,9 +86,8 @@ static int measure_pair(struct cpu_job *job)
             return -1;
         }
     }
-    pp->next = v + 2;
     exec_ready(job);
-    exec_sample(job, round_trips, pp, 1);
+    exec_sample(job, round_trips, pp, C2C_MIN_ROUND_TRIPS);
     helper_stop(h);
     return 0;
 }
