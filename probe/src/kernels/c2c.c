@@ -92,21 +92,24 @@ static int measure_pair(struct cpu_job *job)
     return 0;
 }
 
-static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+/* One CPU, or --mode parallel, leaves nothing to measure: not an error, so a suite run with
+ * --cpus 0 or --mode parallel goes on, but a warning says why there is no matrix. */
+static const char *not_applicable(const struct run_ctx *ctx)
 {
-    if (ctx->mode == MODE_PARALLEL) {
-        snprintf(err, errlen, "c2c-latency: pairs are measured one at a time (valid: --mode serial)");
-        return -1;
-    }
-    if (ctx->ncpus < 2) {
-        snprintf(err, errlen, "c2c-latency: needs at least two CPUs in --cpus (valid: e.g. 0,1 or 0-3)");
-        return -1;
-    }
-    return 0;
+    if (ctx->mode == MODE_PARALLEL)
+        return "c2c-latency measures one pair at a time: nothing measured with --mode parallel "
+               "(use --mode serial)";
+    if (ctx->ncpus < 2)
+        return "c2c-latency needs at least two CPUs in --cpus (e.g. 0,1 or 0-3): nothing measured";
+    return NULL;
 }
 
 static int run(struct run_ctx *ctx)
 {
+    if (not_applicable(ctx)) {
+        emit_warning("c2c-not-applicable", not_applicable(ctx), -1);
+        return 0;
+    }
     struct run_ctx *one = malloc(sizeof *one);   /* ctx with the pair's first CPU only */
     struct pingpong *pp = aligned_alloc(C2C_LINE, sizeof *pp);
     double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
@@ -158,6 +161,6 @@ const struct kernel c2c_latency_kernel = {
     .help = "core-to-core latency: one cache line bounced between every pair of CPUs (one-way ns)",
     .params = params,
     .available = NULL,
-    .prepare = prepare,
+    .prepare = NULL,
     .run = run,
 };
