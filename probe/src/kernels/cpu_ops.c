@@ -3,9 +3,10 @@
  * (arch/<arch>/ops.S, defined op by op in docs/probe.md "cpu-ops"). Per CPU, in ns and in
  * that core's cycles (the add chain's clock, counter.h core_clock_on_cpu).
  *
- * mod is LMBench's r = r % s; r |= s: the or keeps the dividend from collapsing to 0 and is
- * one single-cycle ALU operation on the chain, so one core cycle per operation is
- * subtracted (LMBench subtracts its measured bit time for the same reason). */
+ * Two chains carry a single-cycle ALU operation that is not the one measured, as in
+ * LMBench: mod's r |= s (keeps the dividend from collapsing to 0) and mul's r -= t every
+ * ten multiplications (brings r back to its start). LMBench subtracts its measured add or
+ * bit time for them; here their known latency, one core cycle each, is subtracted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,20 +31,20 @@ struct op_chain {
     const char *type, *op;
     uint64_t (*loop)(uint64_t n);
     int unroll;           /* operations per loop iteration */
-    int extra_cycles;     /* single-cycle operations on the chain per operation, subtracted */
+    double extra_cycles;  /* single-cycle operations on the chain per operation, subtracted */
     int needs_int_div;    /* uses the integer divide instruction (ops_int_div_available) */
 };
 
 static const struct op_chain chains[] = {
     {"int", "add", pp_ops_int_add, OPS_ADD_UNROLL, 0, 0},
-    {"int", "mul", pp_ops_int_mul, OPS_MUL_UNROLL, 0, 0},
+    {"int", "mul", pp_ops_int_mul, OPS_MUL_UNROLL, OPS_MUL_EXTRA, 0},
     {"int", "div", pp_ops_int_div, OPS_DIV_UNROLL, 0, 1},
-    {"int", "mod", pp_ops_int_mod, OPS_MOD_UNROLL, 1, 1},
+    {"int", "mod", pp_ops_int_mod, OPS_MOD_UNROLL, OPS_MOD_EXTRA, 1},
     {"int", "bit", pp_ops_int_bit, OPS_BIT_UNROLL, 0, 0},
     {"int64", "add", pp_ops_int64_add, OPS_ADD_UNROLL, 0, 0},
-    {"int64", "mul", pp_ops_int64_mul, OPS_MUL_UNROLL, 0, 0},
+    {"int64", "mul", pp_ops_int64_mul, OPS_MUL_UNROLL, OPS_MUL_EXTRA, 0},
     {"int64", "div", pp_ops_int64_div, OPS_DIV_UNROLL, 0, 0},
-    {"int64", "mod", pp_ops_int64_mod, OPS_MOD_UNROLL, 1, 0},
+    {"int64", "mod", pp_ops_int64_mod, OPS_MOD_UNROLL, OPS_MOD_EXTRA, 0},
     {"int64", "bit", pp_ops_int64_bit, OPS_BIT_UNROLL, 0, 0},
     {"float", "add", pp_ops_float_add, OPS_FADD_UNROLL, 0, 0},
     {"float", "mul", pp_ops_float_mul, OPS_FMUL_UNROLL, 0, 0},
@@ -122,8 +123,8 @@ static void emit_chain(struct run_ctx *ctx, const struct op_chain *chain, struct
     char params_json[64];
     snprintf(params_json, sizeof params_json, "{\"op\":\"%s\",\"type\":\"%s\"}", chain->op, chain->type);
     if (chain->extra_cycles && !cc->valid) {
-        emit_warning("no-core-clock", "cpu-ops: mod needs the core clock to take the or's cycle out; "
-                     "not measured", job->cpu);
+        emit_warning("no-core-clock", "cpu-ops: mul and mod need the core clock to take their "
+                     "extra cycle out; not measured", job->cpu);
         return;
     }
     for (int i = 0; i < job->nsamples; i++) {

@@ -84,24 +84,37 @@ NEXT int64_bit
     mov     x0, x1
 END int64_bit
 
-/* mul: r *= s */
+/* mul: ten r *= s, then r -= t, which brings r back to its start (t = r * s^10 - r) */
 HEAD int_mul
-    mov     w1, #1
-    mov     w2, #3
+    mov     w1, #37432
+    mov     w2, #5
+    movz    w3, #0x1640
+    movk    w3, #0x1c4a, lsl #16
 LOOP int_mul
-    .rept 100
+    .rept 10
+    .rept 10
     mul     w1, w1, w2
+    .endr
+    sub     w1, w1, w3
     .endr
 NEXT int_mul
     mov     w0, w1
 END int_mul
 
 HEAD int64_mul
-    mov     x1, #1
-    mov     x2, #3
+    movz    x1, #0x922d
+    movk    x1, #0x7, lsl #32
+    mov     x2, #5
+    movz    x3, #0xf598
+    movk    x3, #0x15e2, lsl #16
+    movk    x3, #0x151d, lsl #32
+    movk    x3, #0x0413, lsl #48
 LOOP int64_mul
-    .rept 100
+    .rept 10
+    .rept 10
     mul     x1, x1, x2
+    .endr
+    sub     x1, x1, x3
     .endr
 NEXT int64_mul
     mov     x0, x1
@@ -109,8 +122,8 @@ END int64_mul
 
 /* div: r = s / r */
 HEAD int_div
-    mov     w1, #2
-    mov     w2, #(3 << 20)
+    mov     w1, #37
+    mov     w2, #(38 << 20)
 LOOP int_div
     .rept 100
     sdiv    w1, w2, w1
@@ -120,8 +133,12 @@ NEXT int_div
 END int_div
 
 HEAD int64_div
-    mov     x1, #1
-    mov     x2, #(2 << 20)
+    movz    x1, #0x25
+    movk    x1, #0x4a, lsl #32
+    movz    x2, #0xc000
+    movk    x2, #0x6, lsl #16
+    movk    x2, #0x4000, lsl #32
+    movk    x2, #0x9, lsl #48
 LOOP int64_div
     .rept 100
     sdiv    x1, x2, x1
@@ -130,11 +147,10 @@ NEXT int64_div
     mov     x0, x1
 END int64_div
 
-/* mod: r = r % s; r |= s */
+/* mod: r %= s; r |= s */
 HEAD int_mod
-    mov     w1, #1
-    movz    w2, #(1000001 & 0xffff)
-    movk    w2, #(1000001 >> 16), lsl #16
+    add     w1, w0, #1
+    mov     w2, #63
 LOOP int_mod
     .rept 100
     sdiv    w3, w1, w2
@@ -146,9 +162,8 @@ NEXT int_mod
 END int_mod
 
 HEAD int64_mod
-    mov     x1, #1
-    movz    x2, #(1000001 & 0xffff)
-    movk    x2, #(1000001 >> 16), lsl #16
+    lsl     x1, x0, #33
+    mov     x2, #(1 << 57)
 LOOP int64_mod
     .rept 100
     sdiv    x3, x1, x2
@@ -192,48 +207,72 @@ NEXT double_add
     fmov    x0, d0
 END double_add
 
-/* mul: f *= f from 1 (stays 1: no denormals, no infinities) */
+/* mul: f *= f; f *= g from f = 8, g = 0.125 (f stays 8) */
 HEAD float_mul
-    fmov    s0, #1.0
+    fmov    s0, #8.0
+    fmov    s1, #0.125
 LOOP float_mul
-    .rept 100
+    .rept 50
     fmul    s0, s0, s0
+    fmul    s0, s0, s1
     .endr
 NEXT float_mul
     fmov    w0, s0
 END float_mul
 
 HEAD double_mul
-    fmov    d0, #1.0
+    fmov    d0, #8.0
+    fmov    d1, #0.125
 LOOP double_mul
-    .rept 100
+    .rept 50
     fmul    d0, d0, d0
+    fmul    d0, d0, d1
     .endr
 NEXT double_mul
     fmov    x0, d0
 END double_mul
 
-/* div: f = g / f (1, 1000, 1, ...) */
+/* div: ten f = g / f, then ten g = f / g, from f = 1.41421356, g = 3.14159265 (full
+ * mantissas: some dividers finish early on simple ones) */
 HEAD float_div
-    fmov    s0, #1.0
-    movz    w3, #0x447a, lsl #16
+    movz    w3, #0x04f3
+    movk    w3, #0x3fb5, lsl #16
+    fmov    s0, w3
+    movz    w3, #0x0fdb
+    movk    w3, #0x4049, lsl #16
     fmov    s1, w3
 LOOP float_div
-    .rept 100
+    .rept 5
+    .rept 10
     fdiv    s0, s1, s0
+    .endr
+    .rept 10
+    fdiv    s1, s0, s1
+    .endr
     .endr
 NEXT float_div
     fmov    w0, s0
 END float_div
 
 HEAD double_div
-    fmov    d0, #1.0
-    movz    x3, #0x4000, lsl #32
-    movk    x3, #0x408f, lsl #48
+    movz    x3, #0x27df
+    movk    x3, #0x65dc, lsl #16
+    movk    x3, #0xa09e, lsl #32
+    movk    x3, #0x3ff6, lsl #48
+    fmov    d0, x3
+    movz    x3, #0xd4f1
+    movk    x3, #0x53c8, lsl #16
+    movk    x3, #0x21fb, lsl #32
+    movk    x3, #0x4009, lsl #48
     fmov    d1, x3
 LOOP double_div
-    .rept 100
+    .rept 5
+    .rept 10
     fdiv    d0, d1, d0
+    .endr
+    .rept 10
+    fdiv    d1, d0, d1
+    .endr
     .endr
 NEXT double_div
     fmov    x0, d0

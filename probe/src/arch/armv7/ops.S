@@ -108,13 +108,18 @@ NEXT int64_bit
     mov     r1, r3
 END int64_bit
 
-/* mul: r *= s */
+/* mul: ten r *= s, then r -= t, which brings r back to its start (t = r * s^10 - r) */
 HEAD int_mul
-    mov     r2, #1
-    mov     r3, #3
+    movw    r2, #37432
+    mov     r3, #5
+    movw    r4, #0x1640
+    movt    r4, #0x1c4a
 LOOP int_mul
-    .rept 100
+    .rept 10
+    .rept 10
     mul     r2, r2, r3
+    .endr
+    sub     r2, r2, r4
     .endr
 NEXT int_mul
     mov     r0, r2
@@ -122,16 +127,24 @@ NEXT int_mul
 END int_mul
 
 HEAD int64_mul
-    mov     r2, #1          @ r = r2:r3
-    mov     r3, #0
-    mov     r4, #3          @ s = r4:r5
+    movw    r2, #0x922d     @ r = r2:r3
+    mov     r3, #7
+    mov     r4, #5          @ s = r4:r5
     mov     r5, #0
+    movw    r6, #0xf598     @ t = r6:r7
+    movt    r6, #0x15e2
+    movw    r7, #0x151d
+    movt    r7, #0x0413
 LOOP int64_mul
-    .rept 100
+    .rept 10
+    .rept 10
     mul     ip, r2, r5
     mla     ip, r3, r4, ip
     umull   r2, r3, r2, r4
     add     r3, r3, ip
+    .endr
+    subs    r2, r2, r6
+    sbc     r3, r3, r7
     .endr
 NEXT int64_mul
     mov     r0, r2
@@ -140,8 +153,8 @@ END int64_mul
 
 /* div: r = s / r */
 HEAD int_div
-    mov     r2, #2
-    mov     r3, #(3 << 20)
+    mov     r2, #37
+    mov     r3, #(38 << 20)
 LOOP int_div
     .rept 100
     sdiv    r2, r3, r2
@@ -154,10 +167,12 @@ END int_div
 HEAD int64_div
     mov     r4, r0          @ counter r4:r5 (the call takes r0-r3)
     mov     r5, r1
-    mov     r6, #(2 << 20)  @ s = r6:r7
-    mov     r7, #0
-    mov     r8, #1          @ r = r8:r9
-    mov     r9, #0
+    movw    r6, #0xc000     @ s = r6:r7
+    movt    r6, #0x6
+    movw    r7, #0x4000
+    movt    r7, #0x9
+    mov     r8, #0x25       @ r = r8:r9
+    mov     r9, #0x4a
     orrs    ip, r4, r5
     beq     9f
     .p2align 6
@@ -180,11 +195,10 @@ pp_ops_int64_div_loop:
     mov     r1, r9
 END int64_div
 
-/* mod: r = r % s; r |= s */
+/* mod: r %= s; r |= s */
 HEAD int_mod
-    mov     r2, #1
-    movw    r3, #(1000001 & 0xffff)
-    movt    r3, #(1000001 >> 16)
+    add     r2, r0, #1
+    mov     r3, #63
 LOOP int_mod
     .rept 100
     sdiv    ip, r2, r3
@@ -199,11 +213,10 @@ END int_mod
 HEAD int64_mod
     mov     r4, r0          @ counter r4:r5
     mov     r5, r1
-    movw    r6, #(1000001 & 0xffff)   @ s = r6:r7
-    movt    r6, #(1000001 >> 16)
-    mov     r7, #0
-    mov     r8, #1          @ r = r8:r9
-    mov     r9, #0
+    mov     r6, #0          @ s = r6:r7 = 1 << 57
+    mov     r7, #(1 << 25)
+    mov     r8, #0          @ r = r8:r9 = 2n << 32
+    lsl     r9, r0, #1
     orrs    ip, r4, r5
     beq     9f
     .p2align 6
@@ -261,12 +274,14 @@ NEXT double_add
     vmov    r0, r1, d0
 END double_add
 
-/* mul: f *= f from 1 (stays 1: no denormals, no infinities) */
+/* mul: f *= f; f *= g from f = 8, g = 0.125 (f stays 8) */
 HEAD float_mul
-    vmov.f32 s0, #1.0
+    vmov.f32 s0, #8.0
+    vmov.f32 s1, #0.125
 LOOP float_mul
-    .rept 100
+    .rept 50
     vmul.f32 s0, s0, s0
+    vmul.f32 s0, s0, s1
     .endr
 NEXT float_mul
     vmov    r0, s0
@@ -274,24 +289,34 @@ NEXT float_mul
 END float_mul
 
 HEAD double_mul
-    vmov.f64 d0, #1.0
+    vmov.f64 d0, #8.0
+    vmov.f64 d1, #0.125
 LOOP double_mul
-    .rept 100
+    .rept 50
     vmul.f64 d0, d0, d0
+    vmul.f64 d0, d0, d1
     .endr
 NEXT double_mul
     vmov    r0, r1, d0
 END double_mul
 
-/* div: f = g / f (1, 1000, 1, ...) */
+/* div: ten f = g / f, then ten g = f / g, from f = 1.41421356, g = 3.14159265 (full
+ * mantissas: some dividers finish early on simple ones) */
 HEAD float_div
-    vmov.f32 s0, #1.0
-    movw    r2, #0
-    movt    r2, #0x447a
+    movw    r2, #0x04f3
+    movt    r2, #0x3fb5
+    vmov    s0, r2
+    movw    r2, #0x0fdb
+    movt    r2, #0x4049
     vmov    s1, r2
 LOOP float_div
-    .rept 100
+    .rept 5
+    .rept 10
     vdiv.f32 s0, s1, s0
+    .endr
+    .rept 10
+    vdiv.f32 s1, s0, s1
+    .endr
     .endr
 NEXT float_div
     vmov    r0, s0
@@ -299,14 +324,24 @@ NEXT float_div
 END float_div
 
 HEAD double_div
-    vmov.f64 d0, #1.0
-    mov     r2, #0
-    movw    r3, #0x4000
-    movt    r3, #0x408f
+    movw    r2, #0x27df
+    movt    r2, #0x65dc
+    movw    r3, #0xa09e
+    movt    r3, #0x3ff6
+    vmov    d0, r2, r3
+    movw    r2, #0xd4f1
+    movt    r2, #0x53c8
+    movw    r3, #0x21fb
+    movt    r3, #0x4009
     vmov    d1, r2, r3
 LOOP double_div
-    .rept 100
+    .rept 5
+    .rept 10
     vdiv.f64 d0, d1, d0
+    .endr
+    .rept 10
+    vdiv.f64 d1, d0, d1
+    .endr
     .endr
 NEXT double_div
     vmov    r0, r1, d0

@@ -38,19 +38,23 @@
             }                                                         \
         return (uint64_t)r;                                           \
     }
-#define MUL(T, name)                                                  \
-    uint64_t OPS_NAME(name##_mul)(uint64_t n)                          \
+#define MUL(T, name, r0, t0)                                          \
+    uint64_t OPS_NAME(name##_mul)(uint64_t n)                         \
     {                                                                 \
-        T r = 1, s = 3;                                               \
+        T r = r0, s = OPS_MUL_S, t = t0;                              \
         KEEP(s);                                                      \
+        KEEP(t);                                                      \
         while (n-- > 0)                                               \
-            for (int i = 0; i < OPS_MUL_UNROLL; i++) {                \
-                r *= s; KEEP(r);                                      \
+            for (int i = 0; i < OPS_MUL_UNROLL / 10; i++) {           \
+                for (int j = 0; j < 10; j++) {                        \
+                    r *= s; KEEP(r);                                  \
+                }                                                     \
+                r -= t; KEEP(r);                                      \
             }                                                         \
         return (uint64_t)r;                                           \
     }
 #define DIV(T, name, r0, s0)                                          \
-    uint64_t OPS_NAME(name##_div)(uint64_t n)                          \
+    uint64_t OPS_NAME(name##_div)(uint64_t n)                         \
     {                                                                 \
         T r = r0, s = s0;                                             \
         KEEP(s);                                                      \
@@ -60,16 +64,16 @@
             }                                                         \
         return (uint64_t)r;                                           \
     }
-#define MOD(T, name)                                                  \
-    uint64_t OPS_NAME(name##_mod)(uint64_t n)                          \
+#define MOD(T, U, name, r0, s0)                                       \
+    uint64_t OPS_NAME(name##_mod)(uint64_t n)                         \
     {                                                                 \
-        T r = 1, s = OPS_MOD_DIVISOR;                                 \
+        T r = (T)(U)(r0), s = s0;                                     \
         KEEP(s);                                                      \
         while (n-- > 0)                                               \
             for (int i = 0; i < OPS_MOD_UNROLL; i++) {                \
-                r = r % s; r |= s; KEEP(r);                           \
+                r %= s; r |= s; KEEP(r);                              \
             }                                                         \
-        return (uint64_t)r;                                           \
+        return (uint64_t)(U)r;                                        \
     }
 
 /* int arithmetic wraps in the assembly; unsigned C types give the same bits without
@@ -78,12 +82,12 @@ ADD(uint32_t, int)
 ADD(uint64_t, int64)
 BIT(uint32_t, int)
 BIT(uint64_t, int64)
-MUL(uint32_t, int)
-MUL(uint64_t, int64)
-DIV(int32_t, int, 2, 3 << 20)
-DIV(int64_t, int64, 1, 2 << 20)
-MOD(int32_t, int)
-MOD(int64_t, int64)
+MUL(uint32_t, int, OPS_INT_MUL_R, OPS_INT_MUL_T)
+MUL(uint64_t, int64, OPS_INT64_MUL_R, OPS_INT64_MUL_T)
+DIV(int32_t, int, OPS_INT_DIV_R, OPS_INT_DIV_S)
+DIV(int64_t, int64, OPS_INT64_DIV_R, OPS_INT64_DIV_S)
+MOD(int32_t, uint32_t, int, n + 1, OPS_INT_MOD_S)
+MOD(int64_t, uint64_t, int64, (2 * n) << 32, OPS_INT64_MOD_S)
 
 #define FP(T, name, BITS)                                             \
     static uint64_t name##_bits(T f)                                  \
@@ -105,22 +109,28 @@ MOD(int64_t, int64)
             }                                                         \
         return name##_bits(f);                                        \
     }                                                                 \
-    uint64_t OPS_NAME(name##_mul)(uint64_t n)                          \
+    uint64_t OPS_NAME(name##_mul)(uint64_t n)                         \
     {                                                                 \
-        T f = 1;                                                      \
+        T f = 8, g = 0.125;                                           \
+        KEEP_FP(g);                                                   \
         while (n-- > 0)                                               \
-            for (int i = 0; i < OPS_FMUL_UNROLL; i++) {               \
+            for (int i = 0; i < OPS_FMUL_UNROLL / 2; i++) {           \
                 f *= f; KEEP_FP(f);                                   \
+                f *= g; KEEP_FP(f);                                   \
             }                                                         \
         return name##_bits(f);                                        \
     }                                                                 \
-    uint64_t OPS_NAME(name##_div)(uint64_t n)                          \
+    uint64_t OPS_NAME(name##_div)(uint64_t n)                         \
     {                                                                 \
-        T f = 1, g = 1000;                                            \
-        KEEP_FP(g);                                                   \
+        T f = (T)1.41421356, g = (T)3.14159265;                       \
         while (n-- > 0)                                               \
-            for (int i = 0; i < OPS_FDIV_UNROLL; i++) {               \
-                f = g / f; KEEP_FP(f);                                \
+            for (int i = 0; i < OPS_FDIV_UNROLL / 20; i++) {          \
+                for (int j = 0; j < 10; j++) {                        \
+                    f = g / f; KEEP_FP(f);                            \
+                }                                                     \
+                for (int j = 0; j < 10; j++) {                        \
+                    g = f / g; KEEP_FP(g);                            \
+                }                                                     \
             }                                                         \
         return name##_bits(f);                                        \
     }

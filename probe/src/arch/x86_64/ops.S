@@ -80,31 +80,39 @@ LOOP int64_bit
 NEXT int64_bit
 END int64_bit
 
-/* mul: r *= s */
+/* mul: ten r *= s, then r -= t, which brings r back to its start (t = r * s^10 - r) */
 HEAD int_mul
-    mov     $1, %eax
-    mov     $3, %ecx
+    mov     $37432, %eax
+    mov     $5, %ecx
+    mov     $0x1c4a1640, %edx
 LOOP int_mul
-    .rept 100
+    .rept 10
+    .rept 10
     imul    %ecx, %eax
+    .endr
+    sub     %edx, %eax
     .endr
 NEXT int_mul
 END int_mul
 
 HEAD int64_mul
-    mov     $1, %eax
-    mov     $3, %ecx
+    movabs  $0x70000922d, %rax
+    mov     $5, %ecx
+    movabs  $0x413151d15e2f598, %rdx
 LOOP int64_mul
-    .rept 100
+    .rept 10
+    .rept 10
     imul    %rcx, %rax
+    .endr
+    sub     %rdx, %rax
     .endr
 NEXT int64_mul
 END int64_mul
 
 /* div: r = s / r; the dividend s is reloaded and sign-extended off the chain */
 HEAD int_div
-    mov     $2, %ecx
-    mov     $(3 << 20), %esi
+    mov     $37, %ecx
+    mov     $(38 << 20), %esi
 LOOP int_div
     .rept 100
     mov     %esi, %eax
@@ -117,8 +125,8 @@ NEXT int_div
 END int_div
 
 HEAD int64_div
-    mov     $1, %ecx
-    mov     $(2 << 20), %esi
+    movabs  $0x4a00000025, %rcx
+    movabs  $0x940000006c000, %rsi
 LOOP int64_div
     .rept 100
     mov     %rsi, %rax
@@ -130,10 +138,10 @@ NEXT int64_div
     mov     %rcx, %rax
 END int64_div
 
-/* mod: r = r % s; r |= s */
+/* mod: r %= s; r |= s */
 HEAD int_mod
-    mov     $1, %eax
-    mov     $1000001, %esi
+    lea     1(%rdi), %eax
+    mov     $63, %esi
 LOOP int_mod
     .rept 100
     cltd
@@ -145,8 +153,9 @@ NEXT int_mod
 END int_mod
 
 HEAD int64_mod
-    mov     $1, %eax
-    mov     $1000001, %esi
+    lea     (%rdi,%rdi), %rax
+    shl     $32, %rax
+    movabs  $0x200000000000000, %rsi
 LOOP int64_mod
     .rept 100
     cqto
@@ -190,59 +199,74 @@ NEXT double_add
     movq    %xmm0, %rax
 END double_add
 
-/* mul: f *= f from 1 (stays 1: no denormals, no infinities) */
+/* mul: f *= f; f *= g from f = 8, g = 0.125 (f stays 8) */
 HEAD float_mul
-    mov     $0x3f800000, %eax
+    mov     $0x41000000, %eax
     movd    %eax, %xmm0
+    mov     $0x3e000000, %eax
+    movd    %eax, %xmm1
 LOOP float_mul
-    .rept 100
+    .rept 50
     mulss   %xmm0, %xmm0
+    mulss   %xmm1, %xmm0
     .endr
 NEXT float_mul
     movd    %xmm0, %eax
 END float_mul
 
 HEAD double_mul
-    movabs  $0x3ff0000000000000, %rax
+    movabs  $0x4020000000000000, %rax
     movq    %rax, %xmm0
+    movabs  $0x3fc0000000000000, %rax
+    movq    %rax, %xmm1
 LOOP double_mul
-    .rept 100
+    .rept 50
     mulsd   %xmm0, %xmm0
+    mulsd   %xmm1, %xmm0
     .endr
 NEXT double_mul
     movq    %xmm0, %rax
 END double_mul
 
-/* div: f = g / f (1, 1000, 1, ...); SSE divides in place, so f alternates between xmm0
- * and xmm2, each first set to g by a copy that does not wait for the chain */
+/* div: ten f = g / f, then ten g = f / g, from f = 1.41421356, g = 3.14159265 (full
+ * mantissas: some dividers finish early on simple ones). SSE divides in place, so the new
+ * value goes to xmm2 and back, each time after a copy of the other operand that does not
+ * wait for the chain. */
+.macro DIV_PHASES div, mov
+    .rept 5
+    .rept 5
+    \mov    %xmm1, %xmm2
+    \div    %xmm0, %xmm2
+    \mov    %xmm1, %xmm0
+    \div    %xmm2, %xmm0
+    .endr
+    .rept 5
+    \mov    %xmm0, %xmm2
+    \div    %xmm1, %xmm2
+    \mov    %xmm0, %xmm1
+    \div    %xmm2, %xmm1
+    .endr
+    .endr
+.endm
+
 HEAD float_div
-    mov     $0x3f800000, %eax
+    mov     $0x3fb504f3, %eax
     movd    %eax, %xmm0
-    mov     $0x447a0000, %eax
+    mov     $0x40490fdb, %eax
     movd    %eax, %xmm1
 LOOP float_div
-    .rept 50
-    movaps  %xmm1, %xmm2
-    divss   %xmm0, %xmm2
-    movaps  %xmm1, %xmm0
-    divss   %xmm2, %xmm0
-    .endr
+    DIV_PHASES divss, movaps
 NEXT float_div
     movd    %xmm0, %eax
 END float_div
 
 HEAD double_div
-    movabs  $0x3ff0000000000000, %rax
+    movabs  $0x3ff6a09e65dc27df, %rax
     movq    %rax, %xmm0
-    movabs  $0x408f400000000000, %rax
+    movabs  $0x400921fb53c8d4f1, %rax
     movq    %rax, %xmm1
 LOOP double_div
-    .rept 50
-    movapd  %xmm1, %xmm2
-    divsd   %xmm0, %xmm2
-    movapd  %xmm1, %xmm0
-    divsd   %xmm2, %xmm0
-    .endr
+    DIV_PHASES divsd, movapd
 NEXT double_div
     movq    %xmm0, %rax
 END double_div
