@@ -120,3 +120,17 @@ def test_no_c2c_results_no_section(store):
     store.finish_run(run, "complete")
     doc = build_document(load(store, ["empty"]))
     assert all(s.title != "Core-to-core latency" for s in doc.sections)
+
+
+def test_a_server_sized_matrix_stays_one_well_formed_plot():
+    """64 CPUs in two sockets: every cell drawn, one boundary, every fourth CPU labelled."""
+    from platperf.report.svg import heatmap
+    n = 64
+    values = [[None if i == j else (30.0 if (i < 32) == (j < 32) else 140.0) for j in range(n)] for i in range(n)]
+    svg = ET.fromstring(heatmap("c2c <64>", [str(i) for i in range(n)], values, unit="ns", boundaries=[32],
+                                groups=[("socket 0", 0, 31), ("socket 1", 32, 63)]))
+    assert len(svg.findall(f"{SVG}rect[@class='cell']")) == n * n
+    assert len(svg.findall(f"{SVG}path[@class='cluster-boundary']")) == 1
+    labels = [t.text for t in svg.findall(f"{SVG}text")]
+    assert "4" in labels and "5" not in labels and "socket 1" in labels
+    assert svg.find(f"{SVG}title").text == "c2c <64>"
