@@ -3,7 +3,9 @@
  *   - the chase ring visits every element exactly once per cycle (seq and random), and
  *     the assembly pp_chase ends where a C walk of the same ring ends;
  *   - the bw_mem kernels touch exactly the words their pattern names;
- *   - STREAM kernels give STREAM's expected values; peak copy/write give the right data. */
+ *   - STREAM kernels give STREAM's expected values; peak copy/write give the right data;
+ *   - every cpu-ops chain ends on the value the C model of the same chain
+ *     (arch/generic/ops.c, included below under other names) ends on. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,11 @@
 #include "chase.h"
 #include "counter.h"
 #include "timed_loops.h"
+
+/* The C chains as the model of the assembly ones: model_ops_<type>_<op>(n). */
+#define OPS_NAME(name) model_ops_##name
+#define OPS_MODEL 1
+#include "generic/ops.c"
 
 static int checks, failures;
 
@@ -171,6 +178,33 @@ static void check_peak(const char *isa, peak_read_fn rd, peak_write_fn wr, peak_
     buffer_free(m, bytes, 2);
 }
 
+static void check_ops(void)
+{
+    static const struct {
+        const char *name;
+        uint64_t (*chain)(uint64_t), (*model)(uint64_t);
+        int needs_int_div;
+    } ops[] = {
+#define OPS_ROW(name, div) {#name, pp_ops_##name, model_ops_##name, div}
+        OPS_ROW(int_add, 0), OPS_ROW(int_mul, 0), OPS_ROW(int_div, 1), OPS_ROW(int_mod, 1),
+        OPS_ROW(int_bit, 0), OPS_ROW(int64_add, 0), OPS_ROW(int64_mul, 0), OPS_ROW(int64_div, 0),
+        OPS_ROW(int64_mod, 0), OPS_ROW(int64_bit, 0), OPS_ROW(float_add, 0), OPS_ROW(float_mul, 0),
+        OPS_ROW(float_div, 0), OPS_ROW(double_add, 0), OPS_ROW(double_mul, 0), OPS_ROW(double_div, 0),
+    };
+    static const uint64_t counts[] = {0, 1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (ops[i].needs_int_div && !ops_int_div_available())
+            continue;
+        for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+            char what[96];
+            snprintf(what, sizeof what, "pp_ops_%s(%llu) ends where the C chain ends", ops[i].name,
+                     (unsigned long long)counts[c]);
+            uint64_t got = ops[i].chain(counts[c]), want = ops[i].model(counts[c]);
+            check(got == want, what, got, want);
+        }
+    }
+}
+
 int main(void)
 {
     counter_init();
@@ -188,6 +222,7 @@ int main(void)
     check_stream(512);
     check_stream(64 * 1024 + 512);
     check_stream(174592);   /* three buffers whose skews exceed the page rounding */
+    check_ops();
     check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 512);
     check_peak(peak_isa(), pp_peak_read, pp_peak_write, pp_peak_copy, 64 * 1024 + 512);
 #if defined(__x86_64__) && !defined(PLATPERF_FALLBACK)

@@ -34,6 +34,49 @@ void pp_peak_write_sse2(void *buf, size_t bytes, uint64_t passes);
 void pp_peak_copy_sse2(void *dst, const void *src, size_t bytes, uint64_t passes);
 #endif
 
+/* LMBench 3's lat_ops as dependent chains (cpu-ops, docs/probe.md): pp_ops_<type>_<op>(n)
+ * runs n iterations of OPS_<OP>_UNROLL operations, each depending on the one before, from
+ * lat_ops.c's start values (N = 1), and returns the chain's final value (a float's or
+ * double's bits) so probe-selfcheck can follow the same chain in C (arch/generic/ops.c). */
+#define OPS_ADD_UNROLL 100    /* 50 x (a += b; b -= a) */
+#define OPS_BIT_UNROLL 99     /* 33 x (r ^= i; s ^= r; r |= s), i = iterations left */
+#define OPS_MUL_UNROLL 100    /* 10 x (10 x r *= s; r -= t): the sub is not counted */
+#define OPS_DIV_UNROLL 100    /* r = s / r */
+#define OPS_MOD_UNROLL 100    /* r %= s; r |= s: the or is not counted */
+#define OPS_FADD_UNROLL 99    /* 9 x (10 x f += f; f += g) */
+#define OPS_FMUL_UNROLL 100   /* 50 x (f *= f; f *= g) */
+#define OPS_FDIV_UNROLL 100   /* 5 x (10 x f = g / f; 10 x g = f / g) */
+/* Single-cycle integer operations on the chain per counted one (the sub of mul, the or of
+ * mod), taken out of the figures as LMBench takes out its measured add or bit time. */
+#define OPS_MUL_EXTRA 0.1
+#define OPS_MOD_EXTRA 1.0
+/* Start values, as lat_ops.c sets them (bit and add values do not change a latency). */
+#define OPS_INT_MUL_R 37432
+#define OPS_INT_MUL_T 0x1c4a1640u            /* 37432 * 5^10 - 37432, 32-bit */
+#define OPS_INT64_MUL_R 0x70000922dull        /* 37421 + (7 << 32) */
+#define OPS_INT64_MUL_T 0x413151d15e2f598ull  /* r * 5^10 - r, 64-bit */
+#define OPS_MUL_S 5
+#define OPS_INT_DIV_R 37
+#define OPS_INT_DIV_S (38 << 20)
+#define OPS_INT64_DIV_R 0x4a00000025ll        /* 37 + (37 << 33) */
+#define OPS_INT64_DIV_S 0x940000006c000ll     /* (r + 17) << 13 */
+#define OPS_INT_MOD_S 63                      /* r starts at n + 1 */
+#define OPS_INT64_MOD_S (1ll << 57)           /* r starts at 2n << 32 */
+#define OPS_CHAINS(type) \
+    uint64_t pp_ops_##type##_add(uint64_t n); uint64_t pp_ops_##type##_mul(uint64_t n); \
+    uint64_t pp_ops_##type##_div(uint64_t n)
+OPS_CHAINS(int);
+OPS_CHAINS(int64);
+OPS_CHAINS(float);
+OPS_CHAINS(double);
+uint64_t pp_ops_int_bit(uint64_t n);
+uint64_t pp_ops_int_mod(uint64_t n);
+uint64_t pp_ops_int64_bit(uint64_t n);
+uint64_t pp_ops_int64_mod(uint64_t n);
+/* 1 when the CPU has the integer divide instruction the int div/mod chains use (armv7:
+ * the IDIVA hardware capability, absent on Cortex-A8/A9), else 0. */
+int ops_int_div_available(void);
+
 /* "avx512", "neon", "c" ... : what pp_peak_* use on this CPU. */
 const char *peak_isa(void);
 /* The widths this build has ("auto" first, NULL-terminated) and the choice of one:

@@ -16,6 +16,8 @@ extern const struct kernel os_pagefault_kernel;    /* os_mem.c */
 extern const struct kernel os_mmap_kernel;         /* os_mem.c */
 extern const struct kernel os_file_read_kernel;    /* os_mem.c */
 extern const struct kernel os_fs_kernel;           /* os_fs.c */
+extern const struct kernel cpu_ops_kernel;         /* cpu_ops.c */
+extern const struct kernel c2c_latency_kernel;     /* c2c.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
@@ -31,6 +33,8 @@ const struct kernel *const kernel_table[] = {
     &os_mmap_kernel,
     &os_file_read_kernel,
     &os_fs_kernel,
+    &cpu_ops_kernel,
+    &c2c_latency_kernel,
     NULL,
 };
 

@@ -161,3 +161,79 @@ def histogram_plot(title: str, buckets: list[tuple[float, float, int]], *, x_lab
                    f'height="{max(base - top, 0.5):.1f}" fill="{PALETTE[0]}"/>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _shade(t: float) -> str:
+    """Light (t = 0) to dark blue (t = 1): low values pale, high values dark."""
+    lo, hi = (0xf7, 0xfb, 0xff), (0x08, 0x30, 0x6b)
+    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(lo, hi))
+
+
+def heatmap(title: str, labels: list[str], values: list[list[float | None]], *, unit: str,
+            boundaries: list[int] = (), minor_boundaries: list[int] = (),
+            groups: list[tuple[str, int, int]] = ()) -> str:
+    """A square matrix as coloured cells: row i, column j is ``values[i][j]`` (None: blank,
+    grey), pale for the lowest value and dark for the highest, each written in its cell when
+    the cells are large enough.
+
+    ``boundaries`` are indexes where a new group (a cluster) starts: a thick line is drawn
+    before that row and that column. ``minor_boundaries`` are drawn dashed (a change of core
+    type inside a cluster). ``groups`` (name, first, last index) are named above the columns.
+    """
+    n = len(labels)
+    filled = [v for row in values for v in row if v is not None]
+    if n == 0 or not filled:
+        raise ValueError(f"heatmap '{title}' has no values")
+    lo, hi = min(filled), max(filled)
+    cell = max(12, min(48, 560 // n))
+    left, top = 70, 70
+    width, height = max(480, left + n * cell + 130), top + n * cell + 40
+    size = n * cell
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot heatmap" role="img" '
+           f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="sans-serif" '
+           f'font-size="11">',
+           f"<title>{escape(shorten(title, 100))}</title>",
+           f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>',
+           f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-size="13" font-weight="bold">'
+           f"{escape(shorten(title, 100))}</text>"]
+    for name, first, last in groups:
+        x = left + (first + last + 1) * cell / 2
+        out.append(f'<text class="group" x="{x:.1f}" y="{top - 24}" text-anchor="middle">{escape(name)}</text>')
+    font = min(11, max(7, cell // 4))
+    every = 1 if cell >= 16 else 4     # many CPUs: label every fourth, the cells still show all
+    for i, label in enumerate(labels):
+        c = left + i * cell + cell / 2
+        if i % every == 0:
+            out.append(f'<text x="{c:.1f}" y="{top - 6}" text-anchor="middle">{escape(label)}</text>'
+                       f'<text x="{left - 6}" y="{top + i * cell + cell / 2 + 4:.1f}" text-anchor="end">'
+                       f"{escape(label)}</text>")
+        for j in range(n):
+            v = values[i][j]
+            x, y = left + j * cell, top + i * cell
+            t = (v - lo) / (hi - lo) if v is not None and hi > lo else 0.0
+            fill = "#e0e0e0" if v is None else _shade(t)
+            out.append(f'<rect class="cell" x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
+                       f'stroke="#fff" stroke-width="0.5"><title>{escape(labels[i])} - {escape(labels[j])}: '
+                       f'{"" if v is None else _num(v)} {escape(unit)}</title></rect>')
+            if v is not None and cell >= 28:
+                colour = "#fff" if t > 0.55 else "#000"
+                out.append(f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2 + font / 3:.1f}" '
+                           f'text-anchor="middle" font-size="{font}" fill="{colour}">{_num(v)}</text>')
+    for k in minor_boundaries:
+        p = k * cell
+        out.append(f'<path class="core-type-boundary" d="M{left + p} {top}v{size}M{left} {top + p}h{size}" '
+                   f'stroke="#555" stroke-width="1.5" stroke-dasharray="4 3" fill="none"/>')
+    for k in boundaries:
+        p = k * cell
+        out.append(f'<path class="cluster-boundary" d="M{left + p} {top - 14}v{size + 14}M{left - 14} {top + p}'
+                   f'h{size + 14}" stroke="#000" stroke-width="3" fill="none"/>')
+    out.append(f'<rect x="{left}" y="{top}" width="{size}" height="{size}" fill="none" stroke="#444"/>')
+    # legend: five swatches from the lowest to the highest value
+    lx = left + size + 24
+    for s in range(5):
+        v = lo + (hi - lo) * s / 4
+        y = top + s * 22
+        out.append(f'<rect x="{lx}" y="{y}" width="16" height="16" fill="{_shade(s / 4)}" stroke="#444"/>'
+                   f'<text x="{lx + 22}" y="{y + 12}">{_num(v)} {escape(unit)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)

@@ -8,7 +8,7 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu",
+SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu", "c2c",
             "histograms", "interference", "history")
 
 
