@@ -6,11 +6,15 @@
 extern const struct kernel mem_latency_kernel;     /* mem_latency.c */
 extern const struct kernel mem_bandwidth_kernel;   /* mem_bandwidth.c */
 extern const struct kernel latency_loop_kernel;    /* latency_loop.c */
+extern const struct kernel hotplug_kernel;         /* hotplug.c */
+extern const struct kernel cpu_idle_kernel;        /* cpu_idle.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
     &mem_bandwidth_kernel,
     &latency_loop_kernel,
+    &hotplug_kernel,
+    &cpu_idle_kernel,
     NULL,
 };
 
