@@ -8,7 +8,7 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu",
+SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu",
             "histograms", "interference", "history")
 
 
