@@ -109,10 +109,13 @@ def tracefs():
         if not (TRACEFS / "events" / "cpuhp").is_dir():
             missing("this kernel has no cpuhp tracepoints")
         yield TRACEFS
+        left = list((TRACEFS / "instances").glob("platperf-*"))
     finally:
-        assert not list((TRACEFS / "instances").glob("platperf-*")), "a tracefs instance was left behind"
+        for instance in (TRACEFS / "instances").glob("platperf-*"):
+            instance.rmdir()
         if not mounted:
             subprocess.run(["umount", str(TRACEFS)], check=True)
+    assert not left, f"tracefs instances left behind: {left}"
 
 
 # -- cpu-hotplug ---------------------------------------------------------------------------
