@@ -17,6 +17,11 @@ from .document import Table
 # psci suite measures from Linux.
 BENCHMARKS = ("tftf-rt-instr", "cpu-hotplug", "cpu-hotplug-phases", "cpu-idle")
 
+# Column order of the psci suite's tables (the probe writes the offline phases before the
+# online ones, so first appearance would put cpu_start last).
+METRIC_ORDER = ("offline", "online", "total", "cpu_stop", "cpu_start", "ap_states", "bp_states",
+                "untraced", "wakeup_lateness", "exit_latency", "target_residency")
+
 # What the psci suite's tables are titled, after TF-A's "CPU_OFF latencies (µs) on all
 # non-lead CPUs": (benchmark, the params value that names the table or "") -> title.
 _PSCI_TITLES = {

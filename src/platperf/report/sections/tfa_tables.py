@@ -8,7 +8,7 @@ from __future__ import annotations
 from ... import stats
 from ..data import ReportData
 from ..document import Section
-from ..tfa import BENCHMARKS, grid_tables, number
+from ..tfa import BENCHMARKS, METRIC_ORDER, grid_tables, number
 
 
 def build(data: ReportData) -> Section | None:
@@ -22,7 +22,7 @@ def build(data: ReportData) -> Section | None:
                 pooled.setdefault(res.key, (res.unit, []))[1].append(res.summary["median"])
         # several runs pooled under one label: the median of their medians
         figures = [(key, unit, stats.median(medians)) for key, (unit, medians) in pooled.items()]
-        tables += grid_tables(figures, col.name, number, list(metrics))
+        tables += grid_tables(figures, col.name, number, list(dict.fromkeys(METRIC_ORDER + tuple(metrics))))
     if not tables:
         return None
     return Section(title="Firmware latencies per core (TF-A layout)", tables=tables, text=(
