@@ -353,3 +353,32 @@ def test_psci_suite_runs_here_and_reports_tfa_tables(tmp_path):
         assert "cpu-not-hotpluggable" in codes
     if not list(CPU_SYS.glob("cpu0/cpuidle/state0")):
         assert "no-cpuidle" in codes
+
+
+# -- every architecture, functionally under qemu-user ------------------------------------------
+QEMU = {"aarch64": "qemu-aarch64-static", "armv7": "qemu-arm-static"}
+
+
+@pytest.mark.parametrize("arch", sorted(QEMU))
+def test_both_kernels_work_on_a_board_tree_under_qemu_user(tmp_path, arch):
+    """The Arm builds enumerate, disable and restore on a copy of the Juno tree (no timing)."""
+    from conftest import require_executable
+    from platperf.probe_path import ProbeNotFound, find_probe
+    qemu = require_executable(QEMU[arch])
+    try:
+        probe = str(find_probe(arch))
+    except ProbeNotFound:
+        missing(f"the {arch} probe is not built (make probe-cross)")
+    root = juno_copy(tmp_path)
+    idle = subprocess.run([qemu, probe, "run", "cpu-idle", "--root", str(root), "--cpus", "0", "--samples", "2",
+                           "--sleep", "100"], capture_output=True, text=True, timeout=120)
+    assert idle.returncode == 0, idle.stderr
+    states = {r["params"]["state"] for r in records(idle.stdout) if r["type"] == "result"}
+    assert states == {"WFI", "cpu-sleep-0", "cluster-sleep-0"}
+    assert disables(root, 0) == ["0", "0", "0"]
+    hotplug = subprocess.run([qemu, probe, "run", "cpu-hotplug", "--root", str(root), "--cpus", "0,1",
+                              "--samples", "2", "--trace", "off"], capture_output=True, text=True, timeout=120)
+    assert hotplug.returncode == 0, hotplug.stderr
+    assert {(r["cpu"], r["metric"]) for r in records(hotplug.stdout) if r["type"] == "result"} == \
+        {(1, "offline"), (1, "online")}
+    assert (root / "sys/devices/system/cpu/cpu1/online").read_text().strip() == "1"
