@@ -156,12 +156,14 @@ def test_hotplug_splits_each_operation_into_cpuhp_phases(tracefs):
         assert all(s > 0 for s in phases[(op, "ap_states")]["samples"])
 
 
-def test_hotplug_refuses_parallel_mode_and_bad_values():
+def test_both_kernels_refuse_parallel_mode_and_bad_values():
     probe = require_probe()
-    for args, says in ((["--mode", "parallel"], "--mode parallel is not valid"),
-                       (["--offline-for", "-1"], "--offline-for '-1' is not valid"),
-                       (["--from", "4096"], "--from '4096' is not valid")):
-        done = subprocess.run([probe, "run", "cpu-hotplug", *args], capture_output=True, text=True)
+    for kernel, args, says in (("cpu-hotplug", ["--mode", "parallel"], "--mode parallel is not valid"),
+                               ("cpu-hotplug", ["--offline-for", "-1"], "--offline-for '-1' is not valid"),
+                               ("cpu-hotplug", ["--from", "4096"], "--from '4096' is not valid"),
+                               ("cpu-idle", ["--mode", "parallel"], "--mode parallel is not valid"),
+                               ("cpu-idle", ["--sleep", "0"], "--sleep '0' is not valid")):
+        done = subprocess.run([probe, "run", kernel, *args], capture_output=True, text=True)
         assert done.returncode == 2 and says in done.stderr and done.stdout == ""
 
 
@@ -343,9 +345,13 @@ def test_psci_suite_runs_here_and_reports_tfa_tables(tmp_path):
     report = subprocess.run([sys.executable, "-m", "platperf", "report", "here", "--db", str(db),
                              "--format", "rst-grid"], capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
-    assert ".. table:: CPU hotplug latencies (µs) from Linux, offline and online in serial (here)" in report.stdout
-    assert "| Cluster | Core | Offline | Online |" in " ".join(report.stdout.split("  ")).replace("  ", " ") \
-        or "Offline" in report.stdout
+    title = ".. table:: CPU hotplug latencies (µs) from Linux, offline and online in serial (here)"
+    assert title in report.stdout
+    grid = report.stdout.split(title, 1)[1].split(".. table::", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in grid.splitlines()
+            if line.strip().startswith("|")]
+    assert rows[0] == ["Cluster", "Core", "Offline", "Online"]
+    assert [row[1] for row in rows[1:]] == ["1"] and all(float(c) > 0 for c in rows[1][2:])
     findings = subprocess.run([sys.executable, "-m", "platperf", "report", "here", "--db", str(db),
                                "--format", "json"], capture_output=True, text=True, timeout=120).stdout
     codes = {f["code"] for r in json.loads(findings)["runs"] for f in r["findings"] or []}

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define GUARD_MAX 512
+#define GUARD_MAX 4096
 #define GUARD_PATH_MAX 256
 
 struct guard_entry {

@@ -49,6 +49,12 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct idle_plan *plan = calloc(1, sizeof *plan);
     const char *root = kernel_value(ctx, "root"), *sleep = kernel_value(ctx, "sleep");
+    if (ctx->mode == MODE_PARALLEL) {
+        snprintf(err, errlen, "cpu-idle: --mode parallel is not valid (valid: serial; each CPU's "
+                 "states are measured in turn)");
+        free(plan);
+        return -1;
+    }
     if (strlen(root) > 200 || root[0] == 0) {
         snprintf(err, errlen, "cpu-idle: --root '%.40s' is not valid (valid: a directory path under "
                  "200 characters, / on a target)", root);
@@ -131,10 +137,10 @@ static int run(struct run_ctx *ctx)
 {
     struct idle_plan *plan = ctx->kernel_state;
     static struct sysfs_guard guard;
-    static struct idle_state states[PROBE_MAX_CPUS > 64 ? 64 : PROBE_MAX_CPUS][MAX_STATES];
-    int nstates[64] = {0}, any = 0, rc = 0;
+    struct idle_state (*states)[MAX_STATES] = calloc((size_t)ctx->ncpus, sizeof *states);
+    int *nstates = calloc((size_t)ctx->ncpus, sizeof *nstates), any = 0, rc = 0;
     char path[PATH_LEN], msg[PATH_LEN + 200];
-    int ncpus = ctx->ncpus < 64 ? ctx->ncpus : 64;
+    int ncpus = ctx->ncpus;
 
     for (int i = 0; i < ncpus; i++) {
         nstates[i] = enumerate(plan, ctx->cpus[i], states[i]);
@@ -142,10 +148,14 @@ static int run(struct run_ctx *ctx)
         for (int s = 0; s < nstates[i]; s++) {
             state_path(plan, ctx->cpus[i], states[i][s].index, "disable", path);
             if (guard_keep(&guard, path) != 0) {
-                snprintf(msg, sizeof msg, "cannot read %s", path);
+                if (guard.n == GUARD_MAX)
+                    snprintf(msg, sizeof msg, "more than %d idle-state files to restore: measure "
+                             "fewer CPUs at a time (--cpus)", GUARD_MAX);
+                else
+                    snprintf(msg, sizeof msg, "cannot read %s", path);
                 emit_error("cpuidle-unreadable", msg);
-                free(plan);
-                return 1;
+                rc = 1;
+                goto done;
             }
         }
     }
@@ -156,13 +166,12 @@ static int run(struct run_ctx *ctx)
         snprintf(msg, sizeof msg, "no cpuidle states under %s/sys/devices/system/cpu/cpu%d/cpuidle "
                  "(driver: %s): idle-state wake-up latencies not measured", plan->root, ctx->cpus[0], driver);
         emit_warning("no-cpuidle", msg, -1);
-        free(plan);
-        return 0;
+        goto done;
     }
     if (guard_start(&guard, msg, sizeof msg) != 0) {
         emit_error("guard-failed", msg);
-        free(plan);
-        return 1;
+        rc = 1;
+        goto done;
     }
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* the default 50 us slack would be counted as lateness */
     double *late = malloc(sizeof(double) * (size_t)ctx->samples);
@@ -236,6 +245,9 @@ static int run(struct run_ctx *ctx)
         emit_error("restore-failed", "an idle state's disable file could not be restored");
         rc = 1;
     }
+done:
+    free(states);
+    free(nstates);
     free(plan);
     return rc;
 }
