@@ -26,7 +26,7 @@ from . import stats
 from .fingerprint import Difference, diff
 from .report import tfa
 from .report.document import Document, Section
-from .report.tfa import number, place as _place  # noqa: F401  (the CLI prints with them)
+from .report.tfa import number
 
 TESTS = ("mwu", "bootstrap")
 ALPHA = 0.05
