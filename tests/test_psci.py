@@ -129,6 +129,7 @@ def test_hotplug_measures_cpu1_and_reports_cpu0_as_not_hotpluggable():
     assert set(results) == {"offline", "online"}
     for r in results.values():
         assert (r["benchmark"], r["cpu"], r["unit"], len(r["samples"])) == ("cpu-hotplug", 1, "us", 3)
+        assert r["from_cpu"] == 0
         assert all(s > 0 for s in r["samples"]) and len(r["ticks"]) == 3
     if not (CPU_SYS / "cpu0" / "online").exists():
         assert {"type": "warning", "code": "cpu-not-hotpluggable", "cpu": 0}.items() <= \

@@ -347,24 +347,27 @@ static int cycle(const struct hotplug_plan *plan, const struct tracer *t, int cp
 /* Untraced, the totals are `cpu-hotplug` offline/online; traced, where tracing itself adds
  * to every operation (the events, a ring buffer for the CPU coming up), they are the phases'
  * `total`, so that the two never pool under one key. */
-static void emit_cpu(struct run_ctx *ctx, int cpu, int n, uint64_t *ticks[2], double *phases[2][PH_COUNT],
-                     int traced_all)
+static void emit_cpu(struct run_ctx *ctx, int cpu, int from, int n, uint64_t *ticks[2],
+                     double *phases[2][PH_COUNT], int traced_all)
 {
     static const char *const ops[2] = {"offline", "online"};
     double *us = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    char issued[32];
+    snprintf(issued, sizeof issued, "\"from_cpu\":%d", from);
     for (int op = 0; op < 2; op++) {
         char params_json[64];
         snprintf(params_json, sizeof params_json, "{\"op\":\"%s\"}", ops[op]);
         for (int i = 0; i < n; i++)
             us[i] = ticks_to_ns(ticks[op][i]) / 1000.0;
         if (!traced_all) {
-            emit_result(ctx, "cpu-hotplug", "{}", cpu, ops[op], "us", "lower", us, n, 0, ticks[op]);
+            emit_result_extra(ctx, "cpu-hotplug", "{}", cpu, ops[op], "us", "lower", us, n, 0, ticks[op], issued);
             continue;
         }
-        emit_result(ctx, "cpu-hotplug-phases", params_json, cpu, "total", "us", "lower", us, n, 0, ticks[op]);
+        emit_result_extra(ctx, "cpu-hotplug-phases", params_json, cpu, "total", "us", "lower", us, n, 0,
+                          ticks[op], issued);
         for (int p = 0; p < PH_COUNT; p++)
-            emit_result(ctx, "cpu-hotplug-phases", params_json, cpu, phase_names[op][p], "us", "lower",
-                        phases[op][p], n, 0, NULL);
+            emit_result_extra(ctx, "cpu-hotplug-phases", params_json, cpu, phase_names[op][p], "us", "lower",
+                              phases[op][p], n, 0, NULL, issued);
     }
     free(us);
 }
@@ -483,7 +486,7 @@ static int run(struct run_ctx *ctx)
             rc = 1;
         }
         if (n > 0)
-            emit_cpu(ctx, cpu, n, ticks, phases, traced_all);
+            emit_cpu(ctx, cpu, from, n, ticks, phases, traced_all);
     }
     if (guard_finish(&guard) != 0) {
         emit_error("restore-failed", "a CPU taken offline could not be brought back online: "
