@@ -10,6 +10,7 @@ SAMPLES = {
     "cyclictest-json": FIXTURES / "rt-tests" / "cyclictest.json",
     "oslat-json": FIXTURES / "rt-tests" / "oslat.json",
     "rst-csv-table": FIXTURES / "rst" / "guide.rst",
+    "tfa-rst": FIXTURES / "tfa" / "psci-performance.rst",
     "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
 }
 # The formats read line by line (the JSON ones are one document each).

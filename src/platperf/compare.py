@@ -20,12 +20,13 @@ A shown change in the worse direction of the metric is a regression.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass, field
 
 from . import stats
 from .fingerprint import Difference, diff
-from .report.document import Document, Section, Table
+from .report import tfa
+from .report.document import Document, Section
+from .report.tfa import number
 
 TESTS = ("mwu", "bootstrap")
 ALPHA = 0.05
@@ -139,18 +140,13 @@ def _load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]
 
 # -- the comparison ---------------------------------------------------------------------
 
-def _sort_key(key: tuple) -> tuple:
-    # None (no cluster / core) sorts before 0 without comparing None with int.
-    return tuple((0, "") if v is None else (1, v) for v in key)
-
-
 def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance: float = 2.0,
                   test: str = "mwu", alpha: float = ALPHA, seed: int = 0) -> list[Row]:
     """Compare two keyed pools; rows sorted by key, never by position in either input."""
     if test not in TESTS:
         raise ValueError(f"unknown test '{test}'; choose one of {', '.join(TESTS)}")
     rows = []
-    for key in sorted(base.keys() | new.keys(), key=_sort_key):
+    for key in sorted(base.keys() | new.keys(), key=tfa.key_order):
         b, n = base.get(key), new.get(key)
         if b is None or n is None:
             side = n if b is None else b
@@ -211,15 +207,6 @@ def compare_refs(store, base_ref, new_ref, *, tolerance: float = 2.0, test: str 
 
 # -- presentation -----------------------------------------------------------------------
 
-def number(value: float | None) -> str:
-    """Two decimals as the TF-A tables print them; small values keep 3 significant digits."""
-    if value is None:
-        return ""
-    if value != 0 and abs(value) < 0.1:
-        return f"{value:.3g}"
-    return f"{value:.2f}"
-
-
 def delta_text(delta: float | None) -> str:
     return "" if delta is None else f"{delta:+.2f}%"
 
@@ -233,35 +220,6 @@ def cell(row: Row) -> str:
     if row.shown:
         return f"{number(row.new)} ({delta_text(row.delta_pct) or 'from 0'})"
     return number(row.new)
-
-
-def _params_text(params_key: str) -> str:
-    return f" [{params_key}]" if params_key else ""
-
-
-def _metric_title(metric: str) -> str:
-    return metric.replace("_", " ").replace("-", " ").title()
-
-
-def table_title(benchmark: str, params_key: str, mode: str, unit: str, label: str) -> str:
-    """The TF-A style title: what, unit, mode and the release it shows; the TF-A
-    document's own titles for the TFTF runtime-instrumentation tests."""
-    from .ingest import tftf_rt_instr
-    test = params_key.removeprefix("test=")
-    if benchmark == tftf_rt_instr.BENCHMARK and test in tftf_rt_instr.TITLES:
-        return f"{tftf_rt_instr.TITLES[test]} ({label})"
-    return f"{benchmark}{_params_text(params_key)} ({unit}) in {mode} ({label})"
-
-
-@functools.lru_cache(maxsize=1024)
-def _table_rank(benchmark: str, params_key: str) -> int:
-    """TFTF tables in the TF-A document's order; everything else after them, by key."""
-    from .ingest import tftf_rt_instr
-    tests = list(tftf_rt_instr.TITLES)
-    test = params_key.removeprefix("test=")
-    if benchmark == tftf_rt_instr.BENCHMARK and test in tests:
-        return tests.index(test)
-    return len(tests)
 
 
 def document(cmp: Comparison) -> Document:
@@ -282,31 +240,18 @@ def document(cmp: Comparison) -> Document:
             "These differ between the two sides and change results:"),
             items=[(d.key + (" (refused without --force)" if d.refuse else ""),
                     f"{d.base} -> {d.new}") for d in cmp.differences]))
-    groups: dict[tuple, list[Row]] = {}
-    # cmp.rows are sorted by key already; the sort is stable.
-    for row in sorted(cmp.rows, key=lambda r: _table_rank(r.key[0], r.key[1])):
-        groups.setdefault(row.key[:3], []).append(row)
-    results = Section("Results")
-    order = {m: i for i, m in enumerate(cmp.metric_order)}
-    for (benchmark, params_key, mode), rows in groups.items():
-        metrics = sorted({r.metric for r in rows}, key=lambda m: (order.get(m, len(order)), m))
-        places: dict[tuple, dict] = {}
-        for r in rows:
-            places.setdefault((r.key[3], r.key[4]), {})[r.metric] = r
-        units = sorted({r.unit for r in rows})
-        table_rows = [[_place(cl), _place(co)] + [cell(by[m]) if m in by else "" for m in metrics]
-                      for (cl, co), by in places.items()]
+
+    def caption(rows: list[Row]) -> str:
         tolerance_only = [r for r in rows if r.basis == "tolerance"]
-        caption = ""
-        if tolerance_only:
-            caption = ("Single-valued figures: the tolerance alone decides."
-                       if len(tolerance_only) == len([r for r in rows if r.status == "both"])
-                       else f"{len(tolerance_only)} figure(s) with too few samples: "
-                            "the tolerance alone decides for those.")
-        results.tables.append(Table(
-            table_title(benchmark, params_key, mode, "/".join(units), cmp.new_ref),
-            ["Cluster", "Core"] + [_metric_title(m) for m in metrics], table_rows,
-            layout="grid", caption=caption))
+        if not tolerance_only:
+            return ""
+        if len(tolerance_only) == len([r for r in rows if r.status == "both"]):
+            return "Single-valued figures: the tolerance alone decides."
+        return (f"{len(tolerance_only)} figure(s) with too few samples: "
+                "the tolerance alone decides for those.")
+
+    results = Section("Results", tables=tfa.grid_tables(
+        ((r.key, r.unit, r) for r in cmp.rows), cmp.new_ref, cell, cmp.metric_order, caption))
     doc.sections.append(results)
     changed = [r for r in cmp.rows if r.status != "both"]
     if changed:
@@ -322,14 +267,10 @@ def document(cmp: Comparison) -> Document:
     return doc
 
 
-def _place(value) -> str:
-    return "-" if value is None else str(value)
-
-
 def key_text(key: tuple) -> str:
     benchmark, params_key, mode, cluster, core, metric = key
     where = f" cluster {cluster} core {core}" if cluster is not None or core is not None else ""
-    return f"{benchmark}{_params_text(params_key)} {mode}{where} {metric}"
+    return f"{benchmark}{tfa.params_text(params_key)} {mode}{where} {metric}"
 
 
 def to_json(cmp: Comparison) -> dict:

@@ -18,6 +18,8 @@ extern const struct kernel os_file_read_kernel;    /* os_mem.c */
 extern const struct kernel os_fs_kernel;           /* os_fs.c */
 extern const struct kernel cpu_ops_kernel;         /* cpu_ops.c */
 extern const struct kernel c2c_latency_kernel;     /* c2c.c */
+extern const struct kernel hotplug_kernel;         /* hotplug.c */
+extern const struct kernel cpu_idle_kernel;        /* cpu_idle.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
@@ -35,6 +37,8 @@ const struct kernel *const kernel_table[] = {
     &os_fs_kernel,
     &cpu_ops_kernel,
     &c2c_latency_kernel,
+    &hotplug_kernel,
+    &cpu_idle_kernel,
     NULL,
 };
 

@@ -73,6 +73,7 @@ def _print_table(result):
     from rich.text import Text
 
     from .. import compare as cmp_mod
+    from ..report import tfa
     # a pipe or a CI log is not 80 columns wide: keep the 13 columns readable there
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     for d in result.differences:
@@ -90,7 +91,7 @@ def _print_table(result):
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         if r.ratio_ci:
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
-        table.add_row(*(Text(c) for c in (bench, params, mode, cmp_mod._place(cluster), cmp_mod._place(core), metric,
+        table.add_row(*(Text(c) for c in (bench, params, mode, tfa.place(cluster), tfa.place(core), metric,
                       r.unit, cmp_mod.number(r.base), cmp_mod.number(r.new),
                       cmp_mod.delta_text(r.delta_pct) if r.status == "both" else "", p,
                       "tolerance only" if r.basis == "tolerance" else r.basis, verdict)),

@@ -15,6 +15,8 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
 
 
 @app.command(epilog="Examples: platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno\n\n"
+                    "platperf ingest tfa-rst psci-performance-juno.rst --target juno  "
+                    "(runs v2.9, v2.10 ... one per release; then platperf history --metric powerdown)\n\n"
                     "platperf ingest rst-csv-table am62x-guide.rst --label sdk-09.02  "
                     "(runs sdk-09.02:<board> per column)\n\n"
                     "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys  "
@@ -23,7 +25,7 @@ def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
-                                        "rst-csv-table: defaults to each column's header."),
+                                        "rst-csv-table: defaults to each column's header; tfa-rst: to each table's release."),
     target: str = typer.Option("ingested", "--target", help="Where the figures were measured."),
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     root: Optional[Path] = typer.Option(None, "--root", metavar="DIR",

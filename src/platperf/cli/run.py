@@ -13,7 +13,7 @@ from .measuring import KeepProbeOption, RemoteDirOption, TargetOption, print_fin
 
 @app.command()
 def run(
-    suite: str = typer.Option("quick", "--suite", help="quick, memory, full, or a path to a suite .toml file."),
+    suite: str = typer.Option("quick", "--suite", help="quick, memory, full, psci (root: hotplug and idle states, docs/psci.md), or a path to a suite .toml file."),
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
@@ -41,6 +41,7 @@ def run(
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
       platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
       platperf run --suite quick --target am62x,juno,agilex5 --label nightly
+      sudo platperf run --suite psci --label v2.10
       platperf run --suite my-suite.toml --quiet --json
 
     \b

@@ -20,7 +20,8 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tftf_rt_instr
+from . import (cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tfa_rst,
+               tftf_rt_instr)
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
@@ -66,6 +67,8 @@ def read_lines(path: Path) -> Iterator[str]:
 
 FORMATS: dict[str, Format] = {
     "tftf-rt-instr": Format(tftf_rt_instr, "TF-A TFTF runtime-instrumentation log (<RT_INSTR:...> lines)"),
+    "tfa-rst": Format(tfa_rst, "TF-A's published PSCI performance page: `.. table::` grid tables "
+                      "`Cluster | Core | ...`, one run per release (v2.9, v2.10, ...)", run_per_column=True),
     "lmbench": Format(lmbench, "LMBench output: lat_mem_rd blocks, bw_mem lines, `name: N microseconds`"),
     "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
     "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),

@@ -63,11 +63,11 @@ procs() {
 C="$R/sys/devices/system/cpu"
 line "$C"/online "$C"/possible "$C"/present "$C"/offline "$C"/isolated "$C"/nohz_full \
      "$C"/smt/active "$C"/smt/control "$C"/intel_pstate/no_turbo "$C"/intel_pstate/status \
-     "$C"/cpufreq/boost
+     "$C"/cpufreq/boost "$C"/cpuidle/*
 for cpu in "$C"/cpu[0-9]*; do
-    dirs "$cpu"
+    dirs "$cpu" "$cpu"/cpuidle/state*
     line "$cpu"/online "$cpu"/cpu_capacity "$cpu"/topology/* "$cpu"/regs/identification/* \
-         "$cpu"/cache/index*/*
+         "$cpu"/cache/index*/* "$cpu"/cpuidle/state*/*
 done
 for policy in "$C"/cpufreq/policy*; do
     dirs "$policy"

@@ -8,7 +8,8 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "per_cpu", "c2c",
+SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables",
+            "per_cpu", "c2c",
             "histograms", "interference", "history")
 
 

@@ -12,6 +12,7 @@ from collections import defaultdict
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table, spread_cell
 from ..svg import size_text
+from ..tfa import BENCHMARKS as TFA_BENCHMARKS   # the tfa_tables section has them
 
 MAX_FIGURES = 6
 BANDWIDTH_KERNELS = ("rd", "wr", "bcopy", "copy", "triad", "peak-read", "peak-copy")
@@ -66,7 +67,7 @@ FIGURES = {"mem-latency": _latency_figures, "mem-bandwidth": _bandwidth_figures}
 def _tables(col: RunColumn) -> list[Table]:
     by_bench = defaultdict(list)
     for r in col.results:
-        if r.cpu is not None or r.core is not None:
+        if (r.cpu is not None or r.core is not None) and r.benchmark not in TFA_BENCHMARKS:
             by_bench[r.benchmark].append(r)
     caches = data_caches(col.fingerprint)
     tables = []

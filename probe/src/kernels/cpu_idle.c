@@ -1,0 +1,262 @@
+/* cpu-idle: per CPU and per cpuidle state, how late a timer wakes the CPU from that state
+ * (its wake-up latency as a program sees it), with every other state of the CPU disabled
+ * through sysfs, beside the exit latency and target residency the kernel advertises for
+ * the state. On Arm the deep states are PSCI CPU_SUSPEND: this is the firmware's suspend
+ * path seen from Linux.
+ *
+ * Lateness = (counter time the sleep took) - (the relative time asked), with the thread's
+ * timer slack at 1 ns, so the figure is the state's exit plus the kernel's wake-up path.
+ * The `usage` counter of the state tells whether the CPU entered it (a warning if never).
+ * The `disable` files are restored by the restore guardian (sysfs_guard.h) whatever ends
+ * the probe. Without cpuidle (a VM, a kernel without a driver) the kernel writes a warning
+ * `no-cpuidle` and no result.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "sysfs_guard.h"
+
+static const struct kernel_param params[] = {
+    {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false},
+    {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+#define PATH_LEN 512
+#define MAX_STATES 16
+
+struct idle_plan {
+    char root[256];
+    long sleep_us;   /* 0: auto */
+};
+
+struct idle_state {
+    int index;
+    char name[32];
+    long latency_us, residency_us;
+};
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct idle_plan *plan = calloc(1, sizeof *plan);
+    const char *root = kernel_value(ctx, "root"), *sleep = kernel_value(ctx, "sleep");
+    if (ctx->mode == MODE_PARALLEL) {
+        snprintf(err, errlen, "cpu-idle: --mode parallel is not valid (valid: serial; each CPU's "
+                 "states are measured in turn)");
+        free(plan);
+        return -1;
+    }
+    if (strlen(root) > 200 || root[0] == 0) {
+        snprintf(err, errlen, "cpu-idle: --root '%.40s' is not valid (valid: a directory path under "
+                 "200 characters, / on a target)", root);
+        free(plan);
+        return -1;
+    }
+    snprintf(plan->root, sizeof plan->root, "%s", root);
+    for (size_t n = strlen(plan->root); n > 0 && plan->root[n - 1] == '/'; n--)
+        plan->root[n - 1] = 0;   /* "/" -> "": paths are root + "/sys/..." */
+    if (strcmp(sleep, "auto") != 0) {
+        char *end;
+        plan->sleep_us = strtol(sleep, &end, 10);
+        if (*end || end == sleep || plan->sleep_us < 1 || plan->sleep_us > 1000000) {
+            snprintf(err, errlen, "cpu-idle: --sleep '%s' is not valid (valid: auto or microseconds "
+                     "from 1 to 1000000)", sleep);
+            free(plan);
+            return -1;
+        }
+    }
+    ctx->kernel_state = plan;
+    return 0;
+}
+
+static void state_path(const struct idle_plan *plan, int cpu, int state, const char *file, char *out)
+{
+    snprintf(out, PATH_LEN, "%s/sys/devices/system/cpu/cpu%d/cpuidle/state%d/%s", plan->root, cpu, state, file);
+}
+
+static long read_long(const char *path, long fallback)
+{
+    char word[32];
+    if (sysfs_read_word(path, word, sizeof word) != 0)
+        return fallback;
+    char *end;
+    long v = strtol(word, &end, 10);
+    return end == word ? fallback : v;
+}
+
+/* The states of `cpu` in index order; returns how many (0: no cpuidle). */
+static int enumerate(const struct idle_plan *plan, int cpu, struct idle_state *out)
+{
+    char path[PATH_LEN];
+    int n = 0;
+    for (int s = 0; s < MAX_STATES; s++) {
+        state_path(plan, cpu, s, "disable", path);
+        if (access(path, F_OK) != 0)
+            break;
+        out[n].index = s;
+        state_path(plan, cpu, s, "name", path);
+        if (sysfs_read_word(path, out[n].name, sizeof out[n].name) != 0)
+            snprintf(out[n].name, sizeof out[n].name, "state%d", s);
+        state_path(plan, cpu, s, "latency", path);
+        out[n].latency_us = read_long(path, -1);
+        state_path(plan, cpu, s, "residency", path);
+        out[n].residency_us = read_long(path, -1);
+        n++;
+    }
+    return n;
+}
+
+/* Only `only` enabled among the states of `cpu`. 0 or an errno value. */
+static int enable_only(const struct idle_plan *plan, int cpu, const struct idle_state *st, int n, int only)
+{
+    char path[PATH_LEN];
+    for (int i = 0; i < n; i++) {
+        state_path(plan, cpu, st[i].index, "disable", path);
+        int e = sysfs_write(path, i == only ? "0" : "1");
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
+static int stop_requested(void)
+{
+    return probe_interrupted() || output_reader_gone();
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct idle_plan *plan = ctx->kernel_state;
+    static struct sysfs_guard guard;
+    struct idle_state (*states)[MAX_STATES] = calloc((size_t)ctx->ncpus, sizeof *states);
+    int *nstates = calloc((size_t)ctx->ncpus, sizeof *nstates), any = 0, rc = 0;
+    char path[PATH_LEN], msg[PATH_LEN + 200];
+    int ncpus = ctx->ncpus;
+
+    for (int i = 0; i < ncpus; i++) {
+        nstates[i] = enumerate(plan, ctx->cpus[i], states[i]);
+        any |= nstates[i] > 0;
+        for (int s = 0; s < nstates[i]; s++) {
+            state_path(plan, ctx->cpus[i], states[i][s].index, "disable", path);
+            if (guard_keep(&guard, path) != 0) {
+                if (guard.n == GUARD_MAX)
+                    snprintf(msg, sizeof msg, "more than %d idle-state files to restore: measure "
+                             "fewer CPUs at a time (--cpus)", GUARD_MAX);
+                else
+                    snprintf(msg, sizeof msg, "cannot read %s", path);
+                emit_error("cpuidle-unreadable", msg);
+                rc = 1;
+                goto done;
+            }
+        }
+    }
+    if (!any) {
+        char driver[64] = "none";
+        snprintf(path, sizeof path, "%s/sys/devices/system/cpu/cpuidle/current_driver", plan->root);
+        sysfs_read_word(path, driver, sizeof driver);
+        snprintf(msg, sizeof msg, "no cpuidle states under %s/sys/devices/system/cpu/cpu%d/cpuidle "
+                 "(driver: %s): idle-state wake-up latencies not measured", plan->root, ctx->cpus[0], driver);
+        emit_warning("no-cpuidle", msg, -1);
+        goto done;
+    }
+    if (guard_start(&guard, msg, sizeof msg) != 0) {
+        emit_error("guard-failed", msg);
+        rc = 1;
+        goto done;
+    }
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* the default 50 us slack would be counted as lateness */
+    double *late = malloc(sizeof(double) * (size_t)ctx->samples);
+    uint64_t *ticks = malloc(sizeof(uint64_t) * (size_t)ctx->samples);
+    for (int i = 0; i < ncpus && rc == 0 && !stop_requested(); i++) {
+        int cpu = ctx->cpus[i];
+        if (nstates[i] == 0) {
+            snprintf(msg, sizeof msg, "CPU %d has no cpuidle states: not measured", cpu);
+            emit_warning("no-cpuidle", msg, cpu);
+            continue;
+        }
+        for (int s = 0; s < nstates[i] && rc == 0 && !stop_requested(); s++) {
+            const struct idle_state *st = &states[i][s];
+            int e = enable_only(plan, cpu, states[i], nstates[i], s);
+            if (e) {
+                snprintf(msg, sizeof msg, "cannot disable the other idle states of CPU %d: %s "
+                         "(root only)", cpu, strerror(e));
+                emit_error("cpuidle-write-failed", msg);
+                rc = 1;
+                break;
+            }
+            long sleep_us = plan->sleep_us;
+            if (!sleep_us) {
+                sleep_us = st->residency_us > 0 ? 4 * st->residency_us : 0;
+                if (sleep_us < 1000)
+                    sleep_us = 1000;
+            }
+            state_path(plan, cpu, st->index, "usage", path);
+            long usage_before = read_long(path, -1);
+            pin_to_cpu(cpu);
+            int n = 0;
+            for (int k = -ctx->warmup; k < ctx->samples && !stop_requested(); k++) {
+                struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
+                uint64_t t0 = counter_read();
+                while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
+                    ;
+                uint64_t t1 = counter_read();
+                if (k < 0)
+                    continue;
+                ticks[n] = t1 - t0;
+                late[n] = (ticks_to_ns(t1 - t0) - (double)sleep_us * 1000.0) / 1000.0;
+                n++;
+            }
+            long usage_after = read_long(path, -1);
+            if (n == 0)
+                break;
+            char params_json[96], extra[160];
+            snprintf(params_json, sizeof params_json, "{\"state\":\"%s\"}", st->name);
+            snprintf(extra, sizeof extra, "\"sleep_us\":%ld,\"state_index\":%d,\"usage_delta\":%ld",
+                     sleep_us, st->index, usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1);
+            emit_result_extra(ctx, "cpu-idle", params_json, cpu, "wakeup_lateness", "us", "lower",
+                              late, n, 0, ticks, extra);
+            if (st->latency_us >= 0) {
+                double v = (double)st->latency_us;
+                emit_result(ctx, "cpu-idle", params_json, cpu, "exit_latency", "us", "lower", &v, 1, 0, NULL);
+            }
+            if (st->residency_us >= 0) {
+                double v = (double)st->residency_us;
+                emit_result(ctx, "cpu-idle", params_json, cpu, "target_residency", "us", "lower", &v, 1, 0, NULL);
+            }
+            if (usage_before >= 0 && usage_after == usage_before) {
+                snprintf(msg, sizeof msg, "CPU %d never entered idle state %s during its %d sleeps "
+                         "(usage unchanged): its lateness is not that state's", cpu, st->name, n);
+                emit_warning("idle-state-not-entered", msg, cpu);
+            }
+        }
+    }
+    free(late);
+    free(ticks);
+    if (guard_finish(&guard) != 0) {
+        emit_error("restore-failed", "an idle state's disable file could not be restored");
+        rc = 1;
+    }
+done:
+    free(states);
+    free(nstates);
+    free(plan);
+    return rc;
+}
+
+const struct kernel cpu_idle_kernel = {
+    .name = "cpu-idle",
+    .help = "timer wake-up lateness from each cpuidle state, others disabled (PSCI CPU_SUSPEND on Arm), root only",
+    .params = params,
+    .available = NULL,
+    .prepare = prepare,
+    .run = run,
+};

@@ -1,0 +1,34 @@
+"""TF-A's tables for one release: the firmware latencies per (cluster, core) in the layout of
+TF-A's PSCI performance page, for each run column — what the ``psci`` suite measured from
+Linux (hotplug, its cpuhp phases, idle-state wake-ups) and imported TFTF runs (``ingest
+tftf-rt-instr``, ``ingest tfa-rst``). Deltas across releases are ``platperf compare``'s,
+which builds the same tables (``platperf.report.tfa``)."""
+from __future__ import annotations
+
+from ... import stats
+from ..data import ReportData
+from ..document import Section
+from ..tfa import BENCHMARKS, METRIC_ORDER, grid_tables, number
+
+
+def build(data: ReportData) -> Section | None:
+    tables = []
+    for col in data.columns:
+        pooled: dict[tuple, tuple[str, list]] = {}
+        metrics: dict[str, None] = {}
+        for res in col.results:
+            if res.benchmark in BENCHMARKS:
+                metrics.setdefault(res.metric, None)
+                pooled.setdefault(res.key, (res.unit, []))[1].append(res.summary["median"])
+        # several runs pooled under one label: the median of their medians
+        figures = [(key, unit, stats.median(medians)) for key, (unit, medians) in pooled.items()]
+        tables += grid_tables(figures, col.name, number, list(dict.fromkeys(METRIC_ORDER + tuple(metrics))))
+    if not tables:
+        return None
+    return Section(title="Firmware latencies per core (TF-A layout)", tables=tables, text=(
+        "One table per test as TF-A's PSCI performance page lays them out: medians of each "
+        "core's samples (the median of the run medians when a label pools several runs). "
+        "Hotplug and idle-state figures are measured from Linux on the issuing or sleeping CPU, "
+        "so they hold the kernel's share as well as the firmware's; the cpuhp phase tables "
+        "separate the steps that stop or start the CPU (cpu_stop, cpu_start: PSCI CPU_OFF / "
+        "CPU_ON are inside) from the kernel's own. Compare two releases with platperf compare."))

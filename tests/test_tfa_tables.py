@@ -1,0 +1,149 @@
+"""TF-A's PSCI performance page in and out: `ingest tfa-rst` makes one run per release keyed
+by (test, cluster, core); `report` shows one release as TF-A's tables; `compare` gives the
+deltas the page annotates; `history` draws every release."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from platperf import compare
+from platperf.ingest import IngestError, tfa_rst, tftf_rt_instr
+from platperf.report.sections import tfa_tables
+from platperf.store import Store
+
+PAGE = Path(__file__).parent / "fixtures" / "ingest" / "tfa" / "psci-performance.rst"
+TFTF = Path(__file__).parent / "fixtures" / "ingest" / "tftf" / "v2.10.log"
+
+
+def platperf(*args, check=True):
+    done = subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True)
+    if check:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "results.db")
+
+
+def by_key(results):
+    return {(r.extra["column"], r.params["test"], r.cluster, r.core, r.metric): r for r in results}
+
+
+def test_each_release_table_is_read_keyed_by_test_cluster_core():
+    results = by_key(tfa_rst.parse(PAGE.read_text(), "page.rst"))
+    deep = "test_rt_instr_susp_deep_parallel"
+    assert results[("v2.9", deep, 0, 1, "powerdown")].samples == [300.0]
+    assert results[("v2.10", deep, 0, 1, "powerdown")].samples == [270.0]
+    assert results[("v2.10", deep, 0, 0, "cache_flush")].samples == [5.0]
+    assert results[("v2.10", deep, 0, 0, "powerdown")].mode == "parallel"
+    assert {r.unit for r in results.values()} == {"us"}
+
+
+def test_the_page_annotations_are_kept_beside_the_value():
+    results = by_key(tfa_rst.parse(PAGE.read_text(), "page.rst"))
+    annotated = results[("v2.10", "test_rt_instr_susp_deep_parallel", 0, 0, "powerdown")]
+    assert annotated.samples == [150.0]
+    assert annotated.extra["published_delta_pct"] == 50.0
+    plain = results[("v2.10", "test_rt_instr_susp_deep_parallel", 1, 0, "powerdown")]
+    assert "published_delta_pct" not in plain.extra
+
+
+def test_titles_map_to_tftf_tests_whatever_the_spelling():
+    """`(2.9)` is v2.9; CPU_VERSION is the page's name of the PSCI_VERSION test; a row
+    spanning the table is a caption, not data; the historic per-CPU table is skipped."""
+    results = tfa_rst.parse(PAGE.read_text(), "page.rst")
+    tests = {(r.extra["column"], r.params["test"]) for r in results}
+    assert tests == {("v2.9", "test_rt_instr_susp_deep_parallel"), ("v2.10", "test_rt_instr_susp_deep_parallel"),
+                     ("v2.10", "test_rt_instr_cpu_off_serial"),
+                     ("v2.9", "test_rt_instr_psci_version_parallel"),
+                     ("v2.10", "test_rt_instr_psci_version_parallel")}
+    off = [r for r in results if r.params["test"] == "test_rt_instr_cpu_off_serial"]
+    assert sorted((r.cluster, r.core) for r in off if r.metric == "wakeup") == [(0, 1), (1, 0)]
+    assert all(r.mode == "serial" for r in off)
+
+
+def test_page_and_tftf_log_of_a_release_key_alike():
+    """A published page and a TFTF log are the same measurement: they compare key by key."""
+    page = {r.key for r in tfa_rst.parse(PAGE.read_text(), "page.rst")}
+    log = {r.key for r in tftf_rt_instr.parse(TFTF.read_text(), "v2.10.log")}
+    assert page & log
+    assert {k[0] for k in page} == {tftf_rt_instr.BENCHMARK}
+
+
+def test_releases_come_oldest_first_whatever_the_page_order():
+    text = PAGE.read_text()
+    head, rest = text.split(".. table:: ``CPU_SUSPEND`` latencies (µs) to deepest power level in\n        parallel (v2.10)", 1)
+    v210 = ".. table:: ``CPU_SUSPEND`` latencies (µs) to deepest power level in\n        parallel (v2.10)" + \
+        rest.split(".. table:: ``CPU_OFF``")[0]
+    swapped = text.replace(v210, "").replace(".. table:: ``CPU_SUSPEND``", v210 + ".. table:: ``CPU_SUSPEND``", 1)
+    releases = [r.extra["column"] for r in tfa_rst.parse(swapped, "swapped.rst")]
+    assert releases == sorted(releases, key=tfa_rst.release_order)
+    assert releases[0] == "v2.9" and releases[-1] == "v2.10"
+
+
+@pytest.mark.parametrize("broken, says", [
+    ("|    0    |  1   |  -300.00  | 20.00  |    120.00   |", "page.rst:17: expected powerdown in µs, got '-300.00' (negative)"),
+    ("|    0    |  1   |   fast    | 20.00  |    120.00   |", "page.rst:17: expected powerdown in µs, got 'fast'"),
+    ("|    x    |  1   |   300.00  | 20.00  |    120.00   |", "page.rst:17: cluster 'x' is not"),
+    ("|    0    |  1   |   300.00  | 20.00  |", "page.rst:17: 4 cells in a row of a 5-column table"),
+])
+def test_a_bad_row_names_file_line_and_what_was_expected(broken, says):
+    text = PAGE.read_text().replace("|    0    |  1   |   300.00  | 20.00  |    120.00   |", broken, 1)
+    with pytest.raises(IngestError) as err:
+        tfa_rst.parse(text, "page.rst")
+    assert says in str(err.value)
+
+
+def test_a_table_without_release_is_refused():
+    text = PAGE.read_text().replace("parallel (v2.9)", "parallel", 1)
+    with pytest.raises(IngestError, match=r"page.rst:9: .*names no release"):
+        tfa_rst.parse(text, "page.rst")
+
+
+def test_a_file_without_per_core_tables_is_refused():
+    with pytest.raises(IngestError, match=r"page.rst:1: no per-core grid tables"):
+        tfa_rst.parse("Title\n=====\n\ntext\n", "page.rst")
+
+
+def test_ingest_makes_one_run_per_release_and_history_draws_them(db):
+    out = platperf("ingest", "tfa-rst", str(PAGE), "--target", "juno", "--db", db).stdout
+    assert "run 1 (v2.9): 11 results" in out and "run 2 (v2.10): 17 results" in out
+    store = Store(db)
+    assert [r["label"] for r in store.runs()] == ["v2.9", "v2.10"]
+    history = json.loads(platperf("history", "--db", db, "--metric", "powerdown", "--format", "json").stdout)
+    series = {(s["params"], s["cluster"], s["core"]): s for s in history["series"]}
+    points = series[("test=test_rt_instr_susp_deep_parallel", 0, 0)]["points"]
+    assert [(p["label"], p["value"]) for p in points] == [("v2.9", 100.0), ("v2.10", 150.0)]
+
+
+def test_compare_recomputes_the_deltas_the_page_annotates(db):
+    platperf("ingest", "tfa-rst", str(PAGE), "--target", "juno", "--db", db)
+    cmp = compare.compare_refs(Store(db), "v2.9", "v2.10")
+    published = {r.key: r.extra["published_delta_pct"] for r in tfa_rst.parse(PAGE.read_text(), "p")
+                 if "published_delta_pct" in r.extra}
+    rows = {r.key: r for r in cmp.rows}
+    assert published
+    for key, delta in published.items():
+        assert round(rows[key].delta_pct, 2) == delta
+        assert compare.cell(rows[key]) == f"{compare.number(rows[key].new)} ({delta:+.2f}%)"
+
+
+def test_report_shows_one_release_in_tfa_layout(db):
+    platperf("ingest", "tfa-rst", str(PAGE), "--target", "juno", "--db", db)
+    text = platperf("report", "v2.10", "--db", db, "--format", "rst-grid").stdout
+    title = ".. table:: CPU_SUSPEND latencies (µs) to deepest power level in parallel (v2.10)"
+    assert title in text
+    table = text.split(title, 1)[1].split(".. table::", 1)[0]
+    assert "| Cluster | Core | Powerdown | Wakeup | Cache Flush |" in table
+    assert "|    0    |  0   |   150.00  | 201.00 |     5.00    |" in table
+    assert "(+" not in table   # one release: values only; deltas are compare's
+    assert ".. table:: PSCI_VERSION latency (µs) in parallel on all cores (v2.10)" in text
+
+
+def test_tfa_section_is_absent_without_tfa_results(db):
+    from platperf.report.data import ReportData, RunColumn
+    assert tfa_tables.build(ReportData(columns=[RunColumn("x", [{}], [])])) is None
