@@ -10,6 +10,7 @@
 #include "exec.h"
 #include "jsonl.h"
 #include "kernel.h"
+#include "op_latency.h"
 #include "params.h"
 #include "timed_loops.h"
 
@@ -121,8 +122,6 @@ static int run(struct run_ctx *ctx)
 {
     struct latency_plan *plan = ctx->kernel_state;
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
-    double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
-    double *cycles = malloc(sizeof(double) * (size_t)ctx->samples);
     int rc = 0;
     for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
         struct latency_point pt = {plan, plan->sizes[s]};
@@ -141,33 +140,11 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
             if (outcome <= 0)
                 continue;
-            const struct core_clock *cc = job->result;
-            uint64_t loads = job->reps * CHASE_UNROLL;
-            for (int i = 0; i < job->nsamples; i++) {
-                ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
-                cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
-            }
-            char *cost = exec_cost_json(job);
-            emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency", "ns", "lower",
-                              ns, job->nsamples, loads, job->ticks, cost);
-            if (cc->valid) {
-                char clock[160];
-                snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
-                         "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
-                size_t len = strlen(clock) + (cost ? strlen(cost) : 0) + 2;
-                char *extra = malloc(len);
-                if (extra)
-                    snprintf(extra, len, "%s%s%s", clock, cost ? "," : "", cost ? cost : "");
-                emit_result_extra(ctx, "mem-latency", params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                                  cycles, job->nsamples, loads, job->ticks, extra ? extra : clock);
-                free(extra);
-            }
-            free(cost);
+            emit_op_latency(ctx, "mem-latency", params_json, job, job->result,
+                            job->reps * CHASE_UNROLL, NULL);
         }
         exec_free_jobs(ctx, jobs);
     }
-    free(ns);
-    free(cycles);
     free(jobs);
     free(plan);
     return rc;

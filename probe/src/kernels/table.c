@@ -6,11 +6,13 @@
 extern const struct kernel mem_latency_kernel;     /* mem_latency.c */
 extern const struct kernel mem_bandwidth_kernel;   /* mem_bandwidth.c */
 extern const struct kernel latency_loop_kernel;    /* latency_loop.c */
+extern const struct kernel align_sweep_kernel;     /* align_sweep.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
     &mem_bandwidth_kernel,
     &latency_loop_kernel,
+    &align_sweep_kernel,
     NULL,
 };
 

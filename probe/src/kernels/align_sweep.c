@@ -1,0 +1,278 @@
+/* align-sweep: how much code placement alone moves a figure (the micro-benchmark pitfalls
+ * note: the same loop 30% apart from its alignment). The timed loop's whole function,
+ * [pp_chase, pp_chase_end) or [pp_addchain, pp_addchain_end) — position-independent, see
+ * timed_loops.h — is copied byte for byte into a fresh executable mapping at each code
+ * offset 0, step, 2*step, ... < span past a page boundary, checked against the original
+ * (same bytes, same answer), then timed as mem-latency times it. One result per (kernel,
+ * offset): the loop head sits at `loop_offset` in its page, the copied bytes are in `code`.
+ * The host compares each offset's median with the samples' own spread (placement finding).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "buffer.h"
+#include "chase.h"
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "op_latency.h"
+#include "params.h"
+#include "timed_loops.h"
+
+/* The L1 chase's ring: 64 lines fit the L1 data cache of every core the probe targets. */
+#define L1_RING_BYTES 4096
+#define MAX_OFFSETS 4096
+
+static const char *const kernel_choices[] = {"l1-chase", "add-chain", NULL};
+
+static const struct kernel_param params[] = {
+    {"kernel", "l1-chase,add-chain", kernel_choices,
+     "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true},
+    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false},
+    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+struct sweep_plan {
+    int kernels[2];       /* indexes into kernel_choices */
+    int nkernels;
+    uint64_t step, span;
+};
+
+/* One placed copy, shared by the jobs of every CPU (code is read-only once placed). */
+struct placement {
+    int kernel;
+    void *mapping;
+    size_t mapping_bytes;
+    uintptr_t entry;      /* the copy's address to call (with the Thumb bit of the original) */
+    size_t loop_offset;   /* the loop head's offset in its page */
+    const unsigned char *code;
+    size_t code_bytes;
+};
+
+struct sweep_state {
+    const struct placement *pl;
+    void **p;
+    uint64_t sum;
+};
+
+static void **volatile chase_sink;
+static volatile uint64_t add_sink;
+
+static void original(int kernel, const unsigned char **start, const unsigned char **loop, size_t *bytes)
+{
+#if defined(PLATPERF_FALLBACK)
+    (void)kernel;                  /* not reached: available() refuses the fallback build */
+    *start = *loop = NULL;
+    *bytes = 0;
+#else
+    uintptr_t fn = kernel == 0 ? (uintptr_t)pp_chase : (uintptr_t)pp_addchain;
+    const unsigned char *end = kernel == 0 ? pp_chase_end : pp_addchain_end;
+    *start = (const unsigned char *)(fn & ~(uintptr_t)TIMED_CODE_THUMB_BIT);
+    *loop = kernel == 0 ? pp_chase_loop : pp_addchain_loop;
+    *bytes = (size_t)(end - *start);
+#endif
+}
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct sweep_plan *plan = calloc(1, sizeof *plan);
+    const char *step = kernel_value(ctx, "step"), *span = kernel_value(ctx, "span");
+    char buf[64], *items[2];
+    int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, 2);
+    for (int i = 0; i < n; i++) {
+        int k = choice_index(kernel_choices, items[i]);
+        if (plan->nkernels == 0 || plan->kernels[0] != k)
+            plan->kernels[plan->nkernels++] = k;
+    }
+    if (parse_size(step, &plan->step) || plan->step == 0 || plan->step % TIMED_CODE_ALIGN) {
+        snprintf(err, errlen, "align-sweep: --step '%s' is not valid (valid: a multiple of %d bytes, e.g. 16)",
+                 step, TIMED_CODE_ALIGN);
+        free(plan);
+        return -1;
+    }
+    if (parse_size(span, &plan->span) || plan->span < plan->step || plan->span > page_size()) {
+        snprintf(err, errlen, "align-sweep: --span '%s' is not valid (valid: from --step to %zu bytes, e.g. 256)",
+                 span, page_size());
+        free(plan);
+        return -1;
+    }
+    uint64_t need = L1_RING_BYTES;
+    if (ctx->mode == MODE_PARALLEL)
+        need *= (uint64_t)ctx->ncpus;
+    if (buffer_check_cap(ctx, "align-sweep", "the 4 KiB ring", need, err, errlen) != 0) {
+        free(plan);
+        return -1;
+    }
+    ctx->kernel_state = plan;
+    return 0;
+}
+
+/* The copy answers what the original answers: the same end of a 5-element ring after 16
+ * loads, the same sum of 3 * 64 adds. */
+static int same_answer(const struct placement *pl)
+{
+    if (pl->kernel == 0) {
+        void *ring[5];
+        for (int i = 0; i < 5; i++)
+            ring[i] = &ring[(i + 1) % 5];
+        void **(*copy)(void **, uint64_t) = (void **(*)(void **, uint64_t))pl->entry;
+        return copy(ring, 1) == pp_chase(ring, 1);
+    }
+    uint64_t (*copy)(uint64_t) = (uint64_t (*)(uint64_t))pl->entry;
+    return copy(3) == pp_addchain(3);
+}
+
+/* Maps, copies and checks the loop at `offset`; 0, or -1 after an error record. */
+static int place(int kernel, uint64_t offset, struct placement *pl)
+{
+    const unsigned char *start, *loop;
+    size_t bytes;
+    original(kernel, &start, &loop, &bytes);
+    size_t page = page_size();
+    memset(pl, 0, sizeof *pl);
+    pl->kernel = kernel;
+    pl->mapping_bytes = (offset + bytes + page - 1) / page * page;
+    pl->mapping = mmap(NULL, pl->mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pl->mapping == MAP_FAILED) {
+        emit_error("map-failed", "align-sweep: cannot map memory for the code copies");
+        return -1;
+    }
+    unsigned char *dst = (unsigned char *)pl->mapping + offset;
+    memcpy(dst, start, bytes);
+    /* write, then execute: never both at once (W^X kernels refuse it) */
+    if (mprotect(pl->mapping, pl->mapping_bytes, PROT_READ | PROT_EXEC) != 0) {
+        emit_error("exec-mapping-refused", "align-sweep: the kernel refuses executable anonymous memory "
+                   "(SELinux execmem or a W^X policy); run where mprotect(PROT_EXEC) is allowed");
+        munmap(pl->mapping, pl->mapping_bytes);
+        return -1;
+    }
+    /* Arm: the copy went through the data cache; the instruction side must not see stale lines */
+    __builtin___clear_cache((char *)dst, (char *)dst + bytes);
+    pl->entry = (uintptr_t)dst | ((uintptr_t)(kernel == 0 ? (uintptr_t)pp_chase : (uintptr_t)pp_addchain)
+                                  & TIMED_CODE_THUMB_BIT);
+    pl->loop_offset = (size_t)(offset + (size_t)(loop - start)) % page;
+    pl->code = dst;
+    pl->code_bytes = bytes;
+    if (memcmp(dst, start, bytes) != 0 || !same_answer(pl)) {
+        emit_error("copy-differs", "align-sweep: the copied loop does not behave as the original "
+                   "(instruction cache not synchronised?); report this with the probe's info output");
+        munmap(pl->mapping, pl->mapping_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+static void chase_body(void *state, uint64_t reps)
+{
+    struct sweep_state *st = state;
+    st->p = ((void **(*)(void **, uint64_t))st->pl->entry)(st->p, reps);
+}
+
+static void add_body(void *state, uint64_t reps)
+{
+    struct sweep_state *st = state;
+    st->sum += ((uint64_t (*)(uint64_t))st->pl->entry)(reps);
+}
+
+static int measure_on_cpu(struct cpu_job *job)
+{
+    const struct placement *pl = job->arg;
+    struct sweep_state st = {pl, NULL, 0};
+    void *mapping = NULL, *buf;
+    if (pl->kernel == 0) {
+        mapping = buffer_alloc(L1_RING_BYTES, 1, &buf);
+        if (!mapping) {
+            snprintf(job->err, sizeof job->err, "cannot map the %d-byte ring", L1_RING_BYTES);
+            exec_ready(job);
+            return -1;
+        }
+        st.p = chase_build(buf, L1_RING_BYTES, 64, page_size(), CHASE_RANDOM, 1);
+    }
+    job->result = (void *)core_clock_on_cpu(job->cpu);
+    exec_ready(job);
+    exec_sample(job, pl->kernel == 0 ? chase_body : add_body, &st, 1);
+    chase_sink = st.p;     /* results are data: the loops are never dead code */
+    add_sink = st.sum;
+    if (mapping)
+        buffer_free(mapping, L1_RING_BYTES, 1);
+    return 0;
+}
+
+/* `"loop_offset":N,"code":"<hex>"`: where the loop head sat and the bytes that ran. */
+static char *placement_json(const struct placement *pl)
+{
+    size_t len = 64 + 2 * pl->code_bytes;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    int at = snprintf(out, len, "\"loop_offset\":%zu,\"code\":\"", pl->loop_offset);
+    for (size_t i = 0; i < pl->code_bytes; i++)
+        at += snprintf(out + at, len - (size_t)at, "%02x", pl->code[i]);
+    snprintf(out + at, len - (size_t)at, "\"");
+    return out;
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct sweep_plan *plan = ctx->kernel_state;
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    int rc = 0;
+    for (int k = 0; k < plan->nkernels && rc == 0; k++) {
+        int kernel = plan->kernels[k];
+        uint64_t ops_per_rep = kernel == 0 ? CHASE_UNROLL : ADDCHAIN_UNROLL;
+        for (uint64_t offset = 0; offset < plan->span && rc == 0 && !probe_interrupted(); offset += plan->step) {
+            struct placement pl;
+            if (place(kernel, offset, &pl) != 0) {
+                rc = 1;
+                break;
+            }
+            char params_json[96];
+            snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"offset\":%llu}",
+                     kernel_choices[kernel], (unsigned long long)offset);
+            if (exec_each_cpu(ctx, measure_on_cpu, &pl, jobs) != 0) {
+                emit_error("thread-failed", "cannot start a measuring thread");
+                rc = 1;
+            }
+            char *extra = placement_json(&pl);
+            for (int j = 0; j < ctx->ncpus; j++) {
+                struct cpu_job *job = &jobs[j];
+                int outcome = exec_job_outcome(job);
+                if (outcome < 0)
+                    rc = 1;
+                if (outcome > 0)
+                    emit_op_latency(ctx, "align-sweep", params_json, job, job->result,
+                                    job->reps * ops_per_rep, extra);
+            }
+            free(extra);
+            exec_free_jobs(ctx, jobs);
+            munmap(pl.mapping, pl.mapping_bytes);
+        }
+    }
+    free(jobs);
+    free(plan);
+    return rc;
+}
+
+static bool available(const char **why_not)
+{
+    if (timed_loops_fallback()) {
+        *why_not = "the fallback build has C loops, whose code is not position-independent to copy";
+        return false;
+    }
+    return true;
+}
+
+const struct kernel align_sweep_kernel = {
+    .name = "align-sweep",
+    .help = "code-placement sensitivity: the L1 chase and the add chain copied to N code offsets, "
+            "ns and cycles per operation at each",
+    .params = params,
+    .available = available,
+    .prepare = prepare,
+    .run = run,
+};
