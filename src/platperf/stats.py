@@ -144,6 +144,35 @@ def bootstrap_median_ratio(base: Sequence[float], new: Sequence[float], *, level
     return lo, hi
 
 
+def placement_spread(placements: Sequence[tuple[float, Sequence[float]]]) -> tuple[float, float]:
+    """Code-placement sensitivity of one figure: ``(spread, noise)``, both fractions.
+
+    ``placements`` holds, for each code address the same loop was timed at (align-sweep),
+    its median over every sample and the medians of its rounds — the same placement
+    measured again after every other placement was, from a fresh copy:
+
+    * spread: (largest median - smallest median) / smallest median — what moving the code
+      did to the figure;
+    * noise: the largest (largest round median - smallest round median) / smallest round
+      median of one placement — what measuring the same placement again did to it (drift of
+      the machine's load or clock over the sweep lands here, not in the spread alone).
+
+    The figure is placement-sensitive when spread > noise: moving the code moved it more
+    than measuring it again did — the question of the micro-benchmark pitfalls note, where
+    one assembly loop ran 30% apart from its link address alone.
+    """
+    if len(placements) < 2:
+        raise ValueError("a placement spread needs at least two placements")
+    if any(len(rounds) < 2 for _, rounds in placements):
+        raise ValueError("run-to-run noise needs at least two rounds per placement")
+    medians = [m for m, _ in placements]
+    if min(medians) <= 0 or min(min(r) for _, r in placements) <= 0:
+        raise ValueError("placement figures must be positive")
+    spread = (max(medians) - min(medians)) / min(medians)
+    noise = max((max(r) - min(r)) / min(r) for _, r in placements)
+    return spread, noise
+
+
 def welch_t_test(x: Sequence[float], y: Sequence[float]) -> float:
     """Two-sided p-value of Welch's unequal-variance t test (Welch 1947).
 

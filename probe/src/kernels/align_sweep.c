@@ -21,6 +21,7 @@
 #include "kernel.h"
 #include "op_latency.h"
 #include "params.h"
+#include "summary.h"
 #include "timed_loops.h"
 
 /* The L1 chase's ring: 64 lines fit the L1 data cache of every core the probe targets. */
@@ -34,13 +35,23 @@ static const struct kernel_param params[] = {
      "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true},
     {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false},
     {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
+    {"rounds", "2", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
+                          "noise a placement's spread is compared with)", false},
     {NULL, NULL, NULL, NULL, false},
 };
 
 struct sweep_plan {
     int kernels[2];       /* indexes into kernel_choices */
     int nkernels;
-    uint64_t step, span;
+    uint64_t step, span, rounds;
+};
+
+/* What one (kernel, offset, cpu) gathered over the rounds; emitted once all rounds ran. */
+struct sweep_slot {
+    uint64_t *ticks, *ops;     /* rounds x samples */
+    int n;
+    char *rounds_json;         /* {"median_ns":..,"cost":..,"preempted":[..]},... */
+    const struct core_clock *cc;
 };
 
 /* One placed copy, shared by the jobs of every CPU (code is read-only once placed). */
@@ -98,6 +109,12 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
     if (parse_size(span, &plan->span) || plan->span < plan->step || plan->span > page_size()) {
         snprintf(err, errlen, "align-sweep: --span '%s' is not valid (valid: from --step to %zu bytes, e.g. 256)",
                  span, page_size());
+        free(plan);
+        return -1;
+    }
+    const char *rounds = kernel_value(ctx, "rounds");
+    if (parse_size(rounds, &plan->rounds) || plan->rounds < 2 || plan->rounds > 100) {
+        snprintf(err, errlen, "align-sweep: --rounds '%s' is not valid (valid: 2 to 100)", rounds);
         free(plan);
         return -1;
     }
@@ -217,42 +234,124 @@ static char *placement_json(const struct placement *pl)
     return out;
 }
 
+static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_t ops, size_t capacity)
+{
+    double *ns = malloc(sizeof(double) * (size_t)job->nsamples);
+    char *cost = exec_cost_json(job);
+    if (!ns || !cost) {
+        free(ns);
+        free(cost);
+        return -1;
+    }
+    for (int i = 0; i < job->nsamples && (size_t)slot->n < capacity; i++) {
+        ns[i] = ticks_to_ns(job->ticks[i]) / (double)ops;
+        slot->ticks[slot->n] = job->ticks[i];
+        slot->ops[slot->n++] = ops;
+    }
+    struct summary sum = summarize(ns, job->nsamples);
+    size_t old = slot->rounds_json ? strlen(slot->rounds_json) : 0;
+    size_t len = old + strlen(cost) + 64;
+    char *grown = realloc(slot->rounds_json, len);
+    if (grown) {
+        snprintf(grown + old, len - old, "%s{\"median_ns\":%.6g,%s}", old ? "," : "", sum.median, cost);
+        slot->rounds_json = grown;
+    }
+    slot->cc = job->result;
+    free(ns);
+    free(cost);
+    return grown ? 0 : -1;
+}
+
+static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
+                      const struct sweep_slot *slot)
+{
+    char params_json[96];
+    snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"offset\":%llu}",
+             kernel_choices[kernel], (unsigned long long)offset);
+    char *where = placement_json(pl);
+    size_t len = (where ? strlen(where) : 0) + strlen(slot->rounds_json) + 16;
+    char *extra = malloc(len);
+    if (extra)
+        snprintf(extra, len, "%s,\"rounds\":[%s]", where ? where : "\"loop_offset\":null",
+                 slot->rounds_json);
+    emit_op_latency(ctx, "align-sweep", params_json, cpu, slot->n, slot->ticks, slot->ops, slot->cc, extra);
+    free(extra);
+    free(where);
+}
+
 static int run(struct run_ctx *ctx)
 {
     struct sweep_plan *plan = ctx->kernel_state;
+    size_t noffsets = (size_t)((plan->span + plan->step - 1) / plan->step);
+    size_t nslots = (size_t)plan->nkernels * noffsets * (size_t)ctx->ncpus;
+    size_t capacity = (size_t)plan->rounds * (size_t)ctx->samples;
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    struct sweep_slot *slots = calloc(nslots, sizeof *slots);
+    /* the last round's copies: `code` and `loop_offset` of the records */
+    struct placement *last = calloc((size_t)plan->nkernels * noffsets, sizeof *last);
     int rc = 0;
-    for (int k = 0; k < plan->nkernels && rc == 0; k++) {
-        int kernel = plan->kernels[k];
-        uint64_t ops_per_rep = kernel == 0 ? CHASE_UNROLL : ADDCHAIN_UNROLL;
-        for (uint64_t offset = 0; offset < plan->span && rc == 0 && !probe_interrupted(); offset += plan->step) {
-            struct placement pl;
-            if (place(kernel, offset, &pl) != 0) {
-                rc = 1;
-                break;
-            }
-            char params_json[96];
-            snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"offset\":%llu}",
-                     kernel_choices[kernel], (unsigned long long)offset);
-            if (exec_each_cpu(ctx, measure_on_cpu, &pl, jobs) != 0) {
-                emit_error("thread-failed", "cannot start a measuring thread");
-                rc = 1;
-            }
-            char *extra = placement_json(&pl);
-            for (int j = 0; j < ctx->ncpus; j++) {
-                struct cpu_job *job = &jobs[j];
-                int outcome = exec_job_outcome(job);
-                if (outcome < 0)
-                    rc = 1;
-                if (outcome > 0)
-                    emit_op_latency(ctx, "align-sweep", params_json, job, job->result,
-                                    job->reps * ops_per_rep, extra);
-            }
-            free(extra);
-            exec_free_jobs(ctx, jobs);
-            munmap(pl.mapping, pl.mapping_bytes);
+    if (!jobs || !slots || !last) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        rc = 1;
+    }
+    for (size_t i = 0; rc == 0 && i < nslots; i++) {
+        slots[i].ticks = malloc(sizeof(uint64_t) * capacity);
+        slots[i].ops = malloc(sizeof(uint64_t) * capacity);
+        if (!slots[i].ticks || !slots[i].ops) {
+            emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+            rc = 1;
         }
     }
+    for (uint64_t round = 0; round < plan->rounds && rc == 0 && !probe_interrupted(); round++) {
+        for (int k = 0; k < plan->nkernels && rc == 0 && !probe_interrupted(); k++) {
+            int kernel = plan->kernels[k];
+            uint64_t ops_per_rep = kernel == 0 ? CHASE_UNROLL : ADDCHAIN_UNROLL;
+            for (size_t o = 0; o < noffsets && rc == 0 && !probe_interrupted(); o++) {
+                struct placement *pl = &last[(size_t)k * noffsets + o];
+                if (pl->mapping)
+                    munmap(pl->mapping, pl->mapping_bytes);
+                if (place(kernel, o * plan->step, pl) != 0) {
+                    pl->mapping = NULL;
+                    rc = 1;
+                    break;
+                }
+                if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
+                    emit_error("thread-failed", "cannot start a measuring thread");
+                    rc = 1;
+                }
+                for (int j = 0; j < ctx->ncpus; j++) {
+                    int outcome = exec_job_outcome(&jobs[j]);
+                    if (outcome < 0)
+                        rc = 1;
+                    struct sweep_slot *slot = &slots[((size_t)k * noffsets + o) * (size_t)ctx->ncpus + (size_t)j];
+                    if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
+                        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+                        rc = 1;
+                    }
+                }
+                exec_free_jobs(ctx, jobs);
+            }
+        }
+    }
+    /* what was measured is written, also after an interruption or a failed placement */
+    for (int k = 0; slots && last && k < plan->nkernels; k++)
+        for (size_t o = 0; o < noffsets; o++)
+            for (int j = 0; j < ctx->ncpus; j++) {
+                struct sweep_slot *slot = &slots[((size_t)k * noffsets + o) * (size_t)ctx->ncpus + (size_t)j];
+                if (slot->n > 0 && last[(size_t)k * noffsets + o].mapping)
+                    emit_slot(ctx, plan->kernels[k], o * plan->step, ctx->cpus[j], &last[(size_t)k * noffsets + o],
+                              slot);
+            }
+    for (size_t i = 0; slots && i < nslots; i++) {
+        free(slots[i].ticks);
+        free(slots[i].ops);
+        free(slots[i].rounds_json);
+    }
+    for (size_t i = 0; last && i < (size_t)plan->nkernels * noffsets; i++)
+        if (last[i].mapping)
+            munmap(last[i].mapping, last[i].mapping_bytes);
+    free(last);
+    free(slots);
     free(jobs);
     free(plan);
     return rc;

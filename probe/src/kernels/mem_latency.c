@@ -140,8 +140,8 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
             if (outcome <= 0)
                 continue;
-            emit_op_latency(ctx, "mem-latency", params_json, job, job->result,
-                            job->reps * CHASE_UNROLL, NULL);
+            emit_job_op_latency(ctx, "mem-latency", params_json, job, job->result,
+                                job->reps * CHASE_UNROLL, NULL);
         }
         exec_free_jobs(ctx, jobs);
     }

@@ -6,57 +6,66 @@
 
 #include "jsonl.h"
 
-/* "a,b,c" of the non-empty parts, or NULL when out of memory. */
-static char *joined(const char *a, const char *b, const char *c)
+/* "a,b" of the non-empty parts, or NULL when out of memory. */
+static char *joined(const char *a, const char *b)
 {
-    const char *parts[3] = {a, b, c};
-    size_t len = 1;
-    for (int i = 0; i < 3; i++)
-        len += parts[i] ? strlen(parts[i]) + 1 : 0;
+    size_t len = (a ? strlen(a) : 0) + (b ? strlen(b) : 0) + 2;
     char *out = malloc(len);
-    if (!out)
-        return NULL;
-    out[0] = '\0';
-    for (int i = 0; i < 3; i++) {
-        if (!parts[i] || !parts[i][0])
-            continue;
-        if (out[0])
-            strcat(out, ",");
-        strcat(out, parts[i]);
-    }
+    if (out)
+        snprintf(out, len, "%s%s%s", a ? a : "", a && *a && b && *b ? "," : "", b ? b : "");
     return out;
 }
 
-void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                     const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,
+void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json, int cpu,
+                     int n, const uint64_t *ticks, const uint64_t *ops, const struct core_clock *cc,
                      const char *extra_json)
 {
-    double *ns = malloc(sizeof(double) * (size_t)job->nsamples);
-    double *cycles = malloc(sizeof(double) * (size_t)job->nsamples);
-    char *cost = exec_cost_json(job);
+    double *ns = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    double *cycles = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     if (!ns || !cycles) {
         emit_error("out-of-memory", "cannot hold the samples of one result");
-        goto out;
+        free(ns);
+        free(cycles);
+        return;
     }
-    for (int i = 0; i < job->nsamples; i++) {
-        ns[i] = ticks_to_ns(job->ticks[i]) / (double)ops;
-        cycles[i] = cc ? (double)job->ticks[i] * cc->cycles_per_tick / (double)ops : 0;
+    uint64_t iterations = n > 0 ? ops[0] : 0;
+    for (int i = 0; i < n; i++) {
+        ns[i] = ticks_to_ns(ticks[i]) / (double)ops[i];
+        cycles[i] = cc ? (double)ticks[i] * cc->cycles_per_tick / (double)ops[i] : 0;
+        if (ops[i] != iterations)
+            iterations = 0;
     }
-    char *extra = joined(cost, extra_json, NULL);
-    emit_result_extra(ctx, benchmark, params_json, job->cpu, "latency", "ns", "lower",
-                      ns, job->nsamples, ops, job->ticks, extra);
-    free(extra);
+    emit_result_extra(ctx, benchmark, params_json, cpu, "latency", "ns", "lower", ns, n, iterations,
+                      ticks, extra_json);
     if (cc && cc->valid) {
         char clock[160];
         snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
                  "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
-        extra = joined(clock, cost, extra_json);
-        emit_result_extra(ctx, benchmark, params_json, job->cpu, "latency_cycles", "cycles", "lower",
-                          cycles, job->nsamples, ops, job->ticks, extra ? extra : clock);
+        char *extra = joined(clock, extra_json);
+        emit_result_extra(ctx, benchmark, params_json, cpu, "latency_cycles", "cycles", "lower",
+                          cycles, n, iterations, ticks, extra ? extra : clock);
         free(extra);
     }
-out:
-    free(cost);
     free(ns);
     free(cycles);
+}
+
+void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
+                         const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,
+                         const char *extra_json)
+{
+    uint64_t *each = malloc(sizeof(uint64_t) * (size_t)(job->nsamples > 0 ? job->nsamples : 1));
+    char *cost = exec_cost_json(job);
+    char *extra = joined(cost, extra_json);
+    if (!each) {
+        emit_error("out-of-memory", "cannot hold the samples of one result");
+    } else {
+        for (int i = 0; i < job->nsamples; i++)
+            each[i] = ops;
+        emit_op_latency(ctx, benchmark, params_json, job->cpu, job->nsamples, job->ticks, each, cc,
+                        extra ? extra : cost);
+    }
+    free(extra);
+    free(cost);
+    free(each);
 }

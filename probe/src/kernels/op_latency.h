@@ -9,10 +9,16 @@
 #include "exec.h"
 
 /* `latency` in ns per operation and, when cc is valid, `latency_cycles` in core cycles per
- * operation with that CPU's clock (cc) in "core_clock"; `ops` operations per sample. Both
- * carry the job's cost and, when extra_json is not NULL, extra_json (`"key":value,...`). */
-void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                     const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,
+ * operation with that CPU's clock in "core_clock". Sample i took ticks[i] counter ticks for
+ * ops[i] operations (`iterations` is written when every sample did the same number). Both
+ * records carry extra_json (`"key":value,...`) when it is not NULL. */
+void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json, int cpu,
+                     int n, const uint64_t *ticks, const uint64_t *ops, const struct core_clock *cc,
                      const char *extra_json);
+/* The same for one job of exec_sample(), `ops` operations per sample, the job's cost and
+ * preempted samples added to extra_json. */
+void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
+                         const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,
+                         const char *extra_json);
 
 #endif
