@@ -90,9 +90,12 @@ def test_every_offset_of_both_loops_gives_a_result(build):
         assert set(r["params"]) == {"kernel", "offset"}
         # the functions start 64-byte aligned and their loop head is 64 bytes in (.p2align 6)
         assert r["loop_offset"] == 64 + r["params"]["offset"]
-        assert all(s > 0 for s in r["samples"])
-        per_rep = 16 if r["params"]["kernel"] == "l1-chase" else 64
-        assert r["iterations"] % per_rep == 0
+        # two rounds (the default) of --samples 2, each round its own median, cost and retakes
+        assert len(r["samples"]) == len(r["ticks"]) == 4 and all(s > 0 for s in r["samples"])
+        assert len(r["rounds"]) == 2
+        assert all(rnd["median_ns"] > 0 and rnd["cost"]["sample_ticks"] > 0 for rnd in r["rounds"])
+        if "iterations" in r:      # written only when every round ran the same repetitions
+            assert r["iterations"] % (16 if r["params"]["kernel"] == "l1-chase" else 64) == 0
 
 
 @pytest.mark.parametrize("build", BUILDS)
@@ -116,6 +119,7 @@ def test_offsets_off_the_instruction_grid_are_refused_on_arm():
 
 
 @pytest.mark.parametrize("args,message", [(["--span", "8192"], "--span '8192' is not valid"),
+                                          (["--rounds", "1"], "--rounds '1' is not valid (valid: 2 to 100)"),
                                           (["--step", "0"], "--step '0' is not valid"),
                                           (["--kernel", "l2-chase"], "l2-chase")])
 def test_bad_sweeps_are_refused_before_anything_is_written(args, message):
