@@ -152,7 +152,10 @@ def read(lines: Iterable[str], name: str, intervals: Intervals | None = None) ->
                 if ticks < start_ticks:
                     raise IngestError(where, f"interval {test!r:.40}: thread {thread}'s counter went "
                                                    f"backwards ({start_ticks} then {ticks})")
-                value = (ticks - start_ticks) / freq * per_second
+                try:
+                    value = (ticks - start_ticks) / freq * per_second
+                except OverflowError:
+                    value = math.inf
                 if not math.isfinite(value):
                     raise IngestError(where, f"interval {test!r:.40} is not a finite number")
                 found += 1
