@@ -90,9 +90,9 @@ def test_every_offset_of_both_loops_gives_a_result(build):
         assert set(r["params"]) == {"kernel", "offset"}
         # the functions start 64-byte aligned and their loop head is 64 bytes in (.p2align 6)
         assert r["loop_offset"] == 64 + r["params"]["offset"]
-        # two rounds (the default) of --samples 2, each round its own median, cost and retakes
-        assert len(r["samples"]) == len(r["ticks"]) == 4 and all(s > 0 for s in r["samples"])
-        assert len(r["rounds"]) == 2
+        # three rounds (the default) of --samples 2, each round its own median, cost and retakes
+        assert len(r["samples"]) == len(r["ticks"]) == 6 and all(s > 0 for s in r["samples"])
+        assert len(r["rounds"]) == 3
         assert all(rnd["median_ns"] > 0 and rnd["cost"]["sample_ticks"] > 0 for rnd in r["rounds"])
         if "iterations" in r:      # written only when every round ran the same repetitions
             assert r["iterations"] % (16 if r["params"]["kernel"] == "l1-chase" else 64) == 0

@@ -3,9 +3,14 @@
  * [pp_chase, pp_chase_end) or [pp_addchain, pp_addchain_end) — position-independent, see
  * timed_loops.h — is copied byte for byte into a fresh executable mapping at each code
  * offset 0, step, 2*step, ... < span past a page boundary, checked against the original
- * (same bytes, same answer), then timed as mem-latency times it. One result per (kernel,
- * offset): the loop head sits at `loop_offset` in its page, the copied bytes are in `code`.
- * The host compares each offset's median with the samples' own spread (placement finding).
+ * (same bytes, same answer), then timed as mem-latency times it.
+ *
+ * The sweep runs --rounds times, every placement once per round from a fresh copy (round 0
+ * in order, the others shuffled), so a placement's rounds are a sweep apart and what
+ * differs between them, beyond a whole round's drift, is run-to-run noise. One result per
+ * (kernel, offset, cpu) with the samples of every round: `loop_offset` (the loop head's
+ * offset in its page), `code` (the bytes that ran) and `rounds` (each round's median in ns,
+ * cost and preempted samples). The host tests placements against rounds (placement.py).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,7 +40,7 @@ static const struct kernel_param params[] = {
      "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true},
     {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false},
     {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
-    {"rounds", "2", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
+    {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
                           "noise a placement's spread is compared with)", false},
     {NULL, NULL, NULL, NULL, false},
 };
@@ -302,37 +307,57 @@ static int run(struct run_ctx *ctx)
             rc = 1;
         }
     }
+    /* Round 0 visits the placements in order, every later round in its own shuffled order:
+     * a load or clock that drifts along the sweep then lands at different placements in
+     * each round (noise) instead of always at the same ones (a fake placement effect). */
+    size_t nplaces = (size_t)plan->nkernels * noffsets;
+    size_t *order = malloc(sizeof(size_t) * (nplaces ? nplaces : 1));
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    if (!order && rc == 0) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        rc = 1;
+    }
     for (uint64_t round = 0; round < plan->rounds && rc == 0 && !probe_interrupted(); round++) {
-        for (int k = 0; k < plan->nkernels && rc == 0 && !probe_interrupted(); k++) {
+        for (size_t i = 0; i < nplaces; i++)
+            order[i] = i;
+        for (size_t i = nplaces; round > 0 && i > 1; i--) {   /* Fisher-Yates, xorshift64 */
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            size_t j = (size_t)(seed % i), t = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = t;
+        }
+        for (size_t at = 0; at < nplaces && rc == 0 && !probe_interrupted(); at++) {
+            size_t k = order[at] / noffsets, o = order[at] % noffsets;
             int kernel = plan->kernels[k];
             uint64_t ops_per_rep = kernel == 0 ? CHASE_UNROLL : ADDCHAIN_UNROLL;
-            for (size_t o = 0; o < noffsets && rc == 0 && !probe_interrupted(); o++) {
-                struct placement *pl = &last[(size_t)k * noffsets + o];
-                if (pl->mapping)
-                    munmap(pl->mapping, pl->mapping_bytes);
-                if (place(kernel, o * plan->step, pl) != 0) {
-                    pl->mapping = NULL;
-                    rc = 1;
-                    break;
-                }
-                if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
-                    emit_error("thread-failed", "cannot start a measuring thread");
-                    rc = 1;
-                }
-                for (int j = 0; j < ctx->ncpus; j++) {
-                    int outcome = exec_job_outcome(&jobs[j]);
-                    if (outcome < 0)
-                        rc = 1;
-                    struct sweep_slot *slot = &slots[((size_t)k * noffsets + o) * (size_t)ctx->ncpus + (size_t)j];
-                    if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
-                        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
-                        rc = 1;
-                    }
-                }
-                exec_free_jobs(ctx, jobs);
+            struct placement *pl = &last[order[at]];
+            if (pl->mapping)
+                munmap(pl->mapping, pl->mapping_bytes);
+            if (place(kernel, o * plan->step, pl) != 0) {
+                pl->mapping = NULL;
+                rc = 1;
+                break;
             }
+            if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
+                emit_error("thread-failed", "cannot start a measuring thread");
+                rc = 1;
+            }
+            for (int j = 0; j < ctx->ncpus; j++) {
+                int outcome = exec_job_outcome(&jobs[j]);
+                if (outcome < 0)
+                    rc = 1;
+                struct sweep_slot *slot = &slots[order[at] * (size_t)ctx->ncpus + (size_t)j];
+                if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
+                    emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+                    rc = 1;
+                }
+            }
+            exec_free_jobs(ctx, jobs);
         }
     }
+    free(order);
     /* what was measured is written, also after an interruption or a failed placement */
     for (int k = 0; slots && last && k < plan->nkernels; k++)
         for (size_t o = 0; o < noffsets; o++)
