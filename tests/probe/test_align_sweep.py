@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -126,3 +128,22 @@ def test_bad_sweeps_are_refused_before_anything_is_written(args, message):
     proc = run_probe("native", "run", "align-sweep", *args, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert message in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_an_interrupted_sweep_writes_what_it_measured():
+    """The records come after the last round; Ctrl-C ends the sweep early and every
+    placement measured so far is still written, with its samples and the rounds it ran."""
+    cmd = command("native") + ["run", "align-sweep", "--cpus", "0", "--rounds", "100", "--span", "4096",
+                               "--samples", "3", "--min-time", "0.001", "--warmup", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stdout.readline()          # meta: the sweep has started
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=120)
+    recs = records(first + rest)
+    assert proc.returncode == 130
+    assert recs[-1]["type"] == "end" and recs[-1]["status"] == "interrupted"
+    results = [r for r in recs if r["type"] == "result"]
+    assert results, "a second of sweeping measured nothing"
+    for r in results:
+        assert len(r["samples"]) == len(r["ticks"]) >= 1 and 1 <= len(r["rounds"]) < 100

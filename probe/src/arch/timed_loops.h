@@ -23,6 +23,7 @@ uint64_t pp_addchain(uint64_t n);
  * run byte-for-byte copies of it at other code addresses. */
 extern const unsigned char pp_chase_end[], pp_addchain_end[];
 extern const unsigned char pp_chase_loop[], pp_addchain_loop[];
+#endif
 /* Copies go at multiples of the instruction alignment; on armv7 a code address's bit 0
  * says Thumb (the loops are ARM code, so it is 0; a copy keeps whatever the original has). */
 #if defined(__x86_64__)
@@ -34,7 +35,6 @@ extern const unsigned char pp_chase_loop[], pp_addchain_loop[];
 #define TIMED_CODE_THUMB_BIT 1u
 #else
 #define TIMED_CODE_THUMB_BIT 0u
-#endif
 #endif
 
 /* Widest loads/stores: `passes` passes over bytes (a multiple of PEAK_BLOCK, 64-byte
