@@ -15,9 +15,9 @@
  *   pp_instr_free(&log);
  *
  * A point costs one counter read, one getcpu and an atomic increment; nothing is formatted
- * or written until pp_instr_write(). The counter is the probe's (probe/src/counter.c):
- * x86_64 TSC (lfence; rdtsc), aarch64 CNTVCT_EL0 (isb; mrs), armv7 CNTVCT when the kernel
- * lets user space read it, else CLOCK_MONOTONIC_RAW in ns. C11 with the POSIX/GNU
+ * or written until pp_instr_write(). The counter is the probe's (probe/src/counter.c reads
+ * it through this header): x86_64 TSC (lfence; rdtsc), aarch64 CNTVCT_EL0 (isb; mrs),
+ * armv7 CNTVCT when the kernel lets user space read it, else CLOCK_MONOTONIC_RAW in ns. C11 with the POSIX/GNU
  * declarations (gcc's default -std=gnu17, or -D_GNU_SOURCE), Linux, no other file.
  */
 #ifndef PLATPERF_INSTR_H
@@ -49,7 +49,7 @@ struct pp_instr_log {
     const char *counter;         /* "tsc", "cntvct_el0", "cntvct", "clock_monotonic_raw" */
     double freq_hz;
     const char *freq_source;     /* "cntfrq", "calibrated", "nominal" */
-    int monotonic;               /* armv7 without user access to CNTVCT: ticks are ns */
+    int monotonic;               /* no user-readable counter: ticks are CLOCK_MONOTONIC_RAW ns */
     uint64_t start_ticks, start_ns;
     time_t start_time;
 };
@@ -64,53 +64,46 @@ static inline uint64_t pp_instr_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The probe's counter reads: probe/src/counter.c reads through these too, so a program's
+ * points and the probe's figures on one machine come from the same instructions. */
 #if defined(__x86_64__)
-static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
+/* lfence waits for earlier instructions before the TSC is read (see counter.c) */
+static inline uint64_t pp_instr_counter_read(void)
 {
-    (void)log;
     uint32_t lo, hi;
     __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
-static inline void pp_instr_counter_init(struct pp_instr_log *log)
-{
-    log->counter = "tsc";
-    log->freq_source = "calibrated";   /* against CLOCK_MONOTONIC_RAW, in pp_instr_write() */
-}
 #elif defined(__aarch64__)
-static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
+static inline uint64_t pp_instr_counter_read(void)
 {
-    (void)log;
     uint64_t v;
     __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
     return v;
 }
-static inline void pp_instr_counter_init(struct pp_instr_log *log)
+static inline uint64_t pp_instr_counter_freq(void)
 {
     uint64_t f;
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
-    log->counter = "cntvct_el0";
-    log->freq_hz = (double)f;
-    log->freq_source = "cntfrq";
+    return f;
 }
 #elif defined(__arm__)
-static sigjmp_buf pp_instr_jmp;
-static void pp_instr_on_sigill(int sig)
+/* CNTVCT; only once pp_instr_arm_cntvct() said user space may read it */
+static inline uint64_t pp_instr_counter_read(void)
 {
-    (void)sig;
-    siglongjmp(pp_instr_jmp, 1);
-}
-static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
-{
-    if (log->monotonic)
-        return pp_instr_monotonic_ns();
     uint64_t v;
     __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
     return v;
 }
-/* CNTVCT is readable from user space only if the kernel set CNTKCTL.PL0VCTEN; otherwise
- * the read traps with SIGILL: tried once under a handler, as the probe does. */
-static inline void pp_instr_counter_init(struct pp_instr_log *log)
+static sigjmp_buf pp_instr_jmp;
+static inline void pp_instr_on_sigill(int sig)
+{
+    (void)sig;
+    siglongjmp(pp_instr_jmp, 1);
+}
+/* CNTFRQ when user space may read the generic timer, else 0. It may only if the kernel set
+ * CNTKCTL.PL0VCTEN; otherwise the read traps with SIGILL: tried once under a handler. */
+static inline uint32_t pp_instr_arm_cntvct(void)
 {
     struct sigaction sa, old;
     volatile uint32_t freq = 0;
@@ -119,37 +112,53 @@ static inline void pp_instr_counter_init(struct pp_instr_log *log)
     sigaction(SIGILL, &sa, &old);
     if (sigsetjmp(pp_instr_jmp, 1) == 0) {
         uint32_t f;
-        uint64_t v;
         __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(f));
-        __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
-        (void)v;
+        (void)pp_instr_counter_read();
         freq = f;
     }
     sigaction(SIGILL, &old, NULL);
+    return freq;
+}
+#endif
+
+static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    (void)log;
+    return pp_instr_counter_read();
+#elif defined(__arm__)
+    return log->monotonic ? pp_instr_monotonic_ns() : pp_instr_counter_read();
+#else
+    (void)log;
+    return pp_instr_monotonic_ns();
+#endif
+}
+
+static inline void pp_instr_counter_init(struct pp_instr_log *log)
+{
+#if defined(__x86_64__)
+    log->counter = "tsc";
+    log->freq_source = "calibrated";   /* against CLOCK_MONOTONIC_RAW, in pp_instr_write() */
+#elif defined(__aarch64__)
+    log->counter = "cntvct_el0";
+    log->freq_hz = (double)pp_instr_counter_freq();
+    log->freq_source = "cntfrq";
+#else
+#if defined(__arm__)
+    uint32_t freq = pp_instr_arm_cntvct();
     if (freq) {
         log->counter = "cntvct";
         log->freq_hz = freq;
         log->freq_source = "cntfrq";
-    } else {
-        log->counter = "clock_monotonic_raw";
-        log->freq_hz = 1e9;
-        log->freq_source = "nominal";
-        log->monotonic = 1;
+        return;
     }
-}
-#else
-static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
-{
-    (void)log;
-    return pp_instr_monotonic_ns();
-}
-static inline void pp_instr_counter_init(struct pp_instr_log *log)
-{
+#endif
     log->counter = "clock_monotonic_raw";
     log->freq_hz = 1e9;
     log->freq_source = "nominal";
-}
+    log->monotonic = 1;
 #endif
+}
 
 #if defined(__x86_64__)
 #define PP_INSTR_ARCH "x86_64"
