@@ -12,6 +12,7 @@ SAMPLES = {
     "rst-csv-table": FIXTURES / "rst" / "guide.rst",
     "tfa-rst": FIXTURES / "tfa" / "psci-performance.rst",
     "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
+    "instr": FIXTURES / "instr" / "juno-like.jsonl",
 }
 # The formats read line by line (the JSON ones are one document each).
 LINE_BASED = {name: path for name, path in SAMPLES.items() if not name.endswith("-json")}

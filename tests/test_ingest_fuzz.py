@@ -22,7 +22,7 @@ PIECES = ["<RT_INSTR:", "/>", "\t", "test_rt_instr_x", "\"stride=", "bw_mem 16m 
           "Copy:", "Array size = ", "bytes per array element", "Failed Validation", ".. csv-table:: T",
           "    :header: ", "\"a\",\"b: c\"", "(min ", ", max ", ")", "\"", ",", "1e309", "1.7e308", "-0", "nan", "inf",
           "99999999999999999999999", "0.00049", "1.5", "\n", " ", "{", "}", "[", "]", "\"thread\"",
-          "\"histogram\"", "\"cpu\"", "\"min\"", "\"avg\"", "\"max\"", "\"cycles\"", ":", "null", "true", "7"]
+          "\"histogram\"", "\"point\"", "\"ticks\"", "\"cpu\"", "\"min\"", "\"avg\"", "\"max\"", "\"cycles\"", ":", "null", "true", "7"]
 line_text = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=8)), max_size=12).map("".join)
 
 

@@ -127,4 +127,4 @@ def test_a_bad_line_stores_nothing(board_jsonl, tmp_path):
 def test_root_is_refused_for_other_formats(tmp_path):
     out = CliRunner().invoke(app, ["ingest", "stream", "x.txt", "--label", "a", "--root", str(JUNO),
                                    "--db", str(tmp_path / "r.db")])
-    assert out.exit_code == 2 and "--root is for probe-jsonl only" in out.output
+    assert out.exit_code == 2 and "--root is for probe-jsonl and instr only" in out.output

@@ -1,6 +1,7 @@
 # Writes build_info.h: probe version, arch, compiler, flags and build_id, the digest of
-# all sources + compiler + flags (two probes with equal build_id ran the same code).
-file(GLOB_RECURSE _srcs ${SRC_DIR}/*.c ${SRC_DIR}/*.h ${SRC_DIR}/*.S)
+# all sources (src/ and the shared include/) + compiler + flags (two probes with equal
+# build_id ran the same code).
+file(GLOB_RECURSE _srcs ${SRC_DIR}/*.c ${SRC_DIR}/*.h ${SRC_DIR}/*.S ${SRC_DIR}/../include/*.h)
 list(SORT _srcs)
 set(_all "${COMPILER}|${FLAGS}|${FALLBACK}")
 foreach(_f IN LISTS _srcs)

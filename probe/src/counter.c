@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "platperf_instr.h"   /* the counter reads, shared with user programs */
 #include "timed_loops.h"
 
 static struct counter_info info;
@@ -42,12 +43,7 @@ uint64_t counter_stop(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-uint64_t counter_read(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
+uint64_t counter_read(void) { return pp_instr_counter_read(); }
 
 static double tsc_freq_from_cpuid(const char **source)
 {
@@ -92,41 +88,22 @@ uint64_t counter_stop(void)
     return v;
 }
 
-uint64_t counter_read(void)
-{
-    uint64_t v;
-    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-    return v;
-}
+uint64_t counter_read(void) { return pp_instr_counter_read(); }
 
 static void arch_init(void)
 {
-    uint64_t f;
-    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
     info.name = "cntvct_el0";
-    info.freq_hz = (double)f;
+    info.freq_hz = (double)pp_instr_counter_freq();
     info.freq_source = "cntfrq";
 }
 
 #elif defined(__arm__)
 
-/* The generic timer is readable from user space only if the kernel set CNTKCTL.PL0VCTEN;
- * otherwise mrrc traps with SIGILL. We try once under a handler and fall back. */
+/* The generic timer is readable from user space only if the kernel set CNTKCTL.PL0VCTEN
+ * (probed once by pp_instr_arm_cntvct()); otherwise CLOCK_MONOTONIC_RAW. */
 static int use_cntvct;
-static sigjmp_buf probe_jmp;
 
-static void on_sigill(int sig)
-{
-    (void)sig;
-    siglongjmp(probe_jmp, 1);
-}
-
-static inline uint64_t cntvct(void)
-{
-    uint64_t v;
-    __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(v) : : "memory");
-    return v;
-}
+static inline uint64_t cntvct(void) { return pp_instr_counter_read(); }
 
 uint64_t counter_start(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
 uint64_t counter_stop(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
@@ -134,18 +111,7 @@ uint64_t counter_read(void) { return use_cntvct ? cntvct() : monotonic_raw_ns();
 
 static void arch_init(void)
 {
-    struct sigaction sa, old;
-    volatile uint32_t freq = 0;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigill;
-    sigaction(SIGILL, &sa, &old);
-    if (sigsetjmp(probe_jmp, 1) == 0) {
-        uint32_t f;
-        __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(f));
-        (void)cntvct();
-        freq = f;
-    }
-    sigaction(SIGILL, &old, NULL);
+    uint32_t freq = pp_instr_arm_cntvct();
     use_cntvct = freq != 0;
     if (use_cntvct) {
         info.name = "cntvct";

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import IO, Iterable, Iterator
 
 SCHEMA = 1
-TYPES = ("meta", "result", "histogram", "warning", "error", "end")
+TYPES = ("meta", "result", "histogram", "point", "warning", "error", "end")
 DIRECTIONS = ("lower", "higher")
 MODES = ("serial", "parallel")
 
@@ -126,6 +126,10 @@ def check_record(rec, where: str) -> dict:
         _require(rec, "buckets", list, where)
         for name in ("count", "min", "max"):
             _require(rec, name, (int, float), where)
+    elif kind == "point":
+        _require(rec, "name", str, where)
+        for name in ("ticks", "cpu", "thread"):
+            _require(rec, name, int, where)
     elif kind in ("warning", "error"):
         _require(rec, "message", str, where)
     elif kind == "end":

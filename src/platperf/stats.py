@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 
 def median(values: Sequence[float]) -> float:
@@ -142,6 +142,52 @@ def bootstrap_median_ratio(base: Sequence[float], new: Sequence[float], *, level
     lo = ratios[max(0, int(math.floor((1 - level) / 2 * resamples)))]
     hi = ratios[min(resamples - 1, int(math.ceil((1 + level) / 2 * resamples)) - 1)]
     return lo, hi
+
+
+class PlacementTest(NamedTuple):
+    spread: float   # (largest - smallest placement mean) / smallest
+    noise: float    # residual standard deviation / grand mean: one measurement's run-to-run noise
+    f: float        # placements' mean square / residual mean square
+    p: float        # P(F >= f) with no placement effect
+
+
+def placement_spread(rounds: Sequence[Sequence[float]]) -> PlacementTest:
+    """Does code placement move a figure more than measuring it again does?
+
+    ``rounds[i][r]`` is the figure (a median) of placement i in round r; each round
+    measured every placement once, the rounds one after the other (align-sweep). Method:
+    two-way analysis of variance without replication, placements x rounds (Montgomery,
+    "Design and Analysis of Experiments", 8th ed., section 5.3, one observation per cell):
+    the round means absorb drift of the whole machine between rounds, and what is left
+    after the placement and round means — the residual — is the run-to-run noise of one
+    measurement. F = MS_placement / MS_residual with (P-1, (P-1)(R-1)) degrees of freedom;
+    p = I_{d2/(d2+d1 F)}(d2/2, d1/2), the F tail from the regularised incomplete beta.
+    No residual at all (every measurement exactly additive) gives p = 0 when the
+    placements differ, 1 when they do not. Needs two placements, two rounds, positive figures.
+    """
+    p = len(rounds)
+    if p < 2:
+        raise ValueError("a placement spread needs at least two placements")
+    r = len(rounds[0])
+    if r < 2 or any(len(row) != r for row in rounds):
+        raise ValueError("run-to-run noise needs the same number (at least two) of rounds per placement")
+    if min(min(row) for row in rounds) <= 0:
+        raise ValueError("placement figures must be positive")
+    grand = math.fsum(math.fsum(row) for row in rounds) / (p * r)
+    row_means = [math.fsum(row) / r for row in rounds]
+    col_means = [math.fsum(row[j] for row in rounds) / p for j in range(r)]
+    ss_rows = r * math.fsum((m - grand) ** 2 for m in row_means)
+    ss_error = math.fsum((rounds[i][j] - row_means[i] - col_means[j] + grand) ** 2
+                         for i in range(p) for j in range(r))
+    df_rows, df_error = p - 1, (p - 1) * (r - 1)
+    ms_rows, ms_error = ss_rows / df_rows, ss_error / df_error
+    spread = (max(row_means) - min(row_means)) / min(row_means)
+    noise = math.sqrt(ms_error) / grand
+    if ms_error <= ms_rows * 1e-24:
+        return PlacementTest(spread, noise, math.inf if ms_rows > 0 else 0.0, 0.0 if ms_rows > 0 else 1.0)
+    f = ms_rows / ms_error
+    tail = _betainc(df_error / 2.0, df_rows / 2.0, df_error / (df_error + df_rows * f))
+    return PlacementTest(spread, noise, f, min(1.0, tail))
 
 
 def welch_t_test(x: Sequence[float], y: Sequence[float]) -> float:

@@ -17,6 +17,26 @@ void **pp_chase(void **p, uint64_t n);
 /* n * ADDCHAIN_UNROLL dependent single-cycle adds; returns the sum (keeps it live). */
 uint64_t pp_addchain(uint64_t n);
 
+#if !defined(PLATPERF_FALLBACK)
+/* Where pp_chase and pp_addchain end: [pp_chase, pp_chase_end) is the whole function,
+ * position-independent (branches are pc-relative, no literal pools), so align-sweep can
+ * run byte-for-byte copies of it at other code addresses. */
+extern const unsigned char pp_chase_end[], pp_addchain_end[];
+extern const unsigned char pp_chase_loop[], pp_addchain_loop[];
+#endif
+/* Copies go at multiples of the instruction alignment; on armv7 a code address's bit 0
+ * says Thumb (the loops are ARM code, so it is 0; a copy keeps whatever the original has). */
+#if defined(__x86_64__)
+#define TIMED_CODE_ALIGN 1
+#else
+#define TIMED_CODE_ALIGN 4
+#endif
+#if defined(__arm__)
+#define TIMED_CODE_THUMB_BIT 1u
+#else
+#define TIMED_CODE_THUMB_BIT 0u
+#endif
+
 /* Widest loads/stores: `passes` passes over bytes (a multiple of PEAK_BLOCK, 64-byte
  * aligned buffers). x86_64 has one per vector width, picked at run time. */
 void pp_peak_read(const void *buf, size_t bytes, uint64_t passes);

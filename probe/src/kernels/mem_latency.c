@@ -10,6 +10,7 @@
 #include "exec.h"
 #include "jsonl.h"
 #include "kernel.h"
+#include "op_latency.h"
 #include "params.h"
 #include "timed_loops.h"
 
@@ -113,8 +114,6 @@ static int run(struct run_ctx *ctx)
 {
     struct latency_plan *plan = ctx->kernel_state;
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
-    double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
-    double *cycles = malloc(sizeof(double) * (size_t)ctx->samples);
     int rc = 0;
     for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
         struct latency_point pt = {plan, plan->sizes[s]};
@@ -134,27 +133,11 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
             if (outcome <= 0)
                 continue;
-            const struct core_clock *cc = job->result;
-            uint64_t loads = job->reps * CHASE_UNROLL;
-            for (int i = 0; i < job->nsamples; i++) {
-                ns[i] = ticks_to_ns(job->ticks[i]) / (double)loads;
-                cycles[i] = (double)job->ticks[i] * cc->cycles_per_tick / (double)loads;
-            }
-            struct result_record r = {"mem-latency", params.text, job->cpu, "latency", "ns", "lower",
-                                      ns, job->nsamples, loads, job->ticks, job, NULL, NULL};
-            emit_record(ctx, &r);
-            if (cc->valid) {
-                r.metric = "latency_cycles";
-                r.unit = "cycles";
-                r.samples = cycles;
-                r.clock = cc;
-                emit_record(ctx, &r);
-            }
+            emit_job_op_latency(ctx, "mem-latency", params.text, job, job->result,
+                                job->reps * CHASE_UNROLL, NULL);
         }
         exec_free_jobs(ctx, jobs);
     }
-    free(ns);
-    free(cycles);
     free(jobs);
     free(plan);
     return rc;

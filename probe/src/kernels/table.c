@@ -20,6 +20,7 @@ extern const struct kernel cpu_ops_kernel;         /* cpu_ops.c */
 extern const struct kernel c2c_latency_kernel;     /* c2c.c */
 extern const struct kernel hotplug_kernel;         /* hotplug.c */
 extern const struct kernel cpu_idle_kernel;        /* cpu_idle.c */
+extern const struct kernel align_sweep_kernel;     /* align_sweep.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
@@ -39,6 +40,7 @@ const struct kernel *const kernel_table[] = {
     &c2c_latency_kernel,
     &hotplug_kernel,
     &cpu_idle_kernel,
+    &align_sweep_kernel,
     NULL,
 };
 

@@ -20,7 +20,9 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
                     "platperf ingest rst-csv-table am62x-guide.rst --label sdk-09.02  "
                     "(runs sdk-09.02:<board> per column)\n\n"
                     "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys  "
-                    "(a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/)")
+                    "(a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/)\n\n"
+                    "platperf ingest instr points.jsonl --intervals probe/examples/instr_example.toml --label v2.12 "
+                    "--root juno-sys  (points of a program built with platperf_instr.h; see docs/instr.md)")
 def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
@@ -31,7 +33,11 @@ def ingest(
     root: Optional[Path] = typer.Option(None, "--root", metavar="DIR",
                                         help="probe-jsonl only: a copy of the board's /sys and /proc "
                                              "(DIR/sys, DIR/proc) for its fingerprint and the "
-                                             "(cluster, core) of each CPU."),
+                                             "(cluster, core) of each CPU. instr: the same, needed unless "
+                                             "the points were taken on this machine."),
+    intervals: Optional[Path] = typer.Option(None, "--intervals", metavar="TOML",
+                                             help="instr only: the intervals to store, each END - START "
+                                                  "of two points (docs/instr.md)."),
     db: str = DbOption,
 ):
     """Import results from another tool's output into one run (one per column for rst-csv-table).
@@ -49,16 +55,23 @@ def ingest(
     if fmt.probe_run:
         _ingest_probe_run(files, label, target, note, root, db)
         return
-    if root is not None:
-        fail_exit(f"--root is for probe-jsonl only; {format} logs carry no CPU placement to read")
+    options, place = {}, None
+    if fmt.takes_intervals:
+        options, place = _instr_setup(files, intervals, root)
+    elif intervals is not None:
+        fail_exit(f"--intervals is for instr only; {format} logs name their own figures")
+    elif root is not None:
+        fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
 
     # results pool as they are read: memory holds the distinct keys, not every line's result
     columns: dict[str, Pool] = {}
     histograms = []
     for path in files:
         try:
-            results, file_histograms = fmt.read_file(path)
+            results, file_histograms = fmt.read_file(path, **options)
             for res in results:
+                if place is not None and res.cpu is not None:
+                    res.cluster, res.core = _placed_or_exit(place, res.cpu, path, root)
                 column = res.extra.get("column", "") if fmt.run_per_column else ""
                 into = columns.get(column)
                 if into is None:
@@ -113,16 +126,9 @@ def _ingest_probe_run(files, label, target, note, root, db):
     Exit 2 when the run is partial or failed (as `platperf run`), after storing it."""
     from ..ingest.probe_jsonl import ProbeStream
     from ..runner import with_probe_warnings
-    from ..topology import TopologyError, read_topology
+    from ..topology import TopologyError
 
-    place = None
-    if root is not None:
-        if not (root / "sys").is_dir():
-            fail_exit(f"--root {root}: no {root / 'sys'}; copy the board's /sys and /proc into it")
-        try:
-            place = read_topology(str(root)).place
-        except (TopologyError, OSError, ValueError) as exc:
-            fail_exit(f"--root {root}: cannot read the CPU topology ({exc})")
+    place = _topology_place(root) if root is not None else None
     stream = ProbeStream()
     results = []
     for path in files:
@@ -175,6 +181,48 @@ def _ingest_probe_run(files, label, target, note, root, db):
           f"[ingest:probe-jsonl], {stream.status}")
     if stream.status != "complete":
         fail_exit(f"run {run_id} is {stream.status}: {stream.error}")
+
+
+def _topology_place(root: Path):
+    """The (cluster, core) of a CPU on the machine whose /sys is under ``root``."""
+    from ..topology import TopologyError, read_topology
+    if not (root / "sys").is_dir():
+        fail_exit(f"--root {root}: no {root / 'sys'}; copy the board's /sys and /proc into it")
+    try:
+        return read_topology(str(root)).place
+    except (TopologyError, OSError, ValueError) as exc:
+        fail_exit(f"--root {root}: cannot read the CPU topology ({exc})")
+
+
+def _instr_setup(files, intervals, root):
+    """instr: the module's options (the intervals) and the CPU placement: --root, or this
+    machine's own /sys when every file says it was written here."""
+    import socket
+
+    from ..ingest import instr
+    if intervals is None:
+        fail_exit("--intervals is required for instr: a TOML naming each interval END - START "
+                  "(example: probe/examples/instr_example.toml)")
+    try:
+        options = {"intervals": instr.load_intervals(intervals)}
+    except IngestError as exc:
+        fail_exit(str(exc))
+    if root is None:
+        here = socket.gethostname()
+        elsewhere = [str(p) for p in files if instr.file_host(p) != here]
+        if elsewhere:
+            fail_exit(f"{elsewhere[0]} was not written on this machine ({here}): give --root DIR "
+                      "with copies of that machine's /sys and /proc, for each CPU's (cluster, core)")
+        root = Path("/")
+    return options, _topology_place(root)
+
+
+def _placed_or_exit(place, cpu, path, root):
+    from ..topology import TopologyError
+    try:
+        return place(cpu)
+    except TopologyError as exc:
+        fail_exit(f"{path}: {exc} in {'--root ' + str(root) if root else 'this machine'}")
 
 
 def _placed(place, cpu):

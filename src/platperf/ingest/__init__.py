@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import (cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tfa_rst,
+from . import (cyclictest_json, instr, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tfa_rst,
                tftf_rt_instr)
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
@@ -34,6 +34,8 @@ class Format:
     run_per_column: bool = False
     # probe-jsonl: the probe's own records, with meta, status and histograms (ProbeStream)
     probe_run: bool = False
+    # instr: intervals named by a TOML (--intervals), results placed per (cluster, core)
+    takes_intervals: bool = False
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -42,14 +44,14 @@ class Format:
         read = getattr(self.module, "histograms", None)
         return read(text, name) if read else []
 
-    def read_file(self, path: Path) -> tuple[Iterator[Result], list[dict]]:
+    def read_file(self, path: Path, **options) -> tuple[Iterator[Result], list[dict]]:
         """(results as they are read, histograms) of one file; OSError if it cannot be read.
 
         Line-based formats stream the file; the others read it whole (one JSON document
-        cannot be parsed in pieces)."""
+        cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals)."""
         name = str(path)
         if hasattr(self.module, "read"):
-            return self.module.read(read_lines(path), name), []
+            return self.module.read(read_lines(path), name, **options), []
         text = path.read_text(encoding="utf-8", errors="replace")
         return iter(self.parse(text, name)), self.histograms(text, name)
 
@@ -75,6 +77,8 @@ FORMATS: dict[str, Format] = {
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
     "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
                             run_per_column=True),
+    "instr": Format(instr, "points timestamped with probe/include/platperf_instr.h, as the intervals "
+                    "--intervals TOML names (END - START), per (cluster, core)", takes_intervals=True),
     "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
                           "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
                           "`platperf run` stores them", probe_run=True),

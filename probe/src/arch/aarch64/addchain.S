@@ -18,5 +18,7 @@ pp_addchain_loop:
     subs    x1, x1, #1
     b.ne    pp_addchain_loop
 2:  ret
+    .globl  pp_addchain_end
+pp_addchain_end:
     .size   pp_addchain, .-pp_addchain
     .section .note.GNU-stack,"",%progbits

@@ -15,5 +15,7 @@ pp_chase_loop:
     subs    x1, x1, #1
     b.ne    pp_chase_loop
 2:  ret
+    .globl  pp_chase_end
+pp_chase_end:
     .size   pp_chase, .-pp_chase
     .section .note.GNU-stack,"",%progbits

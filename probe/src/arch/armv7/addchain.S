@@ -25,5 +25,7 @@ pp_addchain_loop:
 2:  mov     r0, r3
     mov     r1, #0
     bx      lr
+    .globl  pp_addchain_end
+pp_addchain_end:
     .size   pp_addchain, .-pp_addchain
     .section .note.GNU-stack,"",%progbits

@@ -21,5 +21,7 @@ pp_chase_loop:
     orrs    ip, r2, r3
     bne     pp_chase_loop
 2:  bx      lr
+    .globl  pp_chase_end
+pp_chase_end:
     .size   pp_chase, .-pp_chase
     .section .note.GNU-stack,"",%progbits

@@ -19,5 +19,7 @@ pp_addchain_loop:
     dec     %rdi
     jnz     pp_addchain_loop
 2:  ret
+    .globl  pp_addchain_end
+pp_addchain_end:
     .size   pp_addchain, .-pp_addchain
     .section .note.GNU-stack,"",@progbits

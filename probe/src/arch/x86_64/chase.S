@@ -32,5 +32,7 @@ pp_chase_loop:
     dec     %rsi
     jnz     pp_chase_loop
 2:  ret
+    .globl  pp_chase_end
+pp_chase_end:
     .size   pp_chase, .-pp_chase
     .section .note.GNU-stack,"",@progbits

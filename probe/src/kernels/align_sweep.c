@@ -1,0 +1,402 @@
+/* align-sweep: how much code placement alone moves a figure (the micro-benchmark pitfalls
+ * note: the same loop 30% apart from its alignment). The timed loop's whole function,
+ * [pp_chase, pp_chase_end) or [pp_addchain, pp_addchain_end) — position-independent, see
+ * timed_loops.h — is copied byte for byte into a fresh executable mapping at each code
+ * offset 0, step, 2*step, ... < span past a page boundary, checked against the original
+ * (same bytes, same answer), then timed as mem-latency times it.
+ *
+ * The sweep runs --rounds times, every placement once per round from a fresh copy (round 0
+ * in order, the others shuffled), so a placement's rounds are a sweep apart and what
+ * differs between them, beyond a whole round's drift, is run-to-run noise. One result per
+ * (kernel, offset, cpu) with the samples of every round: `loop_offset` (the loop head's
+ * offset in its page), `code` (the bytes that ran) and `rounds` (each round's median in ns,
+ * cost and preempted samples). The host tests placements against rounds (placement.py).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "buffer.h"
+#include "chase.h"
+#include "counter.h"
+#include "exec.h"
+#include "jsonl.h"
+#include "kernel.h"
+#include "op_latency.h"
+#include "params.h"
+#include "summary.h"
+#include "timed_loops.h"
+
+/* The L1 chase's ring: 64 lines fit the L1 data cache of every core the probe targets. */
+#define L1_RING_BYTES 4096
+#define MAX_OFFSETS 4096
+
+static const char *const kernel_choices[] = {"l1-chase", "add-chain", NULL};
+
+static const struct kernel_param params[] = {
+    {"kernel", "l1-chase,add-chain", kernel_choices,
+     "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true},
+    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false},
+    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
+    {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
+                          "noise a placement's spread is compared with)", false},
+    {NULL, NULL, NULL, NULL, false},
+};
+
+struct sweep_plan {
+    int kernels[2];       /* indexes into kernel_choices */
+    int nkernels;
+    uint64_t step, span, rounds;
+};
+
+/* What one (kernel, offset, cpu) gathered over the rounds; emitted once all rounds ran. */
+struct sweep_slot {
+    uint64_t *ticks, *ops;     /* rounds x samples */
+    int n;
+    char *rounds_json;         /* {"median_ns":..,"cost":..,"preempted":[..]},... */
+    const struct core_clock *cc;
+};
+
+/* One placed copy, shared by the jobs of every CPU (code is read-only once placed). */
+struct placement {
+    int kernel;
+    void *mapping;
+    size_t mapping_bytes;
+    uintptr_t entry;      /* the copy's address to call (with the Thumb bit of the original) */
+    size_t loop_offset;   /* the loop head's offset in its page */
+    const unsigned char *code;
+    size_t code_bytes;
+};
+
+struct sweep_state {
+    const struct placement *pl;
+    void **p;
+    uint64_t sum;
+};
+
+static void **volatile chase_sink;
+static volatile uint64_t add_sink;
+
+static void original(int kernel, const unsigned char **start, const unsigned char **loop, size_t *bytes)
+{
+#if defined(PLATPERF_FALLBACK)
+    (void)kernel;                  /* not reached: available() refuses the fallback build */
+    *start = *loop = NULL;
+    *bytes = 0;
+#else
+    uintptr_t fn = kernel == 0 ? (uintptr_t)pp_chase : (uintptr_t)pp_addchain;
+    const unsigned char *end = kernel == 0 ? pp_chase_end : pp_addchain_end;
+    *start = (const unsigned char *)(fn & ~(uintptr_t)TIMED_CODE_THUMB_BIT);
+    *loop = kernel == 0 ? pp_chase_loop : pp_addchain_loop;
+    *bytes = (size_t)(end - *start);
+#endif
+}
+
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    struct sweep_plan *plan = calloc(1, sizeof *plan);
+    const char *step = kernel_value(ctx, "step"), *span = kernel_value(ctx, "span");
+    char buf[64], *items[2];
+    int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, 2);
+    for (int i = 0; i < n; i++) {
+        int k = choice_index(kernel_choices, items[i]);
+        if (plan->nkernels == 0 || plan->kernels[0] != k)
+            plan->kernels[plan->nkernels++] = k;
+    }
+    if (parse_size(step, &plan->step) || plan->step == 0 || plan->step % TIMED_CODE_ALIGN) {
+        snprintf(err, errlen, "align-sweep: --step '%s' is not valid (valid: a multiple of %d bytes, e.g. 16)",
+                 step, TIMED_CODE_ALIGN);
+        free(plan);
+        return -1;
+    }
+    if (parse_size(span, &plan->span) || plan->span < plan->step || plan->span > page_size()) {
+        snprintf(err, errlen, "align-sweep: --span '%s' is not valid (valid: from --step to %zu bytes, e.g. 256)",
+                 span, page_size());
+        free(plan);
+        return -1;
+    }
+    const char *rounds = kernel_value(ctx, "rounds");
+    if (parse_size(rounds, &plan->rounds) || plan->rounds < 2 || plan->rounds > 100) {
+        snprintf(err, errlen, "align-sweep: --rounds '%s' is not valid (valid: 2 to 100)", rounds);
+        free(plan);
+        return -1;
+    }
+    uint64_t need = L1_RING_BYTES;
+    if (ctx->mode == MODE_PARALLEL)
+        need *= (uint64_t)ctx->ncpus;
+    if (buffer_check_cap(ctx, "align-sweep", "the 4 KiB ring", need, err, errlen) != 0) {
+        free(plan);
+        return -1;
+    }
+    ctx->kernel_state = plan;
+    return 0;
+}
+
+/* The copy answers what the original answers: the same end of a 5-element ring after 16
+ * loads, the same sum of 3 * 64 adds. */
+static int same_answer(const struct placement *pl)
+{
+    if (pl->kernel == 0) {
+        void *ring[5];
+        for (int i = 0; i < 5; i++)
+            ring[i] = &ring[(i + 1) % 5];
+        void **(*copy)(void **, uint64_t) = (void **(*)(void **, uint64_t))pl->entry;
+        return copy(ring, 1) == pp_chase(ring, 1);
+    }
+    uint64_t (*copy)(uint64_t) = (uint64_t (*)(uint64_t))pl->entry;
+    return copy(3) == pp_addchain(3);
+}
+
+/* Maps, copies and checks the loop at `offset`; 0, or -1 after an error record. */
+static int place(int kernel, uint64_t offset, struct placement *pl)
+{
+    const unsigned char *start, *loop;
+    size_t bytes;
+    original(kernel, &start, &loop, &bytes);
+    size_t page = page_size();
+    memset(pl, 0, sizeof *pl);
+    pl->kernel = kernel;
+    pl->mapping_bytes = (offset + bytes + page - 1) / page * page;
+    pl->mapping = mmap(NULL, pl->mapping_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pl->mapping == MAP_FAILED) {
+        emit_error("map-failed", "align-sweep: cannot map memory for the code copies");
+        return -1;
+    }
+    unsigned char *dst = (unsigned char *)pl->mapping + offset;
+    memcpy(dst, start, bytes);
+    /* write, then execute: never both at once (W^X kernels refuse it) */
+    if (mprotect(pl->mapping, pl->mapping_bytes, PROT_READ | PROT_EXEC) != 0) {
+        emit_error("exec-mapping-refused", "align-sweep: the kernel refuses executable anonymous memory "
+                   "(SELinux execmem or a W^X policy); run where mprotect(PROT_EXEC) is allowed");
+        munmap(pl->mapping, pl->mapping_bytes);
+        return -1;
+    }
+    /* Arm: the copy went through the data cache; the instruction side must not see stale lines */
+    __builtin___clear_cache((char *)dst, (char *)dst + bytes);
+    pl->entry = (uintptr_t)dst | ((uintptr_t)(kernel == 0 ? (uintptr_t)pp_chase : (uintptr_t)pp_addchain)
+                                  & TIMED_CODE_THUMB_BIT);
+    pl->loop_offset = (size_t)(offset + (size_t)(loop - start)) % page;
+    pl->code = dst;
+    pl->code_bytes = bytes;
+    if (memcmp(dst, start, bytes) != 0 || !same_answer(pl)) {
+        emit_error("copy-differs", "align-sweep: the copied loop does not behave as the original "
+                   "(instruction cache not synchronised?); report this with the probe's info output");
+        munmap(pl->mapping, pl->mapping_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+static void chase_body(void *state, uint64_t reps)
+{
+    struct sweep_state *st = state;
+    st->p = ((void **(*)(void **, uint64_t))st->pl->entry)(st->p, reps);
+}
+
+static void add_body(void *state, uint64_t reps)
+{
+    struct sweep_state *st = state;
+    st->sum += ((uint64_t (*)(uint64_t))st->pl->entry)(reps);
+}
+
+static int measure_on_cpu(struct cpu_job *job)
+{
+    const struct placement *pl = job->arg;
+    struct sweep_state st = {pl, NULL, 0};
+    void *mapping = NULL, *buf;
+    if (pl->kernel == 0) {
+        mapping = buffer_alloc(L1_RING_BYTES, 1, &buf);
+        if (!mapping) {
+            snprintf(job->err, sizeof job->err, "cannot map the %d-byte ring", L1_RING_BYTES);
+            exec_ready(job);
+            return -1;
+        }
+        st.p = chase_build(buf, L1_RING_BYTES, 64, page_size(), CHASE_RANDOM, 1);
+    }
+    job->result = (void *)core_clock_on_cpu(job->cpu);
+    exec_ready(job);
+    exec_sample(job, pl->kernel == 0 ? chase_body : add_body, &st, 1);
+    chase_sink = st.p;     /* results are data: the loops are never dead code */
+    add_sink = st.sum;
+    if (mapping)
+        buffer_free(mapping, L1_RING_BYTES, 1);
+    return 0;
+}
+
+/* `"loop_offset":N,"code":"<hex>"`: where the loop head sat and the bytes that ran. */
+static char *placement_json(const struct placement *pl)
+{
+    size_t len = 64 + 2 * pl->code_bytes;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    int at = snprintf(out, len, "\"loop_offset\":%zu,\"code\":\"", pl->loop_offset);
+    for (size_t i = 0; i < pl->code_bytes; i++)
+        at += snprintf(out + at, len - (size_t)at, "%02x", pl->code[i]);
+    snprintf(out + at, len - (size_t)at, "\"");
+    return out;
+}
+
+static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_t ops, size_t capacity)
+{
+    double *ns = malloc(sizeof(double) * (size_t)job->nsamples);
+    char *cost = exec_cost_json(job);
+    if (!ns || !cost) {
+        free(ns);
+        free(cost);
+        return -1;
+    }
+    for (int i = 0; i < job->nsamples && (size_t)slot->n < capacity; i++) {
+        ns[i] = ticks_to_ns(job->ticks[i]) / (double)ops;
+        slot->ticks[slot->n] = job->ticks[i];
+        slot->ops[slot->n++] = ops;
+    }
+    struct summary sum = summarize(ns, job->nsamples);
+    size_t old = slot->rounds_json ? strlen(slot->rounds_json) : 0;
+    size_t len = old + strlen(cost) + 64;
+    char *grown = realloc(slot->rounds_json, len);
+    if (grown) {
+        snprintf(grown + old, len - old, "%s{\"median_ns\":%.6g,%s}", old ? "," : "", sum.median, cost);
+        slot->rounds_json = grown;
+    }
+    slot->cc = job->result;
+    free(ns);
+    free(cost);
+    return grown ? 0 : -1;
+}
+
+static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
+                      const struct sweep_slot *slot)
+{
+    char params_json[96];
+    snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"offset\":%llu}",
+             kernel_choices[kernel], (unsigned long long)offset);
+    char *where = placement_json(pl);
+    size_t len = (where ? strlen(where) : 0) + strlen(slot->rounds_json) + 16;
+    char *extra = malloc(len);
+    if (extra)
+        snprintf(extra, len, "%s,\"rounds\":[%s]", where ? where : "\"loop_offset\":null",
+                 slot->rounds_json);
+    emit_op_latency(ctx, "align-sweep", params_json, cpu, slot->n, slot->ticks, slot->ops, slot->cc, extra, NULL);
+    free(extra);
+    free(where);
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct sweep_plan *plan = ctx->kernel_state;
+    size_t noffsets = (size_t)((plan->span + plan->step - 1) / plan->step);
+    size_t nslots = (size_t)plan->nkernels * noffsets * (size_t)ctx->ncpus;
+    size_t capacity = (size_t)plan->rounds * (size_t)ctx->samples;
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    struct sweep_slot *slots = calloc(nslots, sizeof *slots);
+    /* the last round's copies: `code` and `loop_offset` of the records */
+    struct placement *last = calloc((size_t)plan->nkernels * noffsets, sizeof *last);
+    int rc = 0;
+    if (!jobs || !slots || !last) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        rc = 1;
+    }
+    for (size_t i = 0; rc == 0 && i < nslots; i++) {
+        slots[i].ticks = malloc(sizeof(uint64_t) * capacity);
+        slots[i].ops = malloc(sizeof(uint64_t) * capacity);
+        if (!slots[i].ticks || !slots[i].ops) {
+            emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+            rc = 1;
+        }
+    }
+    /* Round 0 visits the placements in order, every later round in its own shuffled order:
+     * a load or clock that drifts along the sweep then lands at different placements in
+     * each round (noise) instead of always at the same ones (a fake placement effect). */
+    size_t nplaces = (size_t)plan->nkernels * noffsets;
+    size_t *order = malloc(sizeof(size_t) * (nplaces ? nplaces : 1));
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    if (!order && rc == 0) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        rc = 1;
+    }
+    for (uint64_t round = 0; round < plan->rounds && rc == 0 && !probe_interrupted(); round++) {
+        for (size_t i = 0; i < nplaces; i++)
+            order[i] = i;
+        for (size_t i = nplaces; round > 0 && i > 1; i--) {   /* Fisher-Yates, xorshift64 */
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            size_t j = (size_t)(seed % i), t = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = t;
+        }
+        for (size_t at = 0; at < nplaces && rc == 0 && !probe_interrupted(); at++) {
+            size_t k = order[at] / noffsets, o = order[at] % noffsets;
+            int kernel = plan->kernels[k];
+            uint64_t ops_per_rep = kernel == 0 ? CHASE_UNROLL : ADDCHAIN_UNROLL;
+            struct placement *pl = &last[order[at]];
+            if (pl->mapping)
+                munmap(pl->mapping, pl->mapping_bytes);
+            if (place(kernel, o * plan->step, pl) != 0) {
+                pl->mapping = NULL;
+                rc = 1;
+                break;
+            }
+            if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
+                emit_error("thread-failed", "cannot start a measuring thread");
+                rc = 1;
+            }
+            for (int j = 0; j < ctx->ncpus; j++) {
+                int outcome = exec_job_outcome(&jobs[j]);
+                if (outcome < 0)
+                    rc = 1;
+                struct sweep_slot *slot = &slots[order[at] * (size_t)ctx->ncpus + (size_t)j];
+                if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
+                    emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+                    rc = 1;
+                }
+            }
+            exec_free_jobs(ctx, jobs);
+        }
+    }
+    free(order);
+    /* what was measured is written, also after an interruption or a failed placement */
+    for (int k = 0; slots && last && k < plan->nkernels; k++)
+        for (size_t o = 0; o < noffsets; o++)
+            for (int j = 0; j < ctx->ncpus; j++) {
+                struct sweep_slot *slot = &slots[((size_t)k * noffsets + o) * (size_t)ctx->ncpus + (size_t)j];
+                if (slot->n > 0 && last[(size_t)k * noffsets + o].mapping)
+                    emit_slot(ctx, plan->kernels[k], o * plan->step, ctx->cpus[j], &last[(size_t)k * noffsets + o],
+                              slot);
+            }
+    for (size_t i = 0; slots && i < nslots; i++) {
+        free(slots[i].ticks);
+        free(slots[i].ops);
+        free(slots[i].rounds_json);
+    }
+    for (size_t i = 0; last && i < (size_t)plan->nkernels * noffsets; i++)
+        if (last[i].mapping)
+            munmap(last[i].mapping, last[i].mapping_bytes);
+    free(last);
+    free(slots);
+    free(jobs);
+    free(plan);
+    return rc;
+}
+
+static bool available(const char **why_not)
+{
+    if (timed_loops_fallback()) {
+        *why_not = "the fallback build has C loops, whose code is not position-independent to copy";
+        return false;
+    }
+    return true;
+}
+
+const struct kernel align_sweep_kernel = {
+    .name = "align-sweep",
+    .help = "code-placement sensitivity: the L1 chase and the add chain copied to N code offsets, "
+            "ns and cycles per operation at each",
+    .params = params,
+    .available = available,
+    .prepare = prepare,
+    .run = run,
+};
