@@ -474,11 +474,10 @@ static int run(struct run_ctx *ctx)
             }
             n++;
         }
-        if (outcome == 1) {
-            snprintf(msg, sizeof msg, "the kernel refused to take CPU %d offline: %s; not measured",
-                     cpu, strerror(e));
+        if (outcome == 1) {   /* EBUSY, EPERM: reported; samples taken before it are kept */
+            snprintf(msg, sizeof msg, "the kernel refused to take CPU %d offline: %s; %d samples kept",
+                     cpu, strerror(e), n);
             emit_warning("hotplug-refused", msg, cpu);
-            continue;
         }
         if (outcome == 2) {
             snprintf(msg, sizeof msg, "CPU %d did not come back online: %s", cpu, strerror(e));
