@@ -1,0 +1,249 @@
+"""Comparison: two runs or labels key by key, as the TF-A release tables show them (issue 10).
+
+``platperf compare`` renders :func:`document`; a report over several columns of one machine
+gets :func:`build`: its last column against the one before, the changes only. Figures and
+verdicts come from :mod:`platperf.compare`; this module only lays them out.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+
+from ... import compare
+from ...records import key_text
+from ..document import Document, Section, Table
+
+MAX_LISTED = 40     # keys listed by name in a section; the JSON export has all of them
+
+
+def number(value: float | None) -> str:
+    """Two decimals as the TF-A tables print them; small values keep 3 significant digits."""
+    if value is None:
+        return ""
+    if value != 0 and abs(value) < 0.1:
+        return f"{value:.3g}"
+    return f"{value:.2f}"
+
+
+def delta_text(delta: float | None) -> str:
+    return "" if delta is None else f"{delta:+.2f}%"
+
+
+def interval_text(ci: tuple | None) -> str:
+    return "" if ci is None else f"[{number(ci[0])}, {number(ci[1])}]"
+
+
+def place(value) -> str:
+    """A cluster or core number; ``-`` for none."""
+    return "-" if value is None else str(value)
+
+
+def cell(row: compare.Row) -> str:
+    """``242.66 (+132.03%)`` when the change is shown, else the new value alone."""
+    if row.status == "removed":
+        return f"removed (was {number(row.base)})"
+    if row.status == "added":
+        return f"{number(row.new)} (added)"
+    if row.shown:
+        return f"{number(row.new)} ({delta_text(row.delta_pct) or 'from 0'})"
+    return number(row.new)
+
+
+def verdict(row: compare.Row) -> str:
+    if row.status != "both":
+        return row.status
+    if row.regression:
+        return "REGRESSION"
+    if row.improvement:
+        return "better"
+    if row.unconfirmed:
+        worse = row.new > row.base if row.direction == "lower" else row.new < row.base
+        return f"unconfirmed ({'worse' if worse else 'better'})"
+    return ""
+
+
+def runs_text(row: compare.Row) -> str:
+    """What settles a row: ``5 runs a side``, ``>= 3 runs a side`` (from one run's samples, a
+    lower bound), or ``2+ runs a side`` (no spread known)."""
+    if row.runs_needed is None:
+        return "2+ runs a side" if row.spread_pct is None or row.spread_pct == 0 else "over 1000 runs"
+    at_least = ">= " if row.spread_basis == "samples" else ""
+    return f"{at_least}{row.runs_needed} runs a side"
+
+
+def _params_text(params_key: str) -> str:
+    return f" [{params_key}]" if params_key else ""
+
+
+def _metric_title(metric: str) -> str:
+    return metric.replace("_", " ").replace("-", " ").title()
+
+
+def table_title(benchmark: str, params_key: str, mode: str, unit: str, label: str) -> str:
+    """The TF-A style title: what, unit, mode and the release it shows; the TF-A
+    document's own titles for the TFTF runtime-instrumentation tests."""
+    from ...ingest import tftf_rt_instr
+    test = params_key.removeprefix("test=")
+    if benchmark == tftf_rt_instr.BENCHMARK and test in tftf_rt_instr.TITLES:
+        return f"{tftf_rt_instr.TITLES[test]} ({label})"
+    return f"{benchmark}{_params_text(params_key)} ({unit}) in {mode} ({label})"
+
+
+@functools.lru_cache(maxsize=1024)
+def _table_rank(benchmark: str, params_key: str) -> int:
+    """TFTF tables in the TF-A document's order; everything else after them, by key."""
+    from ...ingest import tftf_rt_instr
+    tests = list(tftf_rt_instr.TITLES)
+    test = params_key.removeprefix("test=")
+    if benchmark == tftf_rt_instr.BENCHMARK and test in tests:
+        return tests.index(test)
+    return len(tests)
+
+
+def method_text(cmp: compare.Comparison) -> str:
+    test = {"welch": "Welch's t test on the run medians",
+            "mwu": "Mann-Whitney U on the run medians",
+            "bootstrap": "a 95% bootstrap interval of the ratio of the run medians"}[cmp.test]
+    return (f"Figures are medians of the run medians of {cmp.new_ref}; each is paired with "
+            f"{cmp.base_ref} by benchmark, parameters, mode, cluster, core and metric, never by "
+            f"row position. Each run is one observation: its samples share its conditions. With "
+            f"two runs or more a side a cell reads NEW (+x.xx%) when the change is at least "
+            f"{cmp.tolerance:g}% and significant ({test}, p < {cmp.alpha:g}); with one run on a "
+            f"side a change of at least {cmp.tolerance:g}% is shown but unconfirmed, never a "
+            f"regression.")
+
+
+def detectable_text(cmp: compare.Comparison) -> str:
+    """How small a change these runs can catch, and how many runs a tolerance-sized one needs."""
+    rows = [r for r in cmp.rows if r.status == "both"]
+    mdes = [r.mde_pct for r in rows if r.mde_pct is not None and math.isfinite(r.mde_pct)]
+    needed = [r.runs_needed for r in rows if r.runs_needed is not None]
+    parts = []
+    if mdes:
+        runs = min(min(r.runs_base, r.runs_new) for r in rows if r.mde_pct is not None)
+        parts.append(f"With these runs ({runs}+ a side) the smallest change detected with 80% "
+                     f"power is {statistics.median(mdes):.2f}% on the median key "
+                     f"({max(mdes):.2f}% on the noisiest).")
+    if needed:
+        lower = any(r.spread_basis == "samples" for r in rows if r.runs_needed is not None)
+        parts.append(f"A change of {cmp.tolerance:g}% needs {statistics.median(needed):g} runs a "
+                     f"side on the median key, {max(needed)} on the noisiest"
+                     + (" (from one run's samples: at least that many)." if lower else "."))
+    unstable = sum(r.unstable for r in rows)
+    if unstable:
+        parts.append(f"{unstable} figure(s) have a 95% interval wider than {cmp.tolerance:g}%: "
+                     "unstable.")
+    return " ".join(parts)
+
+
+def _results_section(cmp: compare.Comparison) -> Section:
+    groups: dict[tuple, list[compare.Row]] = {}
+    # cmp.rows are sorted by key already; the sort is stable.
+    for row in sorted(cmp.rows, key=lambda r: _table_rank(r.key[0], r.key[1])):
+        groups.setdefault(row.key[:3], []).append(row)
+    results = Section("Results")
+    order = {m: i for i, m in enumerate(cmp.metric_order)}
+    for (benchmark, params_key, mode), rows in groups.items():
+        metrics = sorted({r.metric for r in rows}, key=lambda m: (order.get(m, len(order)), m))
+        places: dict[tuple, dict] = {}
+        for r in rows:
+            places.setdefault((r.key[3], r.key[4]), {})[r.metric] = r
+        units = sorted({r.unit for r in rows})
+        table_rows = [[place(cl), place(co)] + [cell(by[m]) if m in by else "" for m in metrics]
+                      for (cl, co), by in places.items()]
+        single = [r for r in rows if r.basis in ("single-run", "too-few-runs")]
+        caption = ""
+        if single:
+            caption = ("One run a side: changes are shown but unconfirmed."
+                       if len(single) == len([r for r in rows if r.status == "both"])
+                       else f"{len(single)} figure(s) with one run on a side: their changes are "
+                            "unconfirmed.")
+        results.tables.append(Table(
+            table_title(benchmark, params_key, mode, "/".join(units), cmp.new_ref),
+            ["Cluster", "Core"] + [_metric_title(m) for m in metrics], table_rows,
+            layout="grid", caption=caption))
+    return results
+
+
+def _change_items(rows: list[compare.Row]) -> list[tuple[str, str]]:
+    return [(key_text(r.key), f"{number(r.base)} -> {number(r.new)} {r.unit} "
+                              f"({delta_text(r.delta_pct)}, {r.direction} is better)")
+            for r in rows]
+
+
+def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
+    out = []
+    changed = [r for r in cmp.rows if r.status != "both"]
+    if changed:
+        out.append(Section("Added and removed", items=[
+            (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
+                              f"{r.unit})") for r in changed]))
+    if cmp.regressions:
+        out.append(Section("Regressions", items=_change_items(cmp.regressions)))
+    if cmp.unconfirmed:
+        rows = cmp.unconfirmed
+        out.append(Section("Unconfirmed changes", text=(
+            f"{len(rows)} change(s) of at least {cmp.tolerance:g}% with one run on a side: not "
+            "regressions until more runs confirm them (platperf run --repeat N)."),
+            items=[(name, f"{value}; {verdict(r)}; settled by {runs_text(r)}")
+                   for (name, value), r in zip(_change_items(rows[:MAX_LISTED]), rows)]))
+    return out
+
+
+def document(cmp: compare.Comparison) -> Document:
+    """The comparison as a Document: one grid table per (benchmark, params, mode), in the
+    TF-A layout ``Cluster | Core | <metric>...``, cells annotated per :func:`cell`."""
+    doc = Document(f"{cmp.new_ref} compared with {cmp.base_ref}")
+    doc.sections.append(Section("Method", text=method_text(cmp)))
+    detect = detectable_text(cmp)
+    if detect:
+        doc.sections.append(Section("How many runs", text=detect))
+    if cmp.differences:
+        doc.sections.append(Section("Not like for like", text=(
+            "These differ between the two sides and change results:"),
+            items=[(d.key + (" (refused without --force)" if d.refuse else ""),
+                    f"{d.base} -> {d.new}") for d in cmp.differences]))
+    doc.sections.append(_results_section(cmp))
+    doc.sections.extend(_verdict_sections(cmp))
+    doc.data = compare.to_json(cmp)
+    return doc
+
+
+def changes_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = False) -> Table:
+    """Shown changes, one line each: figures (with their intervals on request), change,
+    verdict, the smallest change these runs detect and the runs a tolerance-sized one needs."""
+    headers = ["Key", "Unit", cmp.base_ref, cmp.new_ref, "Change", "Verdict", "Detectable",
+               "Runs needed"]
+    if ci:
+        headers[4:4] = [f"{cmp.base_ref} 95% CI", f"{cmp.new_ref} 95% CI"]
+    out = []
+    for r in rows:
+        line = [key_text(r.key), r.unit, number(r.base), number(r.new), delta_text(r.delta_pct),
+                verdict(r), "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", runs_text(r)]
+        if ci:
+            line[4:4] = [interval_text(r.base_ci), interval_text(r.new_ci)]
+        out.append(line)
+    return Table(f"Changes of at least {cmp.tolerance:g}%", headers, out, layout="grid")
+
+
+def section(cmp: compare.Comparison) -> Section:
+    shown = [r for r in cmp.rows if r.shown]
+    text = (f"{cmp.new_ref} against {cmp.base_ref}: {len(cmp.regressions)} regression(s), "
+            f"{sum(r.improvement for r in cmp.rows)} improvement(s), {len(cmp.unconfirmed)} "
+            f"unconfirmed change(s) over {sum(r.status == 'both' for r in cmp.rows)} keys. "
+            + method_text(cmp) + " " + detectable_text(cmp))
+    tables = [changes_table(cmp, shown[:MAX_LISTED])] if shown else []
+    return Section(f"Compared with {cmp.base_ref}", text=text.strip(), tables=tables)
+
+
+def build(data) -> Section | None:
+    """The last column against the one before, when both are runs of one machine (a guide's
+    columns are different boards: nothing to compare)."""
+    if len(data.columns) < 2 or data.store is None:
+        return None
+    base, new = data.columns[-2], data.columns[-1]
+    cmp = compare.compare_runs(data.store, base.runs, new.runs, base.name, new.name)
+    if cmp.refused:
+        return None
+    return section(cmp)
