@@ -108,7 +108,7 @@ def steal_counts(db: Path) -> tuple[int, int] | None:
 
 
 def start_hog(env, cpu: int) -> subprocess.Popen:
-    probe = env.get("PLATPERF_PROBE") or str(HERE / "build" / "native" / "platperf-probe")
+    probe = env.get("PLATPERF_PROBE") or str(HERE / "build" / "probe" / "native" / "platperf-probe")
     return subprocess.Popen([probe, "run", "mem-bandwidth", "--kernel", "rd", "--size", "64m",
                              "--cpus", str(cpu), "--samples", "100000", "--min-time", "0.5"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
