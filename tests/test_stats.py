@@ -118,6 +118,10 @@ def test_median_interval_is_the_exact_bootstrap_distribution():
         if n % 2:
             rank = values.index
             assert abs(rank(lo) - rank(mc_lo)) <= 1 and abs(rank(hi) - rank(mc_hi)) <= 1
+    # Ties move together: a value repeated is one step of the distribution.
+    tied = [1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 9.0]
+    meds = sorted(stats.median([tied[rng.randrange(7)] for _ in range(7)]) for _ in range(20000))
+    assert stats.bootstrap_median_ci(tied) == (meds[int(0.025 * 20000)], meds[int(0.975 * 20000) - 1])
     # Three values: each is the resample's median with probability >= 7/27: [min, max].
     assert stats.bootstrap_median_ci([3.0, 1.0, 2.0]) == (1.0, 3.0)
     assert stats.bootstrap_median_ci([5.0]) == (5.0, 5.0)

@@ -225,21 +225,32 @@ def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[f
     n = len(s)
     if n == 0:
         raise ValueError("interval of no values")
-    # F_k for the last copy of each value: ties move together
+    if len(set(s)) == n:       # no ties: F_k = k/n, the ranks depend on n alone
+        lo, hi = _median_ci_ranks(n, level)
+        return s[lo], s[hi]
+    # ties: F_k for the last copy of each value, so that tied values move together
     last = {v: i + 1 for i, v in enumerate(s)}
+    return (s[_order_stat_quantile(n, (n + 1) // 2, (1 - level) / 2, lambda k: last[s[k]])],
+            s[_order_stat_quantile(n, n // 2 + 1, (1 + level) / 2, lambda k: last[s[k]])])
 
-    def quantile(m: int, p: float) -> float:
-        lo, hi = 0, n - 1          # smallest k with P(X*_(m) <= x_(k)) >= p
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if binomial_sf(m, n, last[s[mid]] / n) >= p:
-                hi = mid
-            else:
-                lo = mid + 1
-        return s[lo]
 
-    alpha = 1.0 - level
-    return quantile((n + 1) // 2, alpha / 2), quantile(n // 2 + 1, 1 - alpha / 2)
+@functools.lru_cache(maxsize=1024)
+def _median_ci_ranks(n: int, level: float) -> tuple[int, int]:
+    return (_order_stat_quantile(n, (n + 1) // 2, (1 - level) / 2, lambda k: k + 1),
+            _order_stat_quantile(n, n // 2 + 1, (1 + level) / 2, lambda k: k + 1))
+
+
+def _order_stat_quantile(n: int, m: int, p: float, at_or_below) -> int:
+    """The smallest rank k (0-based) with P(m-th order statistic of a resample <= x_(k)) >= p,
+    ``at_or_below(k)`` being how many of the n values are <= x_(k)."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if binomial_sf(m, n, at_or_below(mid) / n) >= p:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def relative_spread(values: Sequence[float]) -> float | None:

@@ -130,6 +130,10 @@ def detectable_text(cmp: compare.Comparison) -> str:
         parts.append(f"A change of {cmp.tolerance:g}% needs {statistics.median(needed):g} runs a "
                      f"side on the median key, {max(needed)} on the noisiest"
                      + (" (from one run's samples: at least that many)." if lower else "."))
+    hopeless = sum(r.runs_needed is None and bool(r.spread_pct) for r in rows)
+    if hopeless:
+        parts.append(f"{hopeless} key(s) spread so much that over 1000 runs a side would not "
+                     f"catch a change of {cmp.tolerance:g}%.")
     unstable = sum(r.unstable for r in rows)
     if unstable:
         parts.append(f"{unstable} figure(s) have a 95% interval wider than {cmp.tolerance:g}%: "
