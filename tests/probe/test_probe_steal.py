@@ -10,7 +10,9 @@ import subprocess
 import threading
 import time
 
-from test_probe_cost import PROBE, RETAKES, probe_records  # noqa: F401  (skips when not built)
+import pytest
+from test_probe_cost import PROBE, RETAKES
+from test_probe_functional import command
 
 from conftest import missing
 
@@ -37,10 +39,19 @@ def results(records):
     return [r for r in records if r["type"] == "result"]
 
 
-def test_a_host_without_steal_records_zero_and_context_switches(tmp_path):
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+def test_a_host_without_steal_records_zero_and_context_switches(tmp_path, build):
+    """Functional on each architecture (qemu-user for the cross builds): the fields, not
+    any timing."""
     stat = tmp_path / "stat"
     stat.write_text(stat_text(7))
-    for res in results(run_probe(stat, "--samples", "3", "--min-time", "0.001")):
+    proc = subprocess.run([*command(build), "run", "mem-latency", "--size", "4k", "--cpus", "0",
+                           "--samples", "3", "--min-time", "0.001"], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PLATPERF_PROC_STAT": str(stat)})
+    assert proc.returncode == 0, proc.stderr
+    found = results([json.loads(line) for line in proc.stdout.splitlines()])
+    assert found
+    for res in found:
         assert res["steal"] == {"ticks": 0, "retakes": 0, "samples": []}
         csw = res["context_switches"]
         assert csw["voluntary"] >= 0 and csw["involuntary"] >= 0

@@ -127,7 +127,7 @@ def detectable_text(cmp: compare.Comparison) -> str:
                      f"({max(mdes):.2f}% on the noisiest).")
     if needed:
         lower = any(r.spread_basis == "samples" for r in rows if r.runs_needed is not None)
-        parts.append(f"A change of {cmp.tolerance:g}% needs {statistics.median(needed):g} runs a "
+        parts.append(f"A change of {cmp.tolerance:g}% needs {statistics.median_low(needed)} runs a "
                      f"side on the median key, {max(needed)} on the noisiest"
                      + (" (from one run's samples: at least that many)." if lower else "."))
     hopeless = sum(r.runs_needed is None and bool(r.spread_pct) for r in rows)
