@@ -118,7 +118,8 @@ def detectable_text(cmp: compare.Comparison) -> str:
     """How small a change these runs can catch, and how many runs a tolerance-sized one needs."""
     rows = [r for r in cmp.rows if r.status == "both"]
     mdes = [r.mde_pct for r in rows if r.mde_pct is not None and math.isfinite(r.mde_pct)]
-    needed = [r.runs_needed for r in rows if r.runs_needed is not None]
+    # runs a side for a tolerance-sized change, over the keys whose spread is known
+    needed = [math.inf if r.runs_needed is None else r.runs_needed for r in rows if r.spread_pct]
     parts = []
     if mdes:
         runs = min(min(r.runs_base, r.runs_new) for r in rows if r.mde_pct is not None)
@@ -126,14 +127,13 @@ def detectable_text(cmp: compare.Comparison) -> str:
                      f"power is {statistics.median(mdes):.2f}% on the median key "
                      f"({max(mdes):.2f}% on the noisiest).")
     if needed:
-        lower = any(r.spread_basis == "samples" for r in rows if r.runs_needed is not None)
-        parts.append(f"A change of {cmp.tolerance:g}% needs {statistics.median_low(needed)} runs a "
-                     f"side on the median key, {max(needed)} on the noisiest"
+        lower = any(r.spread_basis == "samples" for r in rows if r.spread_pct)
+
+        def runs(n):
+            return "over 1000" if math.isinf(n) else str(n)
+        parts.append(f"A change of {cmp.tolerance:g}% needs {runs(statistics.median_low(needed))} "
+                     f"runs a side on the median key, {runs(max(needed))} on the noisiest"
                      + (" (from one run's samples: at least that many)." if lower else "."))
-    hopeless = sum(r.runs_needed is None and bool(r.spread_pct) for r in rows)
-    if hopeless:
-        parts.append(f"{hopeless} key(s) spread so much that over 1000 runs a side would not "
-                     f"catch a change of {cmp.tolerance:g}%.")
     unstable = sum(r.unstable for r in rows)
     if unstable:
         parts.append(f"{unstable} figure(s) have a 95% interval wider than {cmp.tolerance:g}%: "
