@@ -15,14 +15,18 @@ It also gives the run-to-run spread, (max - min) / median of the run medians ove
 of A and B, of the L1 (16 KiB) and L2 (256 KiB) random-read latencies, and (when the probe
 records it) how many samples were retaken or marked for steal time.
 
-It drives the `platperf` command of --code (default: this checkout's src/), so the same script
-measures another version: `--code /tmp/main/src --probe /tmp/main/build/native/platperf-probe`
-gives the "before" column. A platperf whose `run` has no --repeat gets its runs one by one,
-which is what it does anyway.
+It drives the `platperf` command of --code (default: this checkout's src/ and build tree's
+probe). `--before /tmp/main/src --before-probe /tmp/main/build/native/platperf-probe` also
+measures another version, each of its runs right before the same run of --code's, and prints
+both columns: the load of a shared machine then touches both alike. A platperf whose `run`
+has no --repeat gets its runs one by one, which is what it does anyway. The hog runs during
+the HOG runs of both.
 
 Targets: A/A flagged <= 5% and regressions <= 2% of keys (both ways); A/B >= 50% of DRAM keys.
 Run: .venv/bin/python bench/aa_test.py [--runs 3] [--suite quick] [--cpu 0] [--hog-cpu 1]
-     (about 10 minutes with the defaults on a 2-core VM; exit 1 when a target is missed)
+                                        [--before SRC --before-probe PATH]
+     (about 5 minutes with the defaults on a loaded 2-core VM, 10 with --before; exit 1 when
+     a target of the --code column is missed)
 """
 from __future__ import annotations
 
@@ -117,6 +121,51 @@ def start_hog(env, cpu: int) -> subprocess.Popen:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+class Version:
+    """One platperf under test: its code, probe, database and runs."""
+
+    def __init__(self, name: str, code: str, probe: str | None, db: Path):
+        self.name, self.db = name, db
+        self.env = {**os.environ, "PYTHONPATH": code}
+        if probe:
+            self.env["PLATPERF_PROBE"] = probe
+        has_repeat = "--repeat" in platperf(["run", "--help"], self.env).stdout
+        self.repeat = ["--repeat", "1"] if has_repeat else []
+        self.run_ids: dict[str, list[int]] = {"A": [], "B": [], "HOG": []}
+
+    def run(self, label: str, opts):
+        proc = platperf(["run", "--suite", opts.suite, "--cpus", opts.cpu, "--mode", "serial",
+                         "--label", label, "--db", str(self.db), "--quiet", "--json", *self.repeat],
+                        self.env)
+        out = json.loads(proc.stdout)
+        self.run_ids[label] += [r["run_id"] for r in out] if isinstance(out, list) else [out["run_id"]]
+
+    def figures(self, runs: int) -> dict:
+        db, env = self.db, self.env
+        singles = [shares(compare(str(a), str(b), db, env)) for a, b in zip(self.run_ids["A"], self.run_ids["B"])]
+        aa1 = [statistics.mean(s[i] for s in singles) for i in range(3)] + [singles[0][3]]
+        aan = shares(compare("A", "B", db, env))
+        rows = dram_rows(compare("A", "HOG", db, env))
+        caught = sum(bool(r["regression"]) for r in rows)
+        slower = [-r["delta_pct"] for r in rows if r.get("delta_pct") is not None]
+        mdes = [r["mde_pct"] for r in rows if r.get("mde_pct") is not None]
+        steal = steal_counts(db)
+        return {
+            "aa1_flagged": aa1[0], "aa1_regressions": aa1[1], "aa1_unconfirmed": aa1[2],
+            "aan_flagged": aan[0], "aan_regressions": aan[1], "aan_unconfirmed": aan[2],
+            "keys": aan[3], "ab_dram": 100.0 * caught / len(rows) if rows else 0.0,
+            "ab_caught": f"{caught}/{len(rows)}",
+            "ab_slower": statistics.median(slower) if slower else None,
+            "ab_mde": statistics.median(mdes) if mdes else None,
+            "l1": spread(db, ("A", "B"), L1), "l2": spread(db, ("A", "B"), L2),
+            "steal": "not recorded" if steal is None else f"{steal[0]} retaken, {steal[1]} marked",
+        }
+
+
+def pct(value) -> str:
+    return "n/a" if value is None else f"{value:.1f}%"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3, help="runs a side (default 3)")
@@ -124,71 +173,64 @@ def main() -> int:
     ap.add_argument("--cpu", default="0", help="the measured CPU(s)")
     ap.add_argument("--hog-cpu", type=int, default=1)
     ap.add_argument("--code", default=str(HERE / "src"), help="src/ of the platperf to measure")
-    ap.add_argument("--probe", help="the probe binary (default: the one --code finds)")
-    ap.add_argument("--db", help="keep the runs in this SQLite file (default: a temporary one)")
+    ap.add_argument("--probe", help="the probe binary (default: this checkout's build tree)")
+    ap.add_argument("--before", metavar="SRC", help="also measure this platperf (src/ of another "
+                    "checkout), its runs interleaved with --code's: the 'before' column")
+    ap.add_argument("--before-probe", metavar="PATH", help="the probe of --before")
+    ap.add_argument("--db", help="keep the runs in this directory (default: a temporary one)")
     opts = ap.parse_args()
 
-    env = {**os.environ, "PYTHONPATH": opts.code}
+    tmp = tempfile.TemporaryDirectory(prefix="aa_test.")
+    where = Path(opts.db or tmp.name)
+    where.mkdir(parents=True, exist_ok=True)
     built = HERE / "build" / "probe" / "native" / "platperf-probe"
     # the build tree's probe, not the one `pip install` copied into the package earlier
     probe = opts.probe or (str(built) if opts.code == str(HERE / "src") and built.exists() else None)
-    if probe:
-        env["PLATPERF_PROBE"] = probe
-    tmp = tempfile.TemporaryDirectory(prefix="aa_test.")
-    db = Path(opts.db or Path(tmp.name) / "aa.db")
-    repeat = ["--repeat", "1"] if "--repeat" in platperf(["run", "--help"], env).stdout else []
-    run_ids: dict[str, list[int]] = {"A": [], "B": [], "HOG": []}
-    total = 3 * opts.runs
+    versions = [Version("after", opts.code, probe, where / "after.db")]
+    if opts.before:
+        versions.insert(0, Version("before", opts.before, opts.before_probe, where / "before.db"))
+    total, done = 3 * opts.runs * len(versions), 0
     for i in range(opts.runs):
         for label in ("A", "B", "HOG"):
-            print(f"[{len(sum(run_ids.values(), [])) + 1}/{total}] run {label}#{i + 1}",
-                  file=sys.stderr, flush=True)
-            hog = start_hog(env, opts.hog_cpu) if label == "HOG" else None
-            try:
-                proc = platperf(["run", "--suite", opts.suite, "--cpus", opts.cpu, "--mode", "serial",
-                                 "--label", label, "--db", str(db), "--quiet", "--json", *repeat], env)
-            finally:
-                if hog is not None:
-                    hog.kill()
-                    hog.wait()
-            out = json.loads(proc.stdout)
-            run_ids[label] += [r["run_id"] for r in out] if isinstance(out, list) else [out["run_id"]]
+            for version in versions:
+                done += 1
+                print(f"[{done}/{total}] {version.name}: run {label}#{i + 1}", file=sys.stderr, flush=True)
+                hog = start_hog(versions[-1].env, opts.hog_cpu) if label == "HOG" else None
+                try:
+                    version.run(label, opts)
+                finally:
+                    if hog is not None:
+                        hog.kill()
+                        hog.wait()
 
-    singles = [shares(compare(str(a), str(b), db, env)) for a, b in zip(run_ids["A"], run_ids["B"])]
-    aa1 = tuple(statistics.mean(s[i] for s in singles) for i in range(3)) + (singles[0][3],)
-    aan = shares(compare("A", "B", db, env))
-    hog = compare("A", "HOG", db, env)
-    rows = dram_rows(hog)
-    caught, dram = sum(bool(r["regression"]) for r in rows), len(rows)
-    ab = 100.0 * caught / dram if dram else 0.0
-    slower = [-r["delta_pct"] for r in rows if r.get("delta_pct") is not None]
-    mdes = [r["mde_pct"] for r in rows if r.get("mde_pct") is not None]
-
-    print(f"\n{opts.suite} suite on CPU {opts.cpu}, serial; runs interleaved A, B, HOG x {opts.runs}; "
-          f"code {opts.code}")
-    print(f"{'measure':44} {'value':>8} {'target':>8}  ok")
-    lines = [(f"A/A single runs: flagged (% of {aa1[3]} keys)", aa1[0], TARGETS["aa_flagged"], "<="),
-             ("A/A single runs: regressions (% of keys)", aa1[1], TARGETS["aa_regressions"], "<="),
-             (f"A/A {opts.runs} runs a side: flagged (% of {aan[3]} keys)", aan[0], TARGETS["aa_flagged"], "<="),
-             (f"A/A {opts.runs} runs a side: regressions (% of keys)", aan[1], TARGETS["aa_regressions"], "<="),
-             (f"A/B hog: DRAM keys called regressions ({caught}/{dram})", ab, TARGETS["ab_dram"], ">=")]
+    figures = [v.figures(opts.runs) for v in versions]
+    n = opts.runs
+    print(f"\n{opts.suite} suite on CPU {opts.cpu}, serial; runs interleaved A, B, HOG x {n}"
+          + (" and before/after within each" if len(versions) > 1 else "") + f"; {figures[0]['keys']} keys")
+    head = "".join(f"{v.name:>10}" for v in versions)
+    print(f"{'measure':46}{head} {'target':>8}  ok")
+    lines = [("A/A single runs: flagged (% of keys)", "aa1_flagged", TARGETS["aa_flagged"], "<="),
+             ("A/A single runs: regressions (% of keys)", "aa1_regressions", TARGETS["aa_regressions"], "<="),
+             (f"A/A {n} runs a side: flagged (% of keys)", "aan_flagged", TARGETS["aa_flagged"], "<="),
+             (f"A/A {n} runs a side: regressions (% of keys)", "aan_regressions", TARGETS["aa_regressions"], "<="),
+             ("A/B hog: DRAM keys called regressions", "ab_dram", TARGETS["ab_dram"], ">=")]
     missed = 0
-    for name, value, target, how in lines:
+    for name, key, target, how in lines:
+        value = figures[-1][key]
         ok = value <= target if how == "<=" else value >= target
         missed += not ok
-        print(f"{name:44} {value:7.1f}% {how}{target:5.1f}%  {'yes' if ok else 'NO'}")
-    print(f"A/A single runs: shown as unconfirmed: {aa1[2]:.1f}% of keys; {opts.runs} a side: {aan[2]:.1f}%")
-    if slower:
-        print(f"A/B hog: DRAM keys {statistics.median(slower):.1f}% slower (median)"
-              + (f"; smallest change {opts.runs} runs detect there: {statistics.median(mdes):.1f}% (median)"
-                 if mdes else ""))
-    for name, size in (("L1", L1), ("L2", L2)):
-        s = spread(db, ("A", "B"), size)
-        print(f"{name} ({size >> 10} KiB) latency, spread of {2 * opts.runs} run medians: "
-              + ("n/a" if s is None else f"{s:.2f}%"))
-    steal = steal_counts(db)
-    print("steal: not recorded by this probe" if steal is None else
-          f"steal: {steal[0]} samples retaken, {steal[1]} kept and marked")
+        cells = "".join(f"{f[key]:9.1f}%" for f in figures)
+        print(f"{name:46}{cells} {how}{target:5.1f}%  {'yes' if ok else 'NO'}")
+    for name, key in (("A/A single runs: unconfirmed (% of keys)", "aa1_unconfirmed"),
+                      (f"A/A {n} runs a side: unconfirmed (% of keys)", "aan_unconfirmed"),
+                      ("A/B hog: DRAM keys caught", "ab_caught"),
+                      ("A/B hog: DRAM keys slower by (median)", "ab_slower"),
+                      (f"A/B hog: change {n} runs detect (median)", "ab_mde"),
+                      (f"L1 (16 KiB) latency: spread of {2 * n} run medians", "l1"),
+                      (f"L2 (256 KiB) latency: spread of {2 * n} run medians", "l2"),
+                      ("samples stolen from (steal)", "steal")):
+        cells = "".join(f"{f[key] if isinstance(f[key], str) else pct(f[key]):>10}" for f in figures)
+        print(f"{name:46}{cells}")
     return 1 if missed else 0
 
 

@@ -34,7 +34,8 @@ def run(
 
     Runs are the unit of evidence for `platperf compare`: --repeat N (by default the suite's
     `repeat`) measures the suite N times, each step a probe process into each of N runs in
-    turn, so that slow drift touches every run alike; compare then needs no more runs.
+    turn, so that slow drift touches every run alike, and compare has runs to test, not
+    only samples.
 
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
     everything measured so far. With several boards (--target a,b,c or --targets all), each
