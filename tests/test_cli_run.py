@@ -278,3 +278,16 @@ def test_bad_repeat_is_one_line_and_exit_2(setup, suite_head, args, needle):
     (setup / "bad.toml").write_text(suite_head + SUITE)
     one_line_error(platperf("run", "--suite", "bad.toml", "--db", "r.db", *args), needle)
     assert not (setup / "r.db").exists()
+
+
+def test_a_failing_step_ends_every_run_of_a_repeat_keeping_what_arrived(setup, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "malformed-at=2")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--json", "--quiet",
+                    "--repeat", "3")
+    assert proc.returncode == 2
+    out = json.loads(proc.stdout)
+    assert out["status"] == "failed" and len(out["run_ids"]) == 3
+    one_line_error(proc, "runs 1, 2, 3 are failed", "not JSON")
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    # the first run's first step failed; the two others never began theirs: partial, empty
+    assert [(r["status"], r["results"]) for r in runs] == [("failed", 2), ("partial", 0), ("partial", 0)]

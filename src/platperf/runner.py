@@ -349,7 +349,7 @@ def execute_runs(store, run_ids: list[int], target, steps: list[Step],
                 if verdict is not None:
                     out.status, out.error = verdict
                     for other in outs:
-                        if other is not out:
+                        if other is not out and other.steps < len(steps):
                             other.status = "partial"
                             other.error = f"stopped with run {out.run_id} ({out.status}: {out.error})"
                     break
