@@ -357,3 +357,16 @@ def test_a_calibrated_counter_frequency_a_few_hz_apart_is_not_a_difference():
     other = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2994374000}}}]
     assert comparability(base, same) == []
     assert [d.key for d in comparability(base, other)] == ["meta.counter.freq_hz"]
+
+
+def test_many_keys_of_identical_code_flag_none():
+    """A suite has dozens to thousands of keys: at p < 0.05 a twentieth of them would pass by
+    chance. The p-values are adjusted for the number of keys (Benjamini-Hochberg)."""
+    rng = random.Random(12)
+    def side():
+        return [Result("k", {"i": i}, "t", "ns", "lower", [100 * (1 + rng.gauss(0, 0.03)) + rng.gauss(0, 0.01)
+                                                             for _ in range(5)]) for i in range(300)]
+    pools = [compare.pool_results(side() + side() + side())[0] for _ in range(2)]
+    rows = compare.compare_pools(*pools)
+    assert sum(r.raw_p < 0.05 and r.big for r in rows) >= 3      # raw: false alarms
+    assert not any(r.shown or r.regression for r in rows)         # adjusted: none

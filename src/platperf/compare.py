@@ -13,7 +13,9 @@ independent evidence: two runs of identical code, tested sample against sample, 
   those (``test="welch"``, the default: Welch's t test on the run medians,
   :func:`platperf.stats.run_medians_test`; ``"mwu"``: Mann-Whitney U on them, which needs
   4 runs a side to reach p < 0.05; ``"bootstrap"``: a seeded 95% interval of the ratio of
-  the run medians' medians). A change is *confirmed* when it is significant (p < alpha,
+  the run medians' medians). The p-values of all keys are adjusted for their number
+  (Benjamini-Hochberg: a comparison tests dozens to thousands of keys, and 5% of them pass
+  p < 0.05 by chance). A change is *confirmed* when it is significant (adjusted p < alpha,
   0.05) **and** at least the tolerance; a confirmed change in the worse direction of the
   metric is a regression;
 * **one run on a side** (a single ``platperf run``, a TF-A log): a change at least the
@@ -58,7 +60,7 @@ class Row:
     runs_base: int = 0
     runs_new: int = 0
     delta_pct: float | None = None
-    p_value: float | None = None
+    p_value: float | None = None      # adjusted for the number of keys tested (Benjamini-Hochberg)
     ratio_ci: tuple | None = None
     basis: str = ""          # runs (the run-level test) | single-run | "" (one side only)
     significant: bool = False
@@ -75,6 +77,8 @@ class Row:
     new_ci: tuple | None = None
     unstable: bool = False   # an interval wider than the tolerance
     status: str = "both"     # both | added | removed
+    raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
+    big: bool = False        # at least the tolerance
 
     @property
     def benchmark(self):
@@ -212,6 +216,7 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
                             status="added" if b is None else "removed"))
             continue
         rows.append(_compare_key(key, b, n, tolerance, test, alpha, seed))
+    _decide(rows, alpha)
     return rows
 
 
@@ -253,20 +258,33 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
     if row.spread_basis == "runs":
         row.mde_pct = stats.minimum_detectable_effect(row.spread_pct, rb, rn, alpha=alpha)
     if test == "welch":
-        row.p_value = stats.run_medians_test(b.runs, n.runs)
-        row.significant = row.p_value < alpha
+        row.raw_p = stats.run_medians_test(b.runs, n.runs)
     elif test == "mwu":
-        row.p_value = stats.mann_whitney_u(b.run_medians, n.run_medians)[1]
-        row.significant = row.p_value < alpha
+        row.raw_p = stats.mann_whitney_u(b.run_medians, n.run_medians)[1]
     else:
         lo, hi = stats.bootstrap_median_ratio(b.run_medians, n.run_medians, level=1 - alpha, seed=seed)
         row.ratio_ci = (lo, hi)
         row.significant = lo > 1.0 or hi < 1.0
-    row.confirmed = row.shown = row.significant and big
-    if row.confirmed:
-        worse = mn > mb if n.direction == "lower" else mn < mb
-        row.regression, row.improvement = worse, not worse
+    row.big = big
     return row
+
+
+def _decide(rows: list[Row], alpha: float):
+    """Significance over every tested key at once: the p-values adjusted for the number of
+    keys (Benjamini-Hochberg, :func:`platperf.stats.benjamini_hochberg`), since a comparison
+    tests dozens to thousands of keys and 5% of them would pass p < 0.05 by chance alone;
+    then the verdicts."""
+    tested = [r for r in rows if r.raw_p is not None]
+    for r, q in zip(tested, stats.benjamini_hochberg([r.raw_p for r in tested])):
+        r.p_value = q
+        r.significant = q < alpha
+    for r in rows:
+        if r.basis != "runs":
+            continue
+        r.confirmed = r.shown = r.significant and r.big
+        if r.confirmed:
+            worse = r.new > r.base if r.direction == "lower" else r.new < r.base
+            r.regression, r.improvement = worse, not worse
 
 
 def _width_pct(ci: tuple, figure: float) -> float:
@@ -306,7 +324,7 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
 # -- export ------------------------------------------------------------------------------
 
 ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
-              "delta_pct", "p_value", "ratio_ci", "basis", "significant", "shown", "confirmed",
+              "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
               "runs_needed", "base_ci", "new_ci", "unstable", "status")
 

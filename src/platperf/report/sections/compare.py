@@ -109,7 +109,8 @@ def method_text(cmp: compare.Comparison) -> str:
             f"{cmp.base_ref} by benchmark, parameters, mode, cluster, core and metric, never by "
             f"row position. Each run is one observation: its samples share its conditions. With "
             f"two runs or more a side a cell reads NEW (+x.xx%) when the change is at least "
-            f"{cmp.tolerance:g}% and significant ({test}, p < {cmp.alpha:g}); with one run on a "
+            f"{cmp.tolerance:g}% and significant ({test}, p < {cmp.alpha:g} adjusted for the "
+            f"number of keys by Benjamini-Hochberg); with one run on a "
             f"side a change of at least {cmp.tolerance:g}% is shown but unconfirmed, never a "
             f"regression.")
 
