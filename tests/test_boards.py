@@ -114,3 +114,14 @@ def test_interference_takes_one_board(boards):
     proc = platperf("interference", "--victim", "1", "--target", "a,b", "--db", "r.db")
     assert proc.returncode == 2 and "one board at a time" in proc.stderr
     assert not (boards / "r.db").exists()
+
+
+def test_repeat_gives_every_board_its_runs(boards):
+    proc = platperf("run", "--suite", "tiny.toml", "--target", "a,b", "--cpus", "0", "--db", "r.db",
+                    "--json", "--repeat", "2")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [(r["target"], r["status"], r["results"], len(r["run_ids"])) for r in rows] == \
+        [("a", "complete", 8, 2), ("b", "complete", 8, 2)]
+    assert sorted(runs_in("r.db")) == [("a", "complete", 4)] * 2 + [("b", "complete", 4)] * 2
+    assert "a: [1/4] mem-latency (serial) [run 1/2]" in proc.stderr

@@ -226,3 +226,68 @@ def test_results_are_placed_by_the_topology_of_the_root(setup):
     assert sorted({(r["cpu"], r["cluster"], r["core"]) for r in shown["results"]}) == \
         [(1, 0, 1), (2, 1, 0), (5, 1, 3)]
     assert shown["fingerprint"]["cpu"]["core_types"] == ["Cortex-A57", "Cortex-A53"]
+
+
+# -- runs as the unit: --repeat (issue 10) --------------------------------------------------
+
+def test_interleave_turns_the_order_of_the_runs_from_step_to_step():
+    from platperf.runner import Step, interleave
+    steps = [Step(n, "k", "serial", [], f"s{n}") for n in (1, 2, 3)]
+    order = [(i, s.title) for i, s in interleave(steps, 3)]
+    assert order == [(0, "s1"), (1, "s1"), (2, "s1"), (1, "s2"), (2, "s2"), (0, "s2"),
+                     (2, "s3"), (0, "s3"), (1, "s3")]
+    assert [(i, s.title) for i, s in interleave(steps, 1)] == [(0, "s1"), (0, "s2"), (0, "s3")]
+
+
+def test_repeat_stores_n_runs_under_one_label_steps_interleaved(setup):
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--label", "v1", "--repeat", "3",
+                    "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["status"] == "complete" and len(out["run_ids"]) == 3 and out["results"] == 24
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    assert [(r["label"], r["status"], r["results"]) for r in runs] == [("v1", "complete", 8)] * 3
+    # Each probe step went into every run before the next step began: the runs' results
+    # were stored turn about, not one run after the other.
+    con = sqlite3.connect("r.db")
+    order = [run_id for (run_id,) in con.execute("SELECT run_id FROM results ORDER BY id")]
+    con.close()
+    first_step = order[:12]        # tiny's first step (serial) gives 4 results a run
+    assert sorted(set(first_step)) == out["run_ids"]
+    # and compare takes them as 3 runs a side
+    data = json.loads(platperf("compare", "v1", "v1", "--db", "r.db", "--format", "json").stdout)
+    assert {(r["runs_base"], r["runs_new"]) for r in data["rows"]} == {(3, 3)}
+
+
+def test_a_suite_says_how_many_runs_and_repeat_overrides_it(setup):
+    (setup / "twice.toml").write_text("repeat = 2\n" + SUITE)
+    out = json.loads(platperf("run", "--suite", "twice.toml", "--db", "r.db", "--json").stdout)
+    assert len(out["run_ids"]) == 2
+    out = json.loads(platperf("run", "--suite", "twice.toml", "--db", "r.db", "--json",
+                              "--repeat", "1").stdout)
+    assert out["run_ids"] == [out["run_id"]]
+    from platperf.runner import load_suite
+    assert load_suite("quick").repeat == 3
+
+
+@pytest.mark.parametrize("suite_head, args, needle", [
+    ("", ["--repeat", "0"], "--repeat 0: give a number of runs from 1 to 100"),
+    ("repeat = \"three\"\n", [], "repeat = 'three' must be a whole number of runs"),
+])
+def test_bad_repeat_is_one_line_and_exit_2(setup, suite_head, args, needle):
+    (setup / "bad.toml").write_text(suite_head + SUITE)
+    one_line_error(platperf("run", "--suite", "bad.toml", "--db", "r.db", *args), needle)
+    assert not (setup / "r.db").exists()
+
+
+def test_a_failing_step_ends_every_run_of_a_repeat_keeping_what_arrived(setup, monkeypatch):
+    monkeypatch.setenv("FAKE_PROBE_BEHAVIOUR", "malformed-at=2")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--json", "--quiet",
+                    "--repeat", "3")
+    assert proc.returncode == 2
+    out = json.loads(proc.stdout)
+    assert out["status"] == "failed" and len(out["run_ids"]) == 3
+    one_line_error(proc, "runs 1, 2, 3 are failed", "not JSON")
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    # the first run's first step failed; the two others never began theirs: partial, empty
+    assert [(r["status"], r["results"]) for r in runs] == [("failed", 2), ("partial", 0), ("partial", 0)]

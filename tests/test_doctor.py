@@ -274,3 +274,44 @@ def test_cli_unknown_target_exits_2():
     result = CliRunner().invoke(app, ["doctor", "--target", "no-such-board"])
     assert result.exit_code == 2
     assert result.output.startswith("platperf: error: unknown target 'no-such-board'")
+
+
+# -- steal time (issue 10) -------------------------------------------------------------------
+
+def proc_stat(steal0: int, steal1: int, elapsed: int = 0) -> str:
+    """Each CPU: 1000 ticks + ``elapsed``, the stolen ones out of its idle time.
+    Fields: user nice system idle iowait irq softirq steal guest guest_nice."""
+    idle0, idle1 = 850 + elapsed - steal0, 850 + elapsed - steal1
+    return (f"cpu  200 0 100 {idle0 + idle1} 0 0 0 {steal0 + steal1} 0 0\n"
+            f"cpu0 100 0 50 {idle0} 0 0 0 {steal0} 0 0\n"
+            f"cpu1 100 0 50 {idle1} 0 0 0 {steal1} 0 0\nctxt 99\n")
+
+
+def test_steal_shares_since_boot_and_between_two_readings():
+    from platperf.doctor import cpu_stat, steal_shares
+    before = cpu_stat(proc_stat(10, 0))
+    assert before == {0: (1000, 10), 1: (1000, 0)}
+    assert steal_shares(before) == {0: 0.01, 1: 0.0}
+    # 100 ticks later, 30 of them stolen from CPU 0.
+    after = cpu_stat(proc_stat(40, 0, elapsed=100))
+    assert steal_shares(before, after) == {0: 0.3, 1: 0.0}
+    # A kernel without the steal column: nothing to say.
+    assert cpu_stat("cpu0 1 2 3 4\n") == {}
+
+
+def test_doctor_reports_the_steal_rate_from_the_two_looks(tmp_path):
+    first, second = copy_fixture(tmp_path / "a", "x86vm"), copy_fixture(tmp_path / "b", "x86vm")
+    (first / "proc/stat").write_text(proc_stat(10, 0))
+    (second / "proc/stat").write_text(proc_stat(40, 0, elapsed=100))
+    for tree, uptime in ((first, "5000.00"), (second, "5001.00")):
+        (tree / "proc/uptime").write_text(f"{uptime} 9000.00\n")
+    (found,) = [f for f in check(TwoSamples(first, second), sample_s=1.0) if f.code == "steal-time"]
+    assert found.level == "bad" and "over 1 s" in found.message and "CPU 0 " in found.message
+    assert "CPU 1" not in found.message and "--repeat" in found.fix
+    # One look (no sampling): since boot, 5 of 1000 ticks: under 1%, fine.
+    (first / "proc/stat").write_text(proc_stat(5, 0))
+    (found,) = [f for f in check(first, sample_s=0) if f.code == "steal-time"]
+    assert found.level == "ok" and "since boot" in found.message
+    # Bare metal trees without /proc/stat: no finding at all.
+    (first / "proc/stat").unlink()
+    assert "steal-time" not in codes(first)

@@ -101,3 +101,78 @@ def test_bootstrap_interval_is_seeded_and_covers_the_ratio():
     assert 1.1 < lo < hi < 1.3
     lo, hi = stats.bootstrap_median_ratio(base, base, seed=3)
     assert lo <= 1.0 <= hi
+
+
+# -- runs as the unit: intervals, detectable effects, the run-level test ------------------
+
+def test_median_interval_is_the_exact_bootstrap_distribution():
+    """The closed form against many seeded resamples: each end within one rank of the
+    Monte Carlo percentile (odd n: the median itself; even n: the interval holds it)."""
+    rng = random.Random(3)
+    for n in (3, 7, 8, 15):
+        values = sorted(rng.gauss(100, 5) for _ in range(n))
+        lo, hi = stats.bootstrap_median_ci(values)
+        meds = sorted(stats.median([values[rng.randrange(n)] for _ in range(n)]) for _ in range(20000))
+        mc_lo, mc_hi = meds[int(0.025 * len(meds))], meds[int(0.975 * len(meds)) - 1]
+        assert lo <= mc_lo + 1e-9 and hi >= mc_hi - 1e-9
+        if n % 2:
+            rank = values.index
+            assert abs(rank(lo) - rank(mc_lo)) <= 1 and abs(rank(hi) - rank(mc_hi)) <= 1
+    # Ties move together: a value repeated is one step of the distribution.
+    tied = [1.0, 1.0, 1.0, 1.0, 2.0, 3.0, 9.0]
+    meds = sorted(stats.median([tied[rng.randrange(7)] for _ in range(7)]) for _ in range(20000))
+    assert stats.bootstrap_median_ci(tied) == (meds[int(0.025 * 20000)], meds[int(0.975 * 20000) - 1])
+    # Three values: each is the resample's median with probability >= 7/27: [min, max].
+    assert stats.bootstrap_median_ci([3.0, 1.0, 2.0]) == (1.0, 3.0)
+    assert stats.bootstrap_median_ci([5.0]) == (5.0, 5.0)
+
+
+def test_binomial_tail_and_t_quantiles_match_scipy_when_available():
+    ss = require_module("scipy.stats")
+    for k, n, p in ((3, 7, 0.4), (1, 1, 0.5), (50, 101, 0.5), (10, 12, 0.9)):
+        assert stats.binomial_sf(k, n, p) == pytest.approx(ss.binom.sf(k - 1, n, p), rel=1e-9)
+    for q, df in ((0.975, 4), (0.8, 4), (0.975, 1), (0.025, 30), (0.5, 7)):
+        assert stats.student_t_ppf(q, df) == pytest.approx(ss.t.ppf(q, df), rel=1e-7, abs=1e-6)
+
+
+def test_minimum_detectable_effect():
+    # 1% run-to-run spread, 3 runs a side: (t_.975,4 + t_.8,4) * 1% * sqrt(2/3) = 3.04%
+    assert stats.minimum_detectable_effect(1.0, 3, 3) == pytest.approx((2.7764 + 0.9410) * math.sqrt(2 / 3), rel=1e-3)
+    assert stats.minimum_detectable_effect(1.0, 1, 3) == math.inf
+    # More runs detect smaller changes; a 2% change at 1% spread needs 6 runs a side.
+    assert stats.minimum_detectable_effect(1.0, 10, 10) < stats.minimum_detectable_effect(1.0, 3, 3)
+    assert stats.runs_needed(2.0, 1.0) == 6
+    assert stats.minimum_detectable_effect(1.0, 6, 6) <= 2.0 < stats.minimum_detectable_effect(1.0, 5, 5)
+    assert stats.runs_needed(2.0, 0.0) == 2 and stats.runs_needed(0.0, 1.0) is None
+
+
+def test_run_medians_test_treats_runs_as_the_unit():
+    """Thousands of samples a run do not make two runs of identical code differ: each run's
+    shared offset is what the test sees."""
+    rng = random.Random(11)
+    def run(offset):
+        return [100 + offset + rng.gauss(0, 0.1) for _ in range(500)]
+    base = [run(o) for o in (0.0, 1.0, -0.5)]
+    new = [run(o) for o in (0.5, -1.0, 0.2)]
+    pooled = stats.mann_whitney_u(sum(base, []), sum(new, []))[1]
+    assert pooled < 1e-6                                    # samples as independent: "significant"
+    assert stats.run_medians_test(base, new) > 0.5          # runs as the unit: nothing
+    shifted = [run(o + 5) for o in (0.5, -1.0, 0.2)]
+    assert stats.run_medians_test(base, shifted) < 0.01
+
+
+def test_benjamini_hochberg_adjusts_for_the_number_of_keys():
+    # Benjamini & Hochberg's step-up: q_(i) = min_{j>=i} p_(j) m / j, in input order.
+    assert stats.benjamini_hochberg([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, 0.5])
+    assert stats.benjamini_hochberg([]) == []
+    # 1,000 keys of identical code: about 50 raw p-values under 0.05, no adjusted one.
+    rng = random.Random(8)
+    ps = [rng.random() for _ in range(1000)]
+    assert sum(p < 0.05 for p in ps) > 30 and min(stats.benjamini_hochberg(ps)) >= 0.05
+
+
+def test_benjamini_hochberg_matches_scipy_when_available():
+    ss = require_module("scipy.stats")      # false_discovery_control: scipy >= 1.11
+    rng = random.Random(9)
+    ps = [rng.random() ** 3 for _ in range(200)]
+    assert stats.benjamini_hochberg(ps) == pytest.approx(list(ss.false_discovery_control(ps)), rel=1e-12)

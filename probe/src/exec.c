@@ -1,6 +1,7 @@
 #include "exec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "counter.h"
 #include "jsonl.h"
@@ -138,6 +140,7 @@ int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job 
         jobs[i].arg = arg;
         jobs[i].ticks = calloc((size_t)ctx->samples, sizeof(uint64_t));
         jobs[i].kept_preempted = calloc((size_t)ctx->samples, 1);
+        jobs[i].kept_stolen = calloc((size_t)ctx->samples, 1);
         jobs[i].fn = fn;
     }
     if (ctx->mode == MODE_SERIAL) {
@@ -173,8 +176,10 @@ void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs)
     for (int i = 0; i < ctx->ncpus; i++) {
         free(jobs[i].ticks);
         free(jobs[i].kept_preempted);
+        free(jobs[i].kept_stolen);
         jobs[i].ticks = NULL;
         jobs[i].kept_preempted = NULL;
+        jobs[i].kept_stolen = NULL;
     }
 }
 
@@ -199,9 +204,50 @@ long thread_involuntary_switches(void)
     return ru.ru_nivcsw;
 }
 
+long long cpu_steal_ticks(int cpu)
+{
+    /* Read afresh each time (open, read, close: a test replaces the file while we run).
+     * The cpuN lines come first; the buffer holds them up to this CPU's. */
+    const char *path = getenv("PLATPERF_PROC_STAT");
+    int fd = open(path && *path ? path : "/proc/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[16384];
+    size_t want = 256 + 160 * (size_t)(cpu + 2);
+    if (want > sizeof buf - 1)
+        want = sizeof buf - 1;
+    ssize_t n = pread(fd, buf, want, 0);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char label[32];
+    snprintf(label, sizeof label, "\ncpu%d ", cpu);
+    const char *line = strstr(buf, label);
+    if (!line)
+        return -1;
+    /* user nice system idle iowait irq softirq steal */
+    unsigned long long v[8];
+    if (sscanf(line + strlen(label), "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+               &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+        return -1;
+    return (long long)v[7];
+}
+
+static void thread_switches(long *voluntary, long *involuntary)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) {
+        *voluntary = *involuntary = -1;
+        return;
+    }
+    *voluntary = ru.ru_nvcsw;
+    *involuntary = ru.ru_nivcsw;
+}
+
 /* One timing of reps repetitions; *preempted tells whether the scheduler took the CPU
  * away meanwhile, so that the timing includes another task (only preemption the kernel
- * counts; a hypervisor's steal time is invisible here). */
+ * counts; a hypervisor's steal time is invisible here: see sample_attempt). */
 static uint64_t time_attempt(timed_body_fn body, void *state, uint64_t reps, int *preempted)
 {
     long before = thread_involuntary_switches();
@@ -264,6 +310,20 @@ static uint64_t calibrate(struct cpu_job *job, timed_body_fn body, void *state, 
     return reps;
 }
 
+/* A sample's timing, and whether the hypervisor stole time from the CPU meanwhile
+ * (*stolen: the CPU's steal count moved; it moves in USER_HZ ticks, so a steal of a few
+ * microseconds shows only when it crosses a tick, and a short sample may miss one). The
+ * steal is read outside the timed region. */
+static uint64_t sample_attempt(struct cpu_job *job, timed_body_fn body, void *state, uint64_t reps,
+                               int *preempted, int *stolen)
+{
+    long long before = cpu_steal_ticks(job->cpu);
+    uint64_t t = time_attempt(body, state, reps, preempted);
+    long long after = before >= 0 ? cpu_steal_ticks(job->cpu) : -1;
+    *stolen = after > before && before >= 0;
+    return t;
+}
+
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps)
 {
     struct run_ctx *ctx = job->ctx;
@@ -278,7 +338,7 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     job->cost.target_ticks = target;
     uint64_t reps = calibrate(job, body, state, min_reps ? min_reps : 1, target, &estimate);
     job->reps = reps;
-    job->retried = job->preempted = 0;
+    job->retried = job->preempted = job->steal_retried = 0;
 
     /* warm-up runs: as long as a sample, but no longer than WARMUP_MAX_S */
     uint64_t warm_reps = reps;
@@ -299,6 +359,9 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     job->cost.sample_estimate_ticks = estimate;
     job->nsamples = 0;
     int restarts = 0;
+    long long steal_start = cpu_steal_ticks(job->cpu);
+    long csw_vol_start, csw_invol_start;
+    thread_switches(&csw_vol_start, &csw_invol_start);
     for (int i = 0; i < ctx->samples; i++) {
         if (ctx->mode == MODE_PARALLEL) {
             if (!barrier_wait())
@@ -306,20 +369,22 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
         } else if (probe_interrupted()) {
             break;
         }
-        int preempted, retakes = 0;
+        int preempted, stolen, retakes = 0;
         uint64_t t;
         for (;;) {
-            t = time_attempt(body, state, reps, &preempted);
+            t = sample_attempt(job, body, state, reps, &preempted, &stolen);
             job->cost.sample_ticks += t;
-            if (!preempted || retakes == SAMPLE_RETAKES || probe_interrupted()
+            if ((!preempted && !stolen) || retakes == SAMPLE_RETAKES || probe_interrupted()
                 || (double)(discarded + t) > retake_budget)
                 break;
             discarded += t;
             retakes++;
             job->retried++;
+            job->steal_retried += stolen;
         }
         job->ticks[i] = t;
         job->kept_preempted[i] = (unsigned char)preempted;
+        job->kept_stolen[i] = (unsigned char)stolen;
         job->preempted += preempted;
         job->nsamples = i + 1;
         /* a sample under the floor (the calibration was misled, e.g. by a slow first
@@ -337,10 +402,19 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
             retake_budget = budget - (double)ctx->samples * (double)estimate;
             discarded = 0;
             job->preempted = 0;
+            job->steal_retried = 0;
             job->nsamples = 0;
+            steal_start = cpu_steal_ticks(job->cpu);
+            thread_switches(&csw_vol_start, &csw_invol_start);
             i = -1;
         }
     }
+    long long steal_end = steal_start >= 0 ? cpu_steal_ticks(job->cpu) : -1;
+    job->steal_ticks = steal_end >= steal_start && steal_start >= 0 ? steal_end - steal_start : -1;
+    long csw_vol, csw_invol;
+    thread_switches(&csw_vol, &csw_invol);
+    job->csw_voluntary = csw_vol_start >= 0 && csw_vol >= 0 ? csw_vol - csw_vol_start : -1;
+    job->csw_involuntary = csw_invol_start >= 0 && csw_invol >= 0 ? csw_invol - csw_invol_start : -1;
 }
 
 void exec_report_preemption(const struct cpu_job *job)
@@ -353,30 +427,60 @@ void exec_report_preemption(const struct cpu_job *job)
                  job->nsamples, SAMPLE_RETAKES, SAMPLE_COST_FACTOR, job->retried);
         emit_warning("sample-preempted", msg, job->cpu);
     }
+    int stolen = 0;
+    for (int i = 0; i < job->nsamples; i++)
+        stolen += job->kept_stolen[i];
+    if (stolen) {
+        char msg[240];
+        snprintf(msg, sizeof msg, "%d of %d samples are kept although the hypervisor stole time from CPU %d "
+                 "(result \"steal\" lists them; %d retaken for steal): other guests share this host",
+                 stolen, job->nsamples, job->cpu, job->steal_retried);
+        emit_warning("sample-steal", msg, job->cpu);
+    }
+}
+
+/* ,"name":[i,...] for the flagged samples */
+static size_t append_indexes(char *s, size_t used, size_t len, const char *name,
+                             const unsigned char *flags, int n)
+{
+    if (used < len)
+        used += (size_t)snprintf(s + used, len - used, "\"%s\":[", name);
+    int first = 1;
+    for (int i = 0; i < n && used < len; i++) {
+        if (!flags[i])
+            continue;
+        used += (size_t)snprintf(s + used, len - used, "%s%d", first ? "" : ",", i);
+        first = 0;
+    }
+    if (used < len)
+        used += (size_t)snprintf(s + used, len - used, "]");
+    return used;
 }
 
 char *exec_cost_json(const struct cpu_job *job)
 {
-    size_t len = 400 + 12 * (size_t)(job->nsamples > 0 ? job->nsamples : 0);
+    size_t len = 600 + 24 * (size_t)(job->nsamples > 0 ? job->nsamples : 0);
     char *s = malloc(len);
     if (!s)
         return NULL;
     const struct sample_cost *c = &job->cost;
     size_t used = (size_t)snprintf(s, len, "\"cost\":{\"target_ticks\":%llu,\"sample_estimate_ticks\":%llu,"
                                    "\"calibration_ticks\":%llu,\"warmup_ticks\":%llu,\"sample_ticks\":%llu,"
-                                   "\"retakes\":%d},\"preempted\":[",
+                                   "\"retakes\":%d},",
                                    (unsigned long long)c->target_ticks, (unsigned long long)c->sample_estimate_ticks,
                                    (unsigned long long)c->calibration_ticks, (unsigned long long)c->warmup_ticks,
                                    (unsigned long long)c->sample_ticks, job->retried);
-    int first = 1;
-    for (int i = 0; i < job->nsamples && used < len; i++) {
-        if (!job->kept_preempted[i])
-            continue;
-        used += (size_t)snprintf(s + used, len - used, "%s%d", first ? "" : ",", i);
-        first = 0;
+    used = append_indexes(s, used, len, "preempted", job->kept_preempted, job->nsamples);
+    if (job->steal_ticks >= 0 && used < len) {
+        used += (size_t)snprintf(s + used, len - used, ",\"steal\":{\"ticks\":%lld,\"retakes\":%d,",
+                                 job->steal_ticks, job->steal_retried);
+        used = append_indexes(s, used, len, "samples", job->kept_stolen, job->nsamples);
+        if (used < len)
+            used += (size_t)snprintf(s + used, len - used, "}");
     }
-    if (used < len)
-        snprintf(s + used, len - used, "]");
+    if (job->csw_voluntary >= 0 && used < len)
+        snprintf(s + used, len - used, ",\"context_switches\":{\"voluntary\":%ld,\"involuntary\":%ld}",
+                 job->csw_voluntary, job->csw_involuntary);
     return s;
 }
 

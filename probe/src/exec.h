@@ -44,10 +44,14 @@ struct cpu_job {
     /* filled by exec_sample(): */
     uint64_t *ticks;      /* ctx->samples entries (malloc'd by exec_each_cpu) */
     unsigned char *kept_preempted;   /* ctx->samples flags: 1 = kept although preempted */
+    unsigned char *kept_stolen;      /* ctx->samples flags: 1 = kept although the hypervisor stole time */
     int nsamples;         /* taken; fewer than ctx->samples if interrupted */
     uint64_t reps;        /* body repetitions per sample */
     int retried;          /* samples retaken because the thread was preempted */
     int preempted;        /* samples kept although preempted (retakes or budget used up) */
+    int steal_retried;    /* of the retakes, those for hypervisor steal time */
+    long long steal_ticks;   /* steal of the CPU over the samples, USER_HZ ticks; -1 unknown */
+    long csw_voluntary, csw_involuntary;   /* context switches of the thread over the samples */
     struct sample_cost cost;
     int status;           /* the job function's return value */
     char err[256];        /* its one-line message when status != 0 */
@@ -70,7 +74,9 @@ void exec_ready(struct cpu_job *job);
  * WARMUP_MAX_S), then ctx->samples samples into job->ticks; in parallel mode each sample
  * starts behind a barrier so the CPUs overlap. A sample the scheduler preempted is retaken
  * up to SAMPLE_RETAKES times while the samples stay within SAMPLE_COST_FACTOR x samples x
- * the sample length; then it is kept and flagged in job->kept_preempted. job->cost counts
+ * the sample length; then it is kept and flagged in job->kept_preempted. A sample during which
+ * the hypervisor stole time from the CPU (/proc/stat's steal) is retaken the same way and,
+ * if kept, flagged in job->kept_stolen. job->cost counts
  * the ticks of each phase. Stops after the current sample when interrupted.
  * min_reps: smallest useful repetition count (1 usually). */
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps);
@@ -78,15 +84,19 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
 /* A `warning` record for a job whose samples stayed preempted (no-op otherwise);
  * call from the thread that emits the job's results. */
 void exec_report_preemption(const struct cpu_job *job);
-/* `"cost":{...},"preempted":[sample indexes]` for a result record's extra_json: what the
- * job's samples cost in ticks and which samples were kept although preempted. The caller
- * frees the string (NULL if out of memory). */
+/* `"cost":{...},"preempted":[sample indexes],"steal":{...},"context_switches":{...}` for a
+ * result record's extra_json: what the job's samples cost in ticks, which samples were kept
+ * although preempted, the steal time and its retakes and marked samples (docs/results-format.md),
+ * and the thread's context switches. The caller frees the string (NULL if out of memory). */
 char *exec_cost_json(const struct cpu_job *job);
 /* After exec_each_cpu(): 1 when the job has samples to emit (its preemption warning written),
  * 0 when it has none, -1 when it failed (its `error` record written). */
 int exec_job_outcome(const struct cpu_job *job);
 /* Involuntary context switches of the calling thread so far (-1 if unknown). */
 long thread_involuntary_switches(void);
+/* Steal time of `cpu` so far in USER_HZ ticks, from the 8th value of its `cpuN` line in
+ * /proc/stat ($PLATPERF_PROC_STAT instead, for tests); -1 if unknown (no file, no column). */
+long long cpu_steal_ticks(int cpu);
 
 /* Pins the calling thread. Returns 0 or an errno value. */
 int pin_to_cpu(int cpu);

@@ -1,56 +1,84 @@
-"""Keyed comparison of two runs or labels, with the TF-A release tables as its output.
+"""Keyed comparison of two runs or labels: runs are the unit of evidence.
 
-The scripts behind published release tables pair rows by position and take one sample
-per core: when a release prints cluster 1 before cluster 0, cores are compared with
-other cores. Here every figure is paired by :attr:`platperf.records.Result.key`
-(benchmark, canonical params, mode, cluster, core, metric) and nothing else.
+Every figure is paired by :attr:`platperf.records.Result.key` (benchmark, canonical params,
+mode, cluster, core, metric) and nothing else: the scripts behind published release tables
+pair rows by position, and compare cores with other cores when a release reorders them.
 
-A change is *shown* (``NEW (+x.xx%)``) only when |delta| >= the tolerance **and** it is
-significant:
+A side's figure for a key is the median of its runs' medians. Samples inside one run share
+that run's conditions (buffer placement, a noisy neighbour, the boot), so they are not
+independent evidence: two runs of identical code, tested sample against sample, differ
+"significantly" on most keys. So:
 
-* both sides with enough samples: the two-sided Mann-Whitney U test, p < alpha (0.05) —
-  the default because it needs no distribution and costs little for 10,000 keys; or,
-  with ``test="bootstrap"``, a seeded 95% percentile bootstrap interval of
-  median(new)/median(base) that excludes 1;
-* one value on a side (TF-A's logs), or so few that the exact Mann-Whitney U test cannot
-  reach p < alpha (2+2, 3+3, 2+6 samples...): the tolerance alone decides, and the
-  output says so (``basis = "tolerance"``).
+* **two runs or more a side**: each run's median is one observation and the test is on
+  those (``test="welch"``, the default: Welch's t test on the run medians,
+  :func:`platperf.stats.run_medians_test`; ``"mwu"``: Mann-Whitney U on them, which needs
+  4 runs a side to reach p < 0.05; ``"bootstrap"``: a seeded 95% interval of the ratio of
+  the run medians' medians). The p-values of all keys are adjusted for their number
+  (Benjamini-Hochberg: a comparison tests dozens to thousands of keys, and 5% of them pass
+  p < 0.05 by chance). A change is *confirmed* when it is significant (adjusted p < alpha,
+  0.05) **and** at least the tolerance; a confirmed change in the worse direction of the
+  metric is a regression;
+* **one run on a side** (a single ``platperf run``, a TF-A log): a change at least the
+  tolerance is *unconfirmed*: shown, never a regression, with the runs a side that would
+  settle it.
 
-A shown change in the worse direction of the metric is a regression.
+From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
+the sides with two runs or more; with one run a side only the spread of that run's samples,
+a lower bound), each row states the smallest change its runs can detect
+(:func:`platperf.stats.minimum_detectable_effect`, power 0.8) and the runs a side a change
+of the tolerance needs. Each side's figure carries a 95% bootstrap interval
+(:func:`platperf.stats.bootstrap_median_ci`, over the run medians, or over the samples of a
+single run); a figure whose interval is wider than the tolerance is *unstable*.
+
+Presentation (tables, the TF-A layout) lives in :mod:`platperf.report.sections.compare`.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
 from . import stats
 from .fingerprint import Difference, diff
-from .report import tfa
-from .report.document import Document, Section
-from .report.tfa import number
+from .records import KEY_FIELDS, key_order
 
-TESTS = ("mwu", "bootstrap")
+TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
+TOLERANCE = 2.0     # % : the smallest change shown, unless the caller says otherwise
+
 
 @dataclass
 class Row:
-    """One key compared: medians, change, test and verdict."""
+    """One key compared: figures, change, test and verdict."""
 
     key: tuple
     unit: str
     direction: str
     base: float | None
     new: float | None
-    n_base: int = 0
+    n_base: int = 0          # samples
     n_new: int = 0
+    runs_base: int = 0
+    runs_new: int = 0
     delta_pct: float | None = None
-    p_value: float | None = None
+    p_value: float | None = None      # adjusted for the number of keys tested (Benjamini-Hochberg)
     ratio_ci: tuple | None = None
-    basis: str = ""          # mwu | bootstrap | tolerance | "" (key on one side only)
+    basis: str = ""          # runs (the run-level test) | single-run | "" (one side only)
     significant: bool = False
     shown: bool = False      # the cell carries its delta
-    regression: bool = False
-    improvement: bool = False
+    confirmed: bool = False  # runs a side enough to test, and the change passed
+    unconfirmed: bool = False   # a change beyond the tolerance that one run a side cannot settle
+    regression: bool = False    # confirmed and worse
+    improvement: bool = False   # confirmed and better
+    spread_pct: float | None = None   # run-to-run spread (stdev, % of the figure)
+    spread_basis: str = ""   # runs | samples (one run a side: a lower bound) | "" (unknown)
+    mde_pct: float | None = None      # smallest change these runs detect (None: one run a side)
+    runs_needed: int | None = None    # runs a side for a change of the tolerance
+    base_ci: tuple | None = None      # 95% interval of each figure
+    new_ci: tuple | None = None
+    unstable: bool = False   # an interval wider than the tolerance
     status: str = "both"     # both | added | removed
+    raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
+    big: bool = False        # at least the tolerance
 
     @property
     def benchmark(self):
@@ -70,10 +98,15 @@ class Comparison:
     rows: list[Row]
     differences: list[Difference] = field(default_factory=list)
     metric_order: list[str] = field(default_factory=list)
+    alpha: float = ALPHA
 
     @property
     def regressions(self) -> list[Row]:
         return [r for r in self.rows if r.regression]
+
+    @property
+    def unconfirmed(self) -> list[Row]:
+        return [r for r in self.rows if r.unconfirmed]
 
     @property
     def refused(self) -> list[Difference]:
@@ -84,35 +117,59 @@ class Comparison:
 
 @dataclass
 class Pool:
-    """Every sample of one key on one side (all runs of a label concatenated)."""
+    """One key on one side: the samples of each run, run by run."""
 
     unit: str
     direction: str
-    samples: list[float]
+    runs: list[list[float]]
+
+    @property
+    def samples(self) -> list[float]:
+        return [v for run in self.runs for v in run]
+
+    @property
+    def run_medians(self) -> list[float]:
+        return [stats.median(run) for run in self.runs]
+
+    @property
+    def figure(self) -> float:
+        """The median of the run medians (of the samples, for one run)."""
+        return stats.median(self.run_medians)
+
+
+def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[float],
+         runs_seen: dict):
+    p = pools.get(key)
+    if p is None:
+        p = pools[key] = Pool(unit, direction, [])
+    if runs_seen.get(key) == run and run is not None:
+        p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
+    else:
+        p.runs.append(list(samples))
+        runs_seen[key] = run
 
 
 def pool_results(results) -> tuple[dict[tuple, Pool], list[str]]:
-    """Key -> Pool for an iterable of Results; also the metrics in order of first appearance."""
+    """Key -> Pool for an iterable of Results (a stored result's ``run_id`` says its run;
+    a Result without one is a run of its own); also the metrics in order of appearance."""
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
+    seen: dict = {}
     for res in results:
         metrics.setdefault(res.metric, None)
-        p = pools.get(res.key)
-        if p is None:
-            pools[res.key] = Pool(res.unit, res.direction, list(res.samples))
-        else:
-            p.samples.extend(res.samples)
+        _add(pools, res.key, getattr(res, "run_id", None), res.unit, res.direction,
+             res.samples, seen)
     return pools, list(metrics)
 
 
 def load_side(store, ref) -> tuple[list[dict], dict[tuple, Pool], list[str]]:
-    """The runs behind ``ref`` (id, ``latest`` or label) and their pooled samples."""
+    """The runs behind ``ref`` (id, ``latest`` or label) and their samples, run by run."""
     runs = store.runs_for(ref)
-    pools, metrics = _load_pools(store, [run["id"] for run in runs])
+    pools, metrics = load_pools(store, [run["id"] for run in runs])
     return runs, pools, metrics
 
 
-def _load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]:
+def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]:
     """pool_results() straight from the results table: only the key columns and the
     samples, with the stored canonical params string as the key (no JSON to decode, no
     Result objects), so that 10,000 keys load in a fraction of a second."""
@@ -124,65 +181,109 @@ def _load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]
             t.c.direction, t.c.samples)
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
+    seen: dict = {}
     with store.engine.connect() as c:
         for run_id in run_ids:
             q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
             for bench, params, mode, cluster, core, metric, unit, direction, blob in c.execute(q):
                 metrics.setdefault(metric, None)
-                key = (bench, params, mode, cluster, core, metric)
-                p = pools.get(key)
-                if p is None:
-                    pools[key] = Pool(unit, direction, unpack_samples(blob))
-                else:
-                    p.samples.extend(unpack_samples(blob))
+                _add(pools, (bench, params, mode, cluster, core, metric), run_id, unit, direction,
+                     unpack_samples(blob), seen)
     return pools, list(metrics)
 
 
 # -- the comparison ---------------------------------------------------------------------
 
-def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance: float = 2.0,
-                  test: str = "mwu", alpha: float = ALPHA, seed: int = 0) -> list[Row]:
+def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance: float = TOLERANCE,
+                  test: str = "welch", alpha: float = ALPHA, seed: int = 0) -> list[Row]:
     """Compare two keyed pools; rows sorted by key, never by position in either input."""
     if test not in TESTS:
         raise ValueError(f"unknown test '{test}'; choose one of {', '.join(TESTS)}")
     rows = []
-    for key in sorted(base.keys() | new.keys(), key=tfa.key_order):
+    for key in sorted(base.keys() | new.keys(), key=key_order):
         b, n = base.get(key), new.get(key)
         if b is None or n is None:
             side = n if b is None else b
             rows.append(Row(key, side.unit, side.direction,
-                            None if b is None else stats.median(b.samples),
-                            None if n is None else stats.median(n.samples),
+                            None if b is None else b.figure, None if n is None else n.figure,
                             n_base=len(b.samples) if b else 0, n_new=len(n.samples) if n else 0,
+                            runs_base=len(b.runs) if b else 0, runs_new=len(n.runs) if n else 0,
                             status="added" if b is None else "removed"))
             continue
         rows.append(_compare_key(key, b, n, tolerance, test, alpha, seed))
+    _decide(rows, alpha)
     return rows
 
 
+def run_spread(b: Pool, n: Pool) -> tuple[float | None, str]:
+    """(spread %, basis) of a key: the run medians' standard deviation pooled over the sides
+    with two runs or more (weighted by degrees of freedom); else that of the samples of the
+    single runs, a lower bound (runs differ more than samples of one run)."""
+    for basis, groups in (("runs", [p.run_medians for p in (b, n) if len(p.runs) >= 2]),
+                          ("samples", [p.samples for p in (b, n)])):
+        parts = [(len(g) - 1, stats.relative_spread(g)) for g in groups if len(g) >= 2]
+        parts = [(df, s) for df, s in parts if s is not None]
+        if parts:
+            dof = sum(df for df, _ in parts)
+            return math.sqrt(sum(df * s * s for df, s in parts) / dof), basis
+    return None, ""
+
+
+def _interval(p: Pool) -> tuple[float, float]:
+    return stats.bootstrap_median_ci(p.run_medians if len(p.runs) >= 2 else p.samples)
+
+
 def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
-    mb, mn = stats.median(b.samples), stats.median(n.samples)
-    row = Row(key, n.unit, n.direction, mb, mn, n_base=len(b.samples), n_new=len(n.samples))
+    mb, mn = b.figure, n.figure
+    row = Row(key, n.unit, n.direction, mb, mn, n_base=len(b.samples), n_new=len(n.samples),
+              runs_base=len(b.runs), runs_new=len(n.runs))
     row.delta_pct = (mn - mb) / abs(mb) * 100.0 if mb else (0.0 if mn == mb else None)
-    nb, nn = row.n_base, row.n_new
-    if nb < 2 or nn < 2 or test == "mwu" and stats.mwu_min_p(nb, nn) >= alpha:
-        row.basis = "tolerance"
-        row.significant = mn != mb
+    big = mn != mb and (row.delta_pct is None or abs(row.delta_pct) >= tolerance)
+    row.spread_pct, row.spread_basis = run_spread(b, n)
+    if row.spread_pct is not None:
+        row.runs_needed = stats.runs_needed(tolerance, row.spread_pct, alpha=alpha)
+    row.base_ci, row.new_ci = _interval(b), _interval(n)
+    row.unstable = any(_width_pct(ci, fig) > tolerance for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
+    rb, rn = len(b.runs), len(n.runs)
+    if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
+        row.basis = "single-run" if min(rb, rn) < 2 else "too-few-runs"
+        row.unconfirmed = row.shown = big
+        return row
+    row.basis = "runs"
+    if row.spread_basis == "runs":
+        row.mde_pct = stats.minimum_detectable_effect(row.spread_pct, rb, rn, alpha=alpha)
+    if test == "welch":
+        row.raw_p = stats.run_medians_test(b.runs, n.runs)
     elif test == "mwu":
-        row.basis = "mwu"
-        row.p_value = stats.mann_whitney_u(b.samples, n.samples)[1]
-        row.significant = row.p_value < alpha
+        row.raw_p = stats.mann_whitney_u(b.run_medians, n.run_medians)[1]
     else:
-        row.basis = "bootstrap"
-        lo, hi = stats.bootstrap_median_ratio(b.samples, n.samples, level=1 - alpha, seed=seed)
+        lo, hi = stats.bootstrap_median_ratio(b.run_medians, n.run_medians, level=1 - alpha, seed=seed)
         row.ratio_ci = (lo, hi)
         row.significant = lo > 1.0 or hi < 1.0
-    big = row.delta_pct is None or abs(row.delta_pct) >= tolerance
-    row.shown = row.significant and big
-    if row.shown:
-        worse = mn > mb if n.direction == "lower" else mn < mb
-        row.regression, row.improvement = worse, not worse
+    row.big = big
     return row
+
+
+def _decide(rows: list[Row], alpha: float):
+    """Significance over every tested key at once: the p-values adjusted for the number of
+    keys (Benjamini-Hochberg, :func:`platperf.stats.benjamini_hochberg`), since a comparison
+    tests dozens to thousands of keys and 5% of them would pass p < 0.05 by chance alone;
+    then the verdicts."""
+    tested = [r for r in rows if r.raw_p is not None]
+    for r, q in zip(tested, stats.benjamini_hochberg([r.raw_p for r in tested])):
+        r.p_value = q
+        r.significant = q < alpha
+    for r in rows:
+        if r.basis != "runs":
+            continue
+        r.confirmed = r.shown = r.significant and r.big
+        if r.confirmed:
+            worse = r.new > r.base if r.direction == "lower" else r.new < r.base
+            r.regression, r.improvement = worse, not worse
+
+
+def _width_pct(ci: tuple, figure: float) -> float:
+    return (ci[1] - ci[0]) / abs(figure) * 100.0 if figure else (0.0 if ci[0] == ci[1] else math.inf)
 
 
 # -- comparability ----------------------------------------------------------------------
@@ -195,90 +296,47 @@ def comparability(base_runs: list[dict], new_runs: list[dict]) -> list[Differenc
     return diff(facts(base_runs), facts(new_runs))
 
 
-def compare_refs(store, base_ref, new_ref, *, tolerance: float = 2.0, test: str = "mwu",
+def compare_refs(store, base_ref, new_ref, *, tolerance: float = TOLERANCE, test: str = "welch",
                  seed: int = 0) -> Comparison:
-    base_runs, base, base_metrics = load_side(store, base_ref)
-    new_runs, new, new_metrics = load_side(store, new_ref)
+    """Compare two refs (run id, ``latest`` or label) of ``store``."""
+    return compare_runs(store, store.runs_for(base_ref), store.runs_for(new_ref), str(base_ref),
+                        str(new_ref), tolerance=tolerance, test=test, seed=seed)
+
+
+def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: str, new_ref: str,
+                 *, tolerance: float = TOLERANCE, test: str = "welch", seed: int = 0) -> Comparison:
+    """The one place both sides are loaded and handed to the test: their samples, run by
+    run, then :func:`compare_pools`."""
+    base, base_metrics = load_pools(store, [r["id"] for r in base_runs])
+    new, new_metrics = load_pools(store, [r["id"] for r in new_runs])
+    # (engineer 13b: base, new = placement.pair_board_level(base, new) goes here)
     order = list(dict.fromkeys(new_metrics + base_metrics))
     rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
-    return Comparison(str(base_ref), str(new_ref), tolerance, test, rows,
+    return Comparison(base_ref, new_ref, tolerance, test, rows,
                       comparability(base_runs, new_runs), order)
 
 
-# -- presentation -----------------------------------------------------------------------
+# -- export ------------------------------------------------------------------------------
 
-def delta_text(delta: float | None) -> str:
-    return "" if delta is None else f"{delta:+.2f}%"
-
-
-def cell(row: Row) -> str:
-    """``242.66 (+132.03%)`` when the change is shown, else the new value alone."""
-    if row.status == "removed":
-        return f"removed (was {number(row.base)})"
-    if row.status == "added":
-        return f"{number(row.new)} (added)"
-    if row.shown:
-        return f"{number(row.new)} ({delta_text(row.delta_pct) or 'from 0'})"
-    return number(row.new)
+ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
+              "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
+              "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
+              "runs_needed", "base_ci", "new_ci", "unstable", "status")
 
 
-def document(cmp: Comparison) -> Document:
-    """The comparison as a Document: one grid table per (benchmark, params, mode), in the
-    TF-A layout ``Cluster | Core | <metric>...``, cells annotated per :func:`cell`."""
-    doc = Document(f"{cmp.new_ref} compared with {cmp.base_ref}")
-    test = ("two-sided Mann-Whitney U, p < 0.05" if cmp.test == "mwu"
-            else "95% bootstrap interval of the median ratio excluding 1")
-    intro = Section("Method", text=(
-        f"Figures are medians of every sample of {cmp.new_ref}; each is paired with "
-        f"{cmp.base_ref} by benchmark, parameters, mode, cluster, core and metric, never by "
-        f"row position. A cell reads NEW (+x.xx%) only when the change is at least "
-        f"{cmp.tolerance:g}% and significant ({test}). Where a side has a single value, or too "
-        f"few samples for the test to reach significance, the tolerance alone decides."))
-    doc.sections.append(intro)
-    if cmp.differences:
-        doc.sections.append(Section("Not like for like", text=(
-            "These differ between the two sides and change results:"),
-            items=[(d.key + (" (refused without --force)" if d.refuse else ""),
-                    f"{d.base} -> {d.new}") for d in cmp.differences]))
-
-    def caption(rows: list[Row]) -> str:
-        tolerance_only = [r for r in rows if r.basis == "tolerance"]
-        if not tolerance_only:
-            return ""
-        if len(tolerance_only) == len([r for r in rows if r.status == "both"]):
-            return "Single-valued figures: the tolerance alone decides."
-        return (f"{len(tolerance_only)} figure(s) with too few samples: "
-                "the tolerance alone decides for those.")
-
-    results = Section("Results", tables=tfa.grid_tables(
-        ((r.key, r.unit, r) for r in cmp.rows), cmp.new_ref, cell, cmp.metric_order, caption))
-    doc.sections.append(results)
-    changed = [r for r in cmp.rows if r.status != "both"]
-    if changed:
-        doc.sections.append(Section("Added and removed", items=[
-            (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
-                              f"{r.unit})") for r in changed]))
-    if cmp.regressions:
-        doc.sections.append(Section("Regressions", items=[
-            (key_text(r.key), f"{number(r.base)} -> {number(r.new)} {r.unit} "
-                              f"({delta_text(r.delta_pct)}, {r.direction} is better)")
-            for r in cmp.regressions]))
-    doc.data = to_json(cmp)
-    return doc
-
-
-def key_text(key: tuple) -> str:
-    benchmark, params_key, mode, cluster, core, metric = key
-    where = f" cluster {cluster} core {core}" if cluster is not None or core is not None else ""
-    return f"{benchmark}{tfa.params_text(params_key)} {mode}{where} {metric}"
+def _json_value(value):
+    if isinstance(value, float) and math.isinf(value):
+        return None
+    if isinstance(value, tuple):
+        return list(value)
+    return value
 
 
 def to_json(cmp: Comparison) -> dict:
-    names = ("benchmark", "params", "mode", "cluster", "core", "metric")
-    fields = ("unit", "direction", "base", "new", "n_base", "n_new", "delta_pct", "p_value",
-              "ratio_ci", "basis", "significant", "shown", "regression", "improvement", "status")
-    rows = [{**dict(zip(names, r.key)), **{f: getattr(r, f) for f in fields}} for r in cmp.rows]
+    rows = [{**dict(zip(KEY_FIELDS, r.key)), **{f: _json_value(getattr(r, f)) for f in ROW_FIELDS}}
+            for r in cmp.rows]
     return {"base": cmp.base_ref, "new": cmp.new_ref, "tolerance_pct": cmp.tolerance,
-            "test": cmp.test, "alpha": ALPHA,
+            "test": cmp.test, "alpha": cmp.alpha, "power": stats.POWER,
             "differences": [asdict(d) for d in cmp.differences],
-            "rows": rows, "regressions": len(cmp.regressions)}
+            "rows": rows, "regressions": len(cmp.regressions),
+            "unconfirmed": len(cmp.unconfirmed)}

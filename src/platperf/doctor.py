@@ -19,6 +19,9 @@ LEVELS = ("ok", "info", "warn", "bad")
 BUSY_SHARE = 0.10
 # Load average per online CPU above which the machine is not idle.
 LOAD_WARN_PER_CPU, LOAD_BAD_PER_CPU = 0.25, 1.0
+# Share of a CPU's time the hypervisor gave to others (/proc/stat's steal) above which
+# results spread: a sample stolen from is longer by the stolen time.
+STEAL_WARN, STEAL_BAD = 0.01, 0.10
 # Counter checks (probe meta): a tick longer than this cannot resolve an L1 hit; a read slower
 # than this means the counter traps (a VM) or goes through the vDSO fallback.
 COARSE_TICK_NS = 10.0
@@ -56,7 +59,11 @@ def check(root: SysRoot | str | os.PathLike = "/", fingerprint: dict | None = No
     findings += check_isolation(fp)
     findings += check_load(fp)
     if sample_s > 0:
-        findings += check_busy_processes(sysroot, sample_s)
+        looks = two_looks(sysroot, sample_s)
+        findings += check_busy_processes(sysroot, sample_s, looks)
+        findings += check_steal(sysroot, looks)
+    else:
+        findings += check_steal(sysroot)
     findings += check_vm(fp)
     findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp))
     findings += check_resctrl(sysroot)
@@ -231,24 +238,43 @@ def uptime_s(sysroot: SysRoot) -> float | None:
         return None
 
 
-def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: float = 0.2) -> list[Finding]:
-    """Two looks at /proc, ``sample_s`` apart on the machine itself (``SysRoot.later``: a sleep
-    here, the board's own second sample for a remote snapshot)."""
+@dataclass(frozen=True)
+class Looks:
+    """Two looks at a machine's /proc, ``seconds`` apart by its own clock."""
+
+    times_before: dict
+    times_after: dict
+    stat_before: str | None
+    stat_after: str | None
+    seconds: float
+
+
+def two_looks(root: SysRoot | str | os.PathLike = "/", sample_s: float = 0.2) -> Looks:
+    """Process CPU times and /proc/stat, ``sample_s`` apart on the machine itself
+    (``SysRoot.later``: a sleep here, the board's own second sample for a remote snapshot)."""
     sysroot = SysRoot.of(root)
-    # USER_HZ is 100 on every Linux architecture platperf supports, so this host's value also
-    # holds for a board's /proc.
-    clock_ticks = os.sysconf("SC_CLK_TCK")
-    before, up_before = cpu_times(sysroot), uptime_s(sysroot)
+    before, up_before, stat_before = cpu_times(sysroot), uptime_s(sysroot), sysroot.read("proc/stat")
     later = sysroot.later(sample_s)
-    after, up_after = cpu_times(later), uptime_s(later)
+    after, up_after, stat_after = cpu_times(later), uptime_s(later), later.read("proc/stat")
     # The machine's own clock says how far apart the samples were (a remote snapshot waited on
     # the board, not here); a tree without /proc/uptime falls back to the asked interval.
     seconds = up_after - up_before if up_before is not None and up_after is not None else sample_s
     if seconds <= 0:
         seconds = sample_s
+    return Looks(before, after, stat_before, stat_after, seconds)
+
+
+def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: float = 0.2,
+                         looks: Looks | None = None) -> list[Finding]:
+    """Processes busy between two looks at /proc (:func:`two_looks`)."""
+    sysroot = SysRoot.of(root)
+    looks = looks or two_looks(sysroot, sample_s)
+    # USER_HZ is 100 on every Linux architecture platperf supports, so this host's value also
+    # holds for a board's /proc.
+    clock_ticks = os.sysconf("SC_CLK_TCK")
     # Our own process is busy reading /proc when the machine is this one.
     ignore = (os.getpid(),) if str(sysroot) == "/" else ()
-    busy = busy_between(before, after, seconds, clock_ticks, ignore=ignore)
+    busy = busy_between(looks.times_before, looks.times_after, looks.seconds, clock_ticks, ignore=ignore)
     if not busy:
         return [Finding("ok", "no-busy-processes",
                         f"no other process used more than {BUSY_SHARE:.0%} of a CPU over {sample_s:g} s")]
@@ -259,6 +285,59 @@ def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: floa
         "they take CPU time, cache and memory bandwidth from the measured CPUs: slower results, wider "
         "spread, and latency excursions when they are scheduled on a measured CPU",
         "stop them for the run, or move them away: taskset -pc <other cpus> <pid>")]
+
+
+def cpu_stat(text: str | None) -> dict[int, tuple[int, int]]:
+    """{cpu: (all time, steal)} in USER_HZ ticks from /proc/stat's ``cpuN`` lines (steal is
+    the 8th value; a kernel without the column gives nothing)."""
+    out = {}
+    for line in (text or "").splitlines():
+        name, *values = line.split()
+        if not name.startswith("cpu") or not name[3:].isdigit() or len(values) < 8:
+            continue
+        try:
+            ticks = [int(v) for v in values[:8]]   # guest time is already in user's
+        except ValueError:
+            continue
+        out[int(name[3:])] = (sum(ticks), ticks[7])
+    return out
+
+
+def steal_shares(before: dict, after: dict | None = None) -> dict[int, float]:
+    """Each CPU's share of time stolen: between two :func:`cpu_stat` readings, or since boot
+    with one."""
+    shares = {}
+    for cpu, (total, steal) in (after if after is not None else before).items():
+        if after is not None:
+            if cpu not in before:
+                continue
+            total, steal = total - before[cpu][0], steal - before[cpu][1]
+        if total > 0:
+            shares[cpu] = steal / total
+    return shares
+
+
+def check_steal(root: SysRoot | str | os.PathLike = "/", looks: Looks | None = None) -> list[Finding]:
+    """The hypervisor's steal time per CPU: over the two looks when there are two, else since
+    boot. The probe retakes or marks each sample stolen from (docs/results-format.md)."""
+    sysroot = SysRoot.of(root)
+    before = cpu_stat(looks.stat_before if looks else sysroot.read("proc/stat"))
+    after = cpu_stat(looks.stat_after) if looks and looks.stat_after else None
+    shares = steal_shares(before, after)
+    if not shares:
+        return []
+    when = f"over {looks.seconds:.2g} s" if after else "since boot"
+    worst = max(shares.values())
+    rates = ", ".join(f"CPU {cpu} {share:.1%}" for cpu, share in sorted(shares.items()) if share > 0)
+    if worst < STEAL_WARN:
+        return [Finding("ok", "steal-time", f"steal time {when}: {rates or 'none'}")]
+    return [Finding(
+        "bad" if worst >= STEAL_BAD else "warn", "steal-time",
+        f"the hypervisor stole CPU time {when}: {rates}",
+        "a sample stolen from is longer by what was stolen: the probe retakes it (or marks it) and "
+        "results from this guest spread from run to run",
+        "measure on bare metal or a dedicated host; otherwise compare with several runs a side "
+        "(platperf run --repeat N)")]
 
 
 def check_vm(fp: dict) -> list[Finding]:

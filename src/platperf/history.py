@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, field
 
 from . import stats
+from .records import KEY_FIELDS
 
 TESTS = ("t-test", "permutation")
 MAX_P = 0.001          # Otava's default significance threshold
@@ -209,10 +210,9 @@ def analyse(series_list: list[Series], **options) -> list[Series]:
 
 
 def to_json(series_list: list[Series], test: str = "t-test") -> dict:
-    names = ("benchmark", "params", "mode", "cluster", "core", "metric")
     out = []
     for s in series_list:
-        out.append({**dict(zip(names, s.key)), "unit": s.unit, "direction": s.direction,
+        out.append({**dict(zip(KEY_FIELDS, s.key)), "unit": s.unit, "direction": s.direction,
                     "points": [{"label": p.label, "value": p.value, "run_ids": p.run_ids}
                                for p in s.points],
                     "change_points": [{"index": cp.index, "label": cp.label, "before": cp.before,

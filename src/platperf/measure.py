@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .runner import Around, Outcome, Progress, Step, StopRequest, execute, probe_meta
+from .runner import Around, Outcome, Progress, Step, StopRequest, execute_runs, probe_meta
 
 
 @dataclass
@@ -68,13 +68,26 @@ def measure(store, target, description: Description, steps: list[Step], *, suite
 
     ``begun(run_id)`` is called once the run exists (e.g. to name it on a progress line).
     """
-    run_id = store.begin_run(label=label, target=target.name, suite=suite,
-                             fingerprint=description.fingerprint, findings=description.findings,
-                             note=note, meta=description.meta)
-    if begun is not None:
-        begun(run_id)
-    return execute(store, run_id, target, steps, description.place, progress, stop=stop,
-                   around=around)
+    return measure_runs(store, target, description, steps, suite=suite, label=label, note=note,
+                        progress=progress, stop=stop, around=around, begun=begun)[0]
+
+
+def measure_runs(store, target, description: Description, steps: list[Step], *, suite: str,
+                 repeat: int = 1, label: str | None = None, note: str | None = None,
+                 progress: Progress | None = None, stop: StopRequest | None = None,
+                 around: Around | None = None, begun=None) -> list[Outcome]:
+    """``repeat`` runs of ``steps`` under one label, their steps interleaved
+    (runner.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
+    run_ids = []
+    for _ in range(repeat):
+        run_ids.append(store.begin_run(label=label, target=target.name, suite=suite,
+                                       fingerprint=description.fingerprint,
+                                       findings=description.findings, note=note,
+                                       meta=description.meta))
+        if begun is not None:
+            begun(run_ids[-1])
+    return execute_runs(store, run_ids, target, steps, description.place, progress, stop=stop,
+                        around=around)
 
 
 # -- several boards at once -----------------------------------------------------------------
@@ -86,21 +99,27 @@ class Board:
     target: object = None
     description: Description | None = None
     steps: list[Step] | None = None
-    run_id: int | None = None
-    outcome: Outcome | None = None
+    run_ids: list[int] = dataclasses.field(default_factory=list)
+    outcomes: list[Outcome] = dataclasses.field(default_factory=list)
     error: str | None = None       # why the board was not measured (or its run's error)
 
     @property
+    def run_id(self) -> int | None:
+        return self.run_ids[0] if self.run_ids else None
+
+    @property
     def status(self) -> str:
-        if self.outcome is not None:
-            return self.outcome.status
-        return "failed"
+        """The worst of its runs': failed, partial, complete."""
+        if not self.outcomes:
+            return "failed"
+        return max((o.status for o in self.outcomes), key=("complete", "partial", "failed").index)
 
     def as_dict(self) -> dict:
-        out = self.outcome
-        return {"target": self.name, "run_id": self.run_id, "status": self.status,
-                "results": out.results if out else 0, "histograms": out.histograms if out else 0,
-                "error": out.error if out else self.error}
+        outs = self.outcomes
+        error = next((o.error for o in outs if o.error), None) if outs else self.error
+        return {"target": self.name, "run_id": self.run_id, "run_ids": list(self.run_ids),
+                "status": self.status, "results": sum(o.results for o in outs),
+                "histograms": sum(o.histograms for o in outs), "error": error}
 
 
 def prepare_boards(names: list[str], open_target, plan_steps) -> list[Board]:
@@ -119,17 +138,20 @@ def prepare_boards(names: list[str], open_target, plan_steps) -> list[Board]:
 
 
 def measure_boards(store, boards: list[Board], *, suite: str, label=None, note=None,
-                   progress_for=lambda board: None, stop: StopRequest | None = None):
+                   progress_for=lambda board: None, stop: StopRequest | None = None,
+                   repeat: int = 1):
     """Measures every prepared board at once: a thread each, with its own target and store
     connection, one run per board. One board failing does not stop the others; a stop
-    request (Ctrl-C, SIGTERM) interrupts them all, each run left partial."""
+    request (Ctrl-C, SIGTERM) interrupts them all, each run left partial. ``repeat`` runs a
+    board (measure_runs)."""
     stop = stop or StopRequest()
     ready = [b for b in boards if b.error is None]
 
     def measure_one(board: Board):
-        board.outcome = measure(store, board.target, board.description, board.steps, suite=suite,
-                                label=label, note=note, progress=progress_for(board), stop=stop,
-                                begun=lambda run_id: setattr(board, "run_id", run_id))
+        board.outcomes = measure_runs(store, board.target, board.description, board.steps,
+                                      suite=suite, repeat=repeat, label=label, note=note,
+                                      progress=progress_for(board), stop=stop,
+                                      begun=board.run_ids.append)
 
     with stop.on_signals():
         _each(ready, measure_one)

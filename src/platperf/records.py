@@ -16,6 +16,25 @@ DIRECTIONS = ("lower", "higher")
 MODES = ("serial", "parallel")
 
 
+# The comparison key of DESIGN.md, field by field: what Result.key holds and what the JSON
+# exports of compare and history name its parts.
+KEY_FIELDS = ("benchmark", "params", "mode", "cluster", "core", "metric")
+
+
+def key_order(key: tuple) -> tuple:
+    """Keys in order; None (no cluster / core) before 0 without comparing None with int."""
+    return tuple((0, "") if v is None else (1, v) for v in key)
+
+
+def key_text(key: tuple, unit: str | None = None) -> str:
+    """A comparison key as a person reads it, everywhere one is printed:
+    ``mem-latency [size=4096] serial cluster 0 core 1 latency`` (`` (ns)`` with a unit)."""
+    benchmark, params_key, mode, cluster, core, metric = key
+    params = f" [{params_key}]" if params_key else ""
+    where = f" cluster {cluster} core {core}" if cluster is not None or core is not None else ""
+    return f"{benchmark}{params} {mode}{where} {metric}" + (f" ({unit})" if unit else "")
+
+
 class RecordError(ValueError):
     """A record that does not follow the results format; ``where`` is ``file:line``."""
 

@@ -18,6 +18,7 @@ The outcome of a run:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import queue
 import signal
@@ -32,6 +33,8 @@ from .records import RecordError, read_stream, result_from_record
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 MODES = ("serial", "parallel", "both")
+# Runs a `platperf run` may make of one suite (--repeat, a suite's `repeat = N`).
+MAX_REPEAT = 100
 # Keys of a suite entry that the runner itself reads; the rest are the probe's.
 RUNNER_KEYS = ("kernel", "mode", "title", "params")
 # Options every probe kernel takes (docs/results-format.md, probe CLI).
@@ -60,6 +63,7 @@ class Suite:
     path: Path
     entries: list[dict]
     description: str = ""
+    repeat: int = 1        # runs per `platperf run` unless --repeat says otherwise
 
 
 def builtin_suites() -> list[str]:
@@ -92,8 +96,12 @@ def load_suite(ref: str) -> Suite:
         if mode not in MODES:
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has mode '{mode}' "
                              f"(valid: {', '.join(MODES)})")
+    repeat = data.get("repeat", 1)
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_REPEAT:
+        raise SuiteError(f"suite {path}: repeat = {repeat!r} must be a whole number of runs "
+                         f"from 1 to {MAX_REPEAT}")
     return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
-                 description=str(data.get("description", "")))
+                 description=str(data.get("description", "")), repeat=repeat)
 
 
 def probe_options(entry: dict) -> dict:
@@ -299,47 +307,76 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
     ``stop`` is polled between records; without one, SIGINT/SIGTERM in the main thread make
     one. ``around(run_id, step)`` sets each step up (see :data:`Around`).
     """
+    return execute_runs(store, [run_id], target, steps, place, progress, stop=stop,
+                        around=around)[0]
+
+
+def interleave(steps: list[Step], runs: int) -> list[tuple[int, Step]]:
+    """(run index, step) in the order they are measured: each step once into every run before
+    the next step, the runs' order turning by one from step to step. Drift slower than a step
+    (a neighbour starting, the machine warming) then touches every run alike, instead of
+    making the last run differ from the first."""
+    return [((k + i) % runs, step) for k, step in enumerate(steps) for i in range(runs)]
+
+
+def execute_runs(store, run_ids: list[int], target, steps: list[Step],
+                 place: Callable[[int], tuple], progress: Progress | None = None, *,
+                 stop: StopRequest | None = None, around: Around | None = None) -> list[Outcome]:
+    """:func:`execute` for several runs of one suite (``platperf run --repeat N``), each a
+    separate probe process per step, interleaved by :func:`interleave`. A step that fails
+    ends every run: the failing one failed, the others partial."""
     progress = progress or Progress()
-    out = Outcome(run_id)
+    outs = [Outcome(run_id) for run_id in run_ids]
     own_stop = stop is None
     stop = stop or StopRequest()
-    writer = _Writer(store, run_id)
-    state = {"meta_stored": store.run(run_id)["meta"] is not None,  # begin_run usually has `info`'s
-             "proc": None}
+    writers = [_Writer(store, run_id) for run_id in run_ids]
+    states = [{"meta_stored": store.run(run_id)["meta"] is not None,  # begin_run usually has `info`'s
+               "proc": None} for run_id in run_ids]
+    schedule = interleave(steps, len(run_ids))
+    current = states[0]
     try:
         with stop.on_signals() if own_stop else contextlib.nullcontext():
-            for index, step in enumerate(steps):
+            for index, (i, step) in enumerate(schedule):
                 if stop.is_set():
                     break
-                with around(run_id, step) if around else contextlib.nullcontext() as transform:
-                    progress.step_started(step, index, len(steps))
-                    verdict = _run_step(step, target, writer, out, state, place, progress, stop,
+                current, out = states[i], outs[i]
+                with around(run_ids[i], step) if around else contextlib.nullcontext() as transform:
+                    if len(run_ids) > 1:
+                        step = dataclasses.replace(step, title=f"{step.title} [run {i + 1}/{len(run_ids)}]")
+                    progress.step_started(step, index, len(schedule))
+                    verdict = _run_step(step, target, writers[i], out, current, place, progress, stop,
                                         transform or (lambda rec: rec))
                 if verdict is not None:
                     out.status, out.error = verdict
+                    for other in outs:
+                        if other is not out and other.steps < len(steps):
+                            other.status = "partial"
+                            other.error = f"stopped with run {out.run_id} ({out.status}: {out.error})"
                     break
                 out.steps += 1
                 progress.step_finished(step)
     except BaseException as exc:
-        proc = state["proc"]
+        proc = current["proc"]
         if proc is not None:
             proc.kill()
             proc.wait()
-        with contextlib.suppress(Exception):  # the store itself may be what failed
-            writer.close()
-        with contextlib.suppress(Exception):
-            store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
-                             f"{type(exc).__name__}: {exc}")
+        for writer, run_id in zip(writers, run_ids):
+            with contextlib.suppress(Exception):  # the store itself may be what failed
+                writer.close()
+            with contextlib.suppress(Exception):
+                store.finish_run(run_id, "partial" if isinstance(exc, KeyboardInterrupt) else "failed",
+                                 f"{type(exc).__name__}: {exc}")
         raise
-    writer.close()
-    out.signal = stop.signal
-    if out.status == "complete" and out.steps < len(steps):  # a signal between two probe runs
-        out.status, out.error = "partial", f"interrupted before '{steps[out.steps].title}'"
-    if out.warnings:
-        store.update_run(run_id, findings=with_probe_warnings(store.run(run_id)["findings"],
-                                                               out.warnings))
-    store.finish_run(run_id, out.status, out.error)
-    return out
+    for writer, out in zip(writers, outs):
+        writer.close()
+        out.signal = stop.signal
+        if out.status == "complete" and out.steps < len(steps):  # a signal between two probe runs
+            out.status, out.error = "partial", f"interrupted before '{steps[out.steps].title}'"
+        if out.warnings:
+            store.update_run(out.run_id, findings=with_probe_warnings(store.run(out.run_id)["findings"],
+                                                                       out.warnings))
+        store.finish_run(out.run_id, out.status, out.error)
+    return outs
 
 
 def _run_step(step, target, writer, out, state, place, progress, stop, transform):

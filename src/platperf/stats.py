@@ -239,3 +239,178 @@ def _betainc(a: float, b: float, x: float) -> float:
         if abs(d * c - 1.0) < 1e-15:
             break
     return math.exp(log_front) * h / a
+
+
+# -- runs as the unit of evidence ---------------------------------------------------------
+
+def binomial_sf(k: int, n: int, p: float) -> float:
+    """P(X >= k) for X ~ Binomial(n, p), as the regularised incomplete beta I_p(k, n - k + 1)
+    (Abramowitz & Stegun 26.5.24)."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return _betainc(k, n - k + 1, p)
+
+
+def bootstrap_median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median, from the exact bootstrap distribution
+    (as if with infinitely many resamples: no seed, no resampling cost).
+
+    Method (Efron, "The Jackknife, the Bootstrap and Other Resampling Plans", 1982, ch. 10;
+    Maritz & Jarrett, JASA 73, 1978): in a resample of n values drawn with replacement, the
+    number drawn at or below the sample's k-th smallest value x_(k) is Binomial(n, F_k), F_k
+    the share of values <= x_(k); so the resample's m-th order statistic is <= x_(k) with
+    probability P(Binomial(n, F_k) >= m). The low end is the (1-level)/2 quantile (nearest
+    rank) of the resample's lower middle order statistic (m = ceil(n/2)), the high end the
+    (1+level)/2 quantile of its upper one (m = floor(n/2) + 1). For odd n both are the
+    median and the interval is the percentile interval itself; for even n the resample's
+    median lies between the two, so the interval holds at least ``level`` of it.
+    """
+    s = sorted(values)
+    n = len(s)
+    if n == 0:
+        raise ValueError("interval of no values")
+    if len(set(s)) == n:       # no ties: F_k = k/n, the ranks depend on n alone
+        lo, hi = _median_ci_ranks(n, level)
+        return s[lo], s[hi]
+    # ties: F_k for the last copy of each value, so that tied values move together
+    last = {v: i + 1 for i, v in enumerate(s)}
+    return (s[_order_stat_quantile(n, (n + 1) // 2, (1 - level) / 2, lambda k: last[s[k]])],
+            s[_order_stat_quantile(n, n // 2 + 1, (1 + level) / 2, lambda k: last[s[k]])])
+
+
+@functools.lru_cache(maxsize=1024)
+def _median_ci_ranks(n: int, level: float) -> tuple[int, int]:
+    return (_order_stat_quantile(n, (n + 1) // 2, (1 - level) / 2, lambda k: k + 1),
+            _order_stat_quantile(n, n // 2 + 1, (1 + level) / 2, lambda k: k + 1))
+
+
+def _order_stat_quantile(n: int, m: int, p: float, at_or_below) -> int:
+    """The smallest rank k (0-based) with P(m-th order statistic of a resample <= x_(k)) >= p,
+    ``at_or_below(k)`` being how many of the n values are <= x_(k)."""
+    lo, hi = 0, n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if binomial_sf(m, n, at_or_below(mid) / n) >= p:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def relative_spread(values: Sequence[float]) -> float | None:
+    """Sample standard deviation as a percentage of |median| (None below two values or for
+    a median of 0): the run-to-run spread of a key, from its run medians."""
+    if len(values) < 2:
+        return None
+    m = median(values)
+    return None if m == 0 else summary(values)["stdev"] / abs(m) * 100.0
+
+
+def student_t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with ``df`` degrees of freedom, by the incomplete beta:
+    P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2)."""
+    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t >= 0 else tail
+
+
+@functools.lru_cache(maxsize=4096)
+def student_t_ppf(p: float, df: float) -> float:
+    """The p-quantile of Student's t (inverse of :func:`student_t_cdf`, by bisection;
+    cached: a comparison asks for the same few degrees of freedom for every key)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError("a quantile needs 0 < p < 1")
+    lo, hi = -1.0, 1.0
+    while student_t_cdf(lo, df) > p:
+        lo *= 2.0
+    while student_t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if student_t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12 * max(1.0, abs(mid)):
+            break
+    return (lo + hi) / 2.0
+
+
+POWER = 0.8
+
+
+def minimum_detectable_effect(spread_pct: float, n_base: int, n_new: int, *, alpha: float = 0.05,
+                              power: float = POWER) -> float:
+    """The smallest change, in %, that a two-sided two-sample t test on ``n_base`` and
+    ``n_new`` runs finds at significance ``alpha`` with probability ``power``, when the run
+    medians spread by ``spread_pct`` (standard deviation, % of the median).
+
+    Method: the normal-theory power formula with Student t quantiles (Cohen, "Statistical
+    Power Analysis for the Behavioral Sciences", 2nd ed. 1988, ch. 2; van Belle,
+    "Statistical Rules of Thumb", 2nd ed. 2008, §2.4): MDE = (t_{1-alpha/2,df} +
+    t_{power,df}) * s * sqrt(1/n_base + 1/n_new), df = n_base + n_new - 2. Infinite when
+    a side has one run (no degree of freedom for the spread).
+    """
+    df = n_base + n_new - 2
+    if n_base < 2 or n_new < 2 or df < 1:
+        return math.inf
+    t = student_t_ppf(1 - alpha / 2, df) + student_t_ppf(power, df)
+    return t * spread_pct * math.sqrt(1.0 / n_base + 1.0 / n_new)
+
+
+def runs_needed(effect_pct: float, spread_pct: float, *, alpha: float = 0.05, power: float = POWER,
+                most: int = 1000) -> int | None:
+    """Runs a side for :func:`minimum_detectable_effect` to reach ``effect_pct`` (at least 2;
+    None beyond ``most``, or for no effect at all)."""
+    if effect_pct <= 0:
+        return None
+    if spread_pct <= 0:
+        return 2
+    # t quantiles exceed the normal ones, so the normal formula's n is a lower bound to
+    # start the search from: a few steps instead of hundreds of quantiles per key.
+    z = _normal_ppf(1 - alpha / 2) + _normal_ppf(power)
+    start = max(2, int(2 * (z * spread_pct / effect_pct) ** 2))
+    for n in range(start, most + 1):
+        if minimum_detectable_effect(spread_pct, n, n, alpha=alpha, power=power) <= effect_pct:
+            return n
+    return None
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Adjusted p-values (q-values) controlling the false discovery rate over many tests.
+
+    Method: Benjamini & Hochberg, "Controlling the False Discovery Rate", JRSS B 57(1),
+    1995, step-up form: with the m p-values ranked p_(1) <= ... <= p_(m), q_(i) =
+    min_{j >= i} min(1, p_(j) m / j), returned in the input order. Rejecting q < alpha keeps
+    the expected share of false discoveries among the discoveries under alpha; when nothing
+    changed at all it keeps the chance of any false discovery under alpha (a comparison of
+    10,000 keys of identical code then flags none, not 500).
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=p_values.__getitem__)
+    out = [1.0] * m
+    running = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, p_values[i] * m / rank)
+        out[i] = min(1.0, running)
+    return out
+
+
+def _normal_ppf(p: float) -> float:
+    from statistics import NormalDist
+    return NormalDist().inv_cdf(p)
+
+
+def run_medians_test(base_runs: Sequence[Sequence[float]],
+                     new_runs: Sequence[Sequence[float]]) -> float:
+    """Two-sided p-value of a change between two sets of runs, each run one observation.
+
+    Method: summary measures (Matthews, Altman, Campbell & Royston, "Analysis of serial
+    measurements in medical research", BMJ 300, 1990): each run is reduced to the median of
+    its samples, and Welch's t test (:func:`welch_t_test`) compares the run medians. Samples
+    of one run share that run's conditions (buffer placement, a neighbour, the boot): tested
+    as independent they find differences between identical builds. Needs two runs a side.
+    """
+    return welch_t_test([median(r) for r in base_runs], [median(r) for r in new_runs])

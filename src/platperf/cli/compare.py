@@ -13,27 +13,41 @@ FORMATS = ("table", "rst-grid", "md", "json")
 
 @app.command()
 def compare(
-    base: str = typer.Argument(..., help="Base: run id, 'latest', or a label (pools all its runs)."),
-    new: str = typer.Argument(..., help="New: run id, 'latest', or a label (pools all its runs)."),
+    base: str = typer.Argument(..., help="Base: run id, 'latest', or a label (all its runs)."),
+    new: str = typer.Argument(..., help="New: run id, 'latest', or a label (all its runs)."),
     db: str = DbOption,
     tolerance: float = typer.Option(2.0, "--tolerance", help="Smallest change shown, in percent."),
     fmt: str = typer.Option("table", "--format", help=f"One of {', '.join(FORMATS)}."),
-    test: str = typer.Option("mwu", "--test",
-                             help="Significance test: mwu (Mann-Whitney U, p < 0.05) or bootstrap "
-                                  "(95% interval of the median ratio, seeded)."),
+    test: str = typer.Option("welch", "--test",
+                             help="Test on the run medians: welch (Welch's t, p < 0.05), mwu "
+                                  "(Mann-Whitney U; needs 4 runs a side) or bootstrap (95% "
+                                  "interval of the ratio, seeded)."),
+    ci: bool = typer.Option(False, "--ci", help="Show each figure's 95% bootstrap interval in the table."),
     fail_on_regression: bool = typer.Option(False, "--fail-on-regression",
-                                            help="Exit 1 and list the regressions if there are any."),
+                                            help="Exit 1 and list the confirmed regressions if there are any."),
     force: bool = typer.Option(False, "--force",
                                help="Compare even when the CPU model or architecture differ."),
 ):
     """Compare two runs or labels key by key (benchmark, params, mode, cluster, core, metric).
 
-    A cell reads NEW (+x.xx%) only when the change is at least --tolerance and significant;
-    with one value a side the tolerance alone decides and the output says so.
+    Runs are the unit of evidence: with two runs or more a side (platperf run --repeat N),
+    each run's median is one observation, and a change is confirmed when it is at least
+    --tolerance and significant. With one run on a side a change beyond the tolerance is
+    shown as unconfirmed, never as a regression, with the runs a side that would settle it.
+    Each row also says the smallest change its runs can detect.
 
-    Example: platperf compare v2.9 v2.10 --format rst-grid --fail-on-regression
+    \b
+    Examples:
+      platperf compare v2.9 v2.10 --format rst-grid
+      platperf compare nightly-41 nightly-42 --fail-on-regression --ci
+
+    \b
+    Exit codes: 0 no confirmed regression (or not gating); 1 confirmed regressions
+    with --fail-on-regression; 2 bad input.
     """
     from .. import compare as cmp_mod
+    from ..report.sections import compare as presentation
+    from ..records import key_text
     if fmt not in FORMATS:
         fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")
     if test not in cmp_mod.TESTS:
@@ -54,50 +68,65 @@ def compare(
     if fmt == "json":
         print(json.dumps(cmp_mod.to_json(result), indent=2))
     elif fmt == "table":
-        _print_table(result)
+        _print_table(result, ci)
     else:
         from ..report import render
-        print(render(cmp_mod.document(result), "md" if fmt == "md" else fmt), end="")
+        print(render(presentation.document(result), "md" if fmt == "md" else fmt), end="")
+    if result.unconfirmed and fail_on_regression:
+        worst = max(r.runs_needed or 2 for r in result.unconfirmed)
+        print(f"platperf: {len(result.unconfirmed)} unconfirmed change(s) (one run on a side) do "
+              f"not fail the gate; up to {worst} runs a side would settle them "
+              "(platperf run --repeat N)", file=sys.stderr)
     if fail_on_regression and result.regressions:
         print(f"platperf: {len(result.regressions)} regression(s):", file=sys.stderr)
         for r in result.regressions:
-            print(f"  {cmp_mod.key_text(r.key)}: {cmp_mod.number(r.base)} -> "
-                  f"{cmp_mod.number(r.new)} {r.unit} ({cmp_mod.delta_text(r.delta_pct)})",
+            print(f"  {key_text(r.key)}: {presentation.number(r.base)} -> "
+                  f"{presentation.number(r.new)} {r.unit} ({presentation.delta_text(r.delta_pct)})",
                   file=sys.stderr)
         raise typer.Exit(EXIT_REGRESSION)
 
 
-def _print_table(result):
+def _print_table(result, ci: bool):
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from .. import compare as cmp_mod
-    from ..report import tfa
-    # a pipe or a CI log is not 80 columns wide: keep the 13 columns readable there
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    from ..report.sections import compare as presentation
+    # a pipe or a CI log is not 80 columns wide: keep the columns readable there
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 220)
     for d in result.differences:
         note = " (refused without --force)" if d.refuse else ""
         console.print(f"differs: {d.key}: {d.base} -> {d.new}{note}", markup=False)
     table = Table(title=f"{result.new_ref} vs {result.base_ref} "
                         f"(tolerance {result.tolerance:g}%, test {result.test})")
-    for name in ("Benchmark", "Params", "Mode", "Cluster", "Core", "Metric", "Unit",
-                 "Base", "New", "Delta", "p", "Basis", "Verdict"):
-        table.add_column(name, justify="right" if name in ("Base", "New", "Delta", "p") else "left")
+    names = ["Benchmark", "Params", "Mode", "Cluster", "Core", "Metric", "Unit", "Base", "New",
+             "Delta", "p", "Runs", "Detectable", "Verdict"]
+    if ci:
+        names[9:9] = ["Base 95% CI", "New 95% CI"]
+    for name in names:
+        table.add_column(name, justify="right" if name in ("Base", "New", "Delta", "p", "Detectable") else "left")
     for r in result.rows:
         bench, params, mode, cluster, core, metric = r.key
-        verdict = ("added" if r.status == "added" else "removed" if r.status == "removed" else
-                   "REGRESSION" if r.regression else "better" if r.improvement else "")
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         if r.ratio_ci:
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
-        table.add_row(*(Text(c) for c in (bench, params, mode, tfa.place(cluster), tfa.place(core), metric,
-                      r.unit, cmp_mod.number(r.base), cmp_mod.number(r.new),
-                      cmp_mod.delta_text(r.delta_pct) if r.status == "both" else "", p,
-                      "tolerance only" if r.basis == "tolerance" else r.basis, verdict)),
-                      style="red" if r.regression else None)
+        verdict = presentation.verdict(r)
+        if r.unconfirmed:
+            verdict += f", {presentation.runs_text(r)}"
+        if r.unstable:
+            verdict += (", " if verdict else "") + "unstable"
+        cells = [bench, params, mode, presentation.place(cluster), presentation.place(core), metric,
+                 r.unit, presentation.number(r.base), presentation.number(r.new),
+                 presentation.delta_text(r.delta_pct) if r.status == "both" else "", p,
+                 f"{r.runs_base}/{r.runs_new}",
+                 "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", verdict]
+        if ci:
+            cells[9:9] = [presentation.interval_text(r.base_ci), presentation.interval_text(r.new_ci)]
+        table.add_row(*(Text(c) for c in cells), style="red" if r.regression else None)
     console.print(table)
-    n_tol = sum(r.basis == "tolerance" for r in result.rows)
-    if n_tol:
-        console.print(f"{n_tol} figure(s) have a single value (or too few samples) on a side: "
-                      "the tolerance alone decides for those.")
+    detect = presentation.detectable_text(result)
+    if detect:
+        console.print(detect, markup=False)
+    if result.unconfirmed:
+        console.print(f"{len(result.unconfirmed)} change(s) with one run on a side are unconfirmed, "
+                      "not regressions: measure with platperf run --repeat N.", markup=False)

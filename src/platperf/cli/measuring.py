@@ -77,10 +77,11 @@ def print_summary(boards, db: str):
     from rich.table import Table
     from rich.text import Text
     table = Table(title=f"runs in {db}")
-    for column in ("board", "run id", "status", "results", "error"):
+    for column in ("board", "run ids", "status", "results", "error"):
         table.add_column(column, overflow="fold")
     for board in boards:
         row = board.as_dict()
-        table.add_row(Text(board.name), str(row["run_id"] or "-"), row["status"], str(row["results"]),
+        table.add_row(Text(board.name), ", ".join(map(str, row["run_ids"])) or "-", row["status"],
+                      str(row["results"]),
                       Text(row["error"] or ""), style=None if row["status"] == "complete" else "red")
     Console(soft_wrap=False, highlight=False).print(table)

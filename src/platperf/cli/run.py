@@ -17,6 +17,8 @@ def run(
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
+    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite, stored under one label, their "
+                                         "steps interleaved (default: the suite's `repeat`, 3 for quick)."),
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
@@ -30,6 +32,11 @@ def run(
     """Run a suite on a target, or on several boards at once, and store every result in the
     database as it arrives.
 
+    Runs are the unit of evidence for `platperf compare`: --repeat N (by default the suite's
+    `repeat`) measures the suite N times, each step a probe process into each of N runs in
+    turn, so that slow drift touches every run alike, and compare has runs to test, not
+    only samples.
+
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
     everything measured so far. With several boards (--target a,b,c or --targets all), each
     is measured at the same time into its own run; one failing does not stop the others,
@@ -38,6 +45,7 @@ def run(
     \b
     Examples:
       platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
+      platperf run --suite memory --repeat 5 --label v2.12
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
       platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
       platperf run --suite quick --target am62x,juno,agilex5 --label nightly
@@ -49,7 +57,8 @@ def run(
     arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
     from ..measure import close_boards, measure_boards, prepare_boards
-    from ..runner import SuiteError, check_suite, choose_cpus, load_suite, plan, probe_kernels
+    from ..runner import (MAX_REPEAT, SuiteError, check_suite, choose_cpus, load_suite, plan,
+                          probe_kernels)
     from ..targets import UnknownTarget, get_target, target_names
 
     if targets is not None and targets != "all":
@@ -57,6 +66,9 @@ def run(
     try:
         the_suite = load_suite(suite)
         plan(the_suite, [0], mode)       # a bad --mode is said before any board is reached
+        runs = the_suite.repeat if repeat is None else repeat
+        if not 1 <= runs <= MAX_REPEAT:
+            raise SuiteError(f"--repeat {runs}: give a number of runs from 1 to {MAX_REPEAT}")
         names = target_names(target, every=targets == "all")
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
@@ -89,7 +101,7 @@ def run(
             if bar is not None:
                 bar.start()
             stop = measure_boards(store, boards, suite=the_suite.name, label=label, note=note,
-                                  progress_for=progress_for)
+                                  progress_for=progress_for, repeat=runs)
         finally:
             if bar is not None:
                 bar.stop()
@@ -128,14 +140,17 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
         return
     board, row = boards[0], rows[0]
     kept = f"{row['results']} results, {row['histograms']} histograms in {db}"
+    ids = row["run_ids"]
+    runs = f"runs {', '.join(map(str, ids))}" if len(ids) > 1 else f"run {row['run_id']}"
     if signum is not None:
         if not json_out:
-            print(f"run {row['run_id']} {row['status']}: {kept} ({row['error']})", file=sys.stderr)
+            print(f"{runs} {row['status']}: {kept} ({row['error']})", file=sys.stderr)
         raise SystemExit(128 + signum)
     if row["run_id"] is None:    # the board failed before its run began (e.g. the store)
         fail_exit(f"{board.name}: {row['error']}")
     if row["status"] != "complete":
-        fail_exit(f"run {row['run_id']} is {row['status']} ({kept} kept): {row['error']}")
+        fail_exit(f"{runs} {'are' if len(ids) > 1 else 'is'} {row['status']} ({kept} kept): "
+                  f"{row['error']}")
     if not quiet and not json_out:
-        print(f"run {row['run_id']} complete: {kept}" + (f" (label {label})" if label else ""),
+        print(f"{runs} complete: {kept}" + (f" (label {label})" if label else ""),
               file=sys.stderr)

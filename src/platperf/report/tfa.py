@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Iterable
 
+from ..records import key_order
 from .document import Table
 
 # Benchmarks whose figures are per-core firmware latencies, reported as TF-A reports them:
@@ -74,11 +75,6 @@ def table_rank(benchmark: str, params_key: str) -> int:
     if benchmark == tftf_rt_instr.BENCHMARK and test in tests:
         return tests.index(test)
     return len(tests)
-
-
-def key_order(key: tuple) -> tuple:
-    # None (no cluster / core) sorts before 0 without comparing None with int.
-    return tuple((0, "") if v is None else (1, v) for v in key)
 
 
 def grid_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell: Callable[[object], str],

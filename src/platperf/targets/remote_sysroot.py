@@ -58,6 +58,7 @@ procs() {
     # A process may exit between the glob and the read: then it is left out. The board's
     # uptime with each sample says how far apart they really were.
     line "$R"/proc/uptime
+    emit "$R"/proc/stat         # per-CPU steal between the two samples (doctor)
     for p in "$R"/proc/[0-9]*; do line "$p/stat" "$p/comm"; done
 }
 C="$R/sys/devices/system/cpu"
@@ -80,8 +81,7 @@ line "$R"/sys/devices/system/clocksource/clocksource*/* "$R"/sys/class/dmi/id/* 
 dirs "$R"/sys/fs/resctrl/info
 # Device-tree strings hold NULs and no newline; the rest are several lines or change as read.
 emit "$R"/sys/firmware/devicetree/base/model "$R"/sys/firmware/devicetree/base/compatible \
-     "$R"/proc/cpuinfo "$R"/proc/cmdline "$R"/proc/meminfo "$R"/proc/loadavg "$R"/proc/version \
-     "$R"/proc/stat
+     "$R"/proc/cpuinfo "$R"/proc/cmdline "$R"/proc/meminfo "$R"/proc/loadavg "$R"/proc/version
 procs
 sleep "$2"
 echo '= later'

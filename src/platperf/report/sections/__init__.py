@@ -9,8 +9,7 @@ from ..data import ReportData
 from ..document import Document
 
 SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables",
-            "per_cpu", "c2c",
-            "histograms", "interference", "history")
+            "per_cpu", "c2c", "histograms", "interference", "history", "compare")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:
@@ -31,7 +30,11 @@ RUN_FIELDS = ("id", "label", "target", "suite", "status", "source", "started_at"
 
 
 def export_data(data: ReportData) -> dict:
-    """Every run and every result with its summary, for the JSON and CSV exports."""
+    """Every run and every result with its summary, for the JSON and CSV exports; each
+    median with its 95% bootstrap interval, and ``unstable`` when that is wider than
+    compare's default tolerance."""
+    from ... import compare
+    intervals = _intervals(data)
     runs, results = [], []
     for col in data.columns:
         for r in col.runs:
@@ -45,5 +48,28 @@ def export_data(data: ReportData) -> dict:
                             "benchmark": res.benchmark, "params": res.params_key,
                             "params_json": res.params, "mode": res.mode, "cpu": res.cpu,
                             "cluster": res.cluster, "core": res.core, "metric": res.metric,
-                            "unit": res.unit, "direction": res.direction, **res.summary})
+                            "unit": res.unit, "direction": res.direction, **res.summary,
+                            **_interval_fields(intervals.get((res.run_id, res.key)),
+                                               res.summary.get("median"), compare.TOLERANCE)})
     return {"runs": runs, "results": results}
+
+
+def _intervals(data: ReportData) -> dict:
+    """(run id, key) -> 95% bootstrap interval of the median, from the stored samples."""
+    from ... import compare, stats
+    out = {}
+    if data.store is None:
+        return out
+    for col in data.columns:
+        for run in col.runs:
+            pools, _ = compare.load_pools(data.store, [run["id"]])
+            for key, pool in pools.items():
+                out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
+    return out
+
+
+def _interval_fields(ci, median, tolerance: float) -> dict:
+    if ci is None or median is None:
+        return {"median_ci_low": None, "median_ci_high": None, "unstable": None}
+    width = (ci[1] - ci[0]) / abs(median) * 100.0 if median else 0.0
+    return {"median_ci_low": ci[0], "median_ci_high": ci[1], "unstable": width > tolerance}

@@ -6,6 +6,7 @@ can be found, and the section is left out.
 from __future__ import annotations
 
 from ... import history
+from ...records import key_text
 from ..document import Plot, Section, Table
 
 MAX_PLOTS = 40     # a report over thousands of keys plots the changed ones first, then stops
@@ -20,9 +21,7 @@ def build(data) -> Section | None:
 
 
 def key_title(s: history.Series) -> str:
-    benchmark, params, mode, cluster, core, metric = s.key
-    where = "" if cluster is None and core is None else f" cluster {cluster} core {core}"
-    return f"{benchmark}{' [' + params + ']' if params else ''} {mode}{where} {metric} ({s.unit})"
+    return key_text(s.key, s.unit)
 
 
 def change_text(s: history.Series, cp: history.ChangePoint) -> str:
