@@ -10,7 +10,7 @@ import pytest
 
 from platperf import compare
 from platperf.ingest import IngestError, tfa_rst, tftf_rt_instr
-from platperf.report.sections import tfa_tables
+from platperf.report.sections import compare as presentation, tfa_tables
 from platperf.store import Store
 
 PAGE = Path(__file__).parent / "fixtures" / "ingest" / "tfa" / "psci-performance.rst"
@@ -129,7 +129,7 @@ def test_compare_recomputes_the_deltas_the_page_annotates(db):
     assert published
     for key, delta in published.items():
         assert round(rows[key].delta_pct, 2) == delta
-        assert compare.cell(rows[key]) == f"{compare.number(rows[key].new)} ({delta:+.2f}%)"
+        assert presentation.cell(rows[key]) == f"{presentation.number(rows[key].new)} ({delta:+.2f}%)"
 
 
 def test_report_shows_one_release_in_tfa_layout(db):
