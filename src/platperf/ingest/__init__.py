@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import cyclictest_json, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tftf_rt_instr
+from . import cyclictest_json, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tftf_rt_instr
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
@@ -33,6 +33,8 @@ class Format:
     run_per_column: bool = False
     # probe-jsonl: the probe's own records, with meta, status and histograms (ProbeStream)
     probe_run: bool = False
+    # lava: a platperf LAVA job's log, or its id on a LAVA server (cli/lava.py)
+    lava_job: bool = False
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -75,6 +77,9 @@ FORMATS: dict[str, Format] = {
     "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
                           "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
                           "`platperf run` stores them", probe_run=True),
+    "lava": Format(lava, "a `platperf lava job` job: its id on a LAVA server (--identity) or its saved "
+                   "log (`lavacli jobs logs ID --raw`, lava-run's output); the probe's records and "
+                   "the board's description, with the LAVA job id, device and URL", lava_job=True),
 }
 
 
