@@ -56,6 +56,8 @@ platperf_step() {
     { "$P" "$@" 2>"$D/stderr"; echo $? > "$D/rc"; } | tee "$D/step.jsonl"
     rc=$(cat "$D/rc" 2>/dev/null) || rc=255
     echo "PLATPERF-JSONL-END $n exit=$rc"
+    # A lab that also collects files from its boards can name one in the device's environment.
+    if [ -n "${PLATPERF_JSONL_COPY:-}" ]; then cat "$D/step.jsonl" >> "$PLATPERF_JSONL_COPY"; fi
     sed "s/^/PLATPERF-STDERR $n: /" "$D/stderr"
     awk -f "$D/cases.awk" "$D/step.jsonl" | while read -r case value unit; do
         platperf_case "$case" pass "$value" "$unit"
