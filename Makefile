@@ -19,7 +19,7 @@ PROBE_SRC := $(shell find probe -type f 2>/dev/null)
 # (and the ssh client) for the SSH target tests.
 DEB_TEST := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu \
             binutils-arm-linux-gnueabihf qemu-user-static chromium cmake postgresql \
-            openssh-server openssh-client
+            openssh-server openssh-client lava-dispatcher lava-common
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 
