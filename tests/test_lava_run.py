@@ -194,3 +194,48 @@ def test_a_log_cut_inside_a_record_leaves_the_torn_line_out(lava_job, db_url, tm
     done = ingest([cut, "--label", "torn"], db_url)
     assert done.returncode == 2 and "partial" in done.stdout, done.stderr
     assert len(stored_results(db_url, Store(db_url).runs()[-1]["id"])) == 8
+
+
+SLOW_SUITE = """\
+name = "slow"
+[[bench]]
+kernel = "mem-latency"
+size = ["16k"]
+samples = 3
+min_time = 0.01
+[[bench]]
+kernel = "mem-latency"
+size = ["16k", "32k", "64k", "128k"]
+samples = 5
+min_time = 1.0
+"""
+
+
+def test_a_job_that_times_out_in_lava_gives_a_partial_run_with_what_came_before(sshd, tmp_path):
+    """LAVA's own test timeout cuts the second probe command short (it needs 20 s and more)."""
+    require_executable("lava-run", "Debian lava-dispatcher; make deps")
+    require_probe()
+    if os.geteuid() != 0:
+        pytest.skip("LAVA's ssh deploy unpacks its overlay under / on the device: needs root here")
+    (tmp_path / "slow.toml").write_text(SLOW_SUITE)
+    subprocess.run([*PLATPERF, "lava", "job", "--suite", str(tmp_path / "slow.toml"), "--device-type", "ssh",
+                    "--arch", probe_arch(platform.machine()), "-o", str(tmp_path / "job.yaml")],
+                   check=True, capture_output=True)
+    job = yaml.load((tmp_path / "job.yaml").read_text(), Loader=yaml.CSafeLoader)
+    job["actions"][-1]["test"]["timeout"] = {"seconds": 15}     # a lab's short test timeout
+    (tmp_path / "job.yaml").write_text(yaml.dump(job, Dumper=yaml.CSafeDumper))
+    copy = tmp_path / "probe-copy.jsonl"
+    (tmp_path / "device.yaml").write_text(yaml.safe_dump(ssh_device(sshd, copy)))
+    done = lava_run(tmp_path / "job.yaml", tmp_path / "device.yaml", tmp_path, 800000 + os.getpid() % 90000)
+    assert done.returncode != 0
+    assert "lava-test-shell timed out after 15 seconds" in done.stderr
+    log = tmp_path / "job.log"
+    log.write_text(done.stderr)
+    db = str(tmp_path / "r.db")
+    ingested = ingest([log, "--label", "timeout"], db)
+    assert ingested.returncode == 2 and "partial" in ingested.stdout
+    assert "the log holds 1 of the job's 2 probe commands" in ingested.stderr
+    kept = stored_results(db, Store(db).runs()[-1]["id"])
+    written = probe_results(copy)           # the device kept the first command's records only
+    assert len(written) == 2 * os.cpu_count()       # 2 metrics a CPU
+    assert all(kept[key] == samples for key, samples in written.items())
