@@ -31,7 +31,7 @@ from pathlib import Path
 import yaml
 
 from .. import __version__
-from ..probe_path import ARCHES, ProbeNotFound, _MACHINES, find_probe
+from ..probe_path import ARCHES, ProbeNotFound, find_probe, machines_of
 from ..runner import Suite, SuiteError, check_suite, plan
 from ..targets.remote_sysroot import SNAPSHOT_SCRIPT
 from ..targets.ssh import SAMPLE_INTERVAL_S
@@ -163,7 +163,7 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
 def device_steps(steps, suite: Suite, arch: str, binary: bytes) -> list[str]:
     """The inline definition's run steps: each is a line (or here-document) of LAVA's run.sh."""
     packed = base64.encodebytes(gzip.compress(binary, 9, mtime=0)).decode()
-    machines = " ".join(sorted(m for m, a in _MACHINES.items() if a == arch))
+    machines = " ".join(machines_of(arch))
     variables = "\n".join(f"{name}={shlex.quote(str(value))}" for name, value in (
         ("PLATPERF_ARCH", arch), ("PLATPERF_MACHINES", machines),
         ("PLATPERF_PROBE_SHA256", hashlib.sha256(binary).hexdigest()),
@@ -198,7 +198,8 @@ def _word(arg: str) -> str:
 
 def _here(filename: str, text: str) -> str:
     end = "PLATPERF_EOF"
-    assert f"\n{end}\n" not in f"\n{text}"
+    if f"\n{end}\n" in f"\n{text}\n":
+        raise LavaError(f"{filename} holds a line '{end}', which would end its here-document")
     return f"cat > \"$PLATPERF_DIR/{filename}\" <<'{end}'\n{text.rstrip(chr(10))}\n{end}"
 
 

@@ -80,7 +80,7 @@ class JobLog:
                 self.suite = fields.get("suite")
             elif text.startswith("PLATPERF-SNAPSHOT-BEGIN"):
                 self._b64 = []
-                match = re.search(r"interval=([0-9.]+)", text)
+                match = re.search(r"interval=([0-9]+(?:\.[0-9]+)?)\b", text)
                 self.snapshot_interval = float(match[1]) if match else None
             elif text.startswith("PLATPERF-JSONL-BEGIN"):
                 self.steps_begun += 1
