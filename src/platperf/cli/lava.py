@@ -183,9 +183,7 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
     label = label or _metadata_label(job.get("definition"))
     if label is None:
         fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
-    lava = {"job_id": int(job_id), "url": server.job_url(job_id), "device": job.get("actual_device"),
-            "device_type": job.get("requested_device_type"), "state": job.get("state"),
-            "health": job.get("health"), "failure_comment": job.get("failure_comment")}
+    lava = server.run_meta(job_id, job)
     text = log.decode("utf-8", errors="replace")
     _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=label, target=target,
            note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
@@ -206,7 +204,7 @@ def _metadata_label(definition) -> str | None:
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):
     """The run of one job log, described by the board snapshot in it, into the store."""
     from ..ingest import IngestError
-    from ..ingest.lava import read_run
+    from ..ingest.lava import describe_board, read_run
     from ..runner import with_probe_warnings
     from .ingest import store_probe_run
     try:
@@ -218,33 +216,20 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
     if lava_error and stream.status != "complete":
         # LAVA's own words first: they say why the run is short (a timeout, a lost board)
         stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
-    with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:
-        described, why = _describe(log, stream.meta, Path(tmp))
-        findings = described.findings if described else []
-        fingerprint = described.fingerprint if described else _from_meta(stream.meta)
-        findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings
-        where = "" if described else f"; {why}: results keep their cpu, without (cluster, core)"
-        source_note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
-        if lava.get("url"):
-            source_note += f" {lava['url']}"
-        store_probe_run(db, stream, run.results, label=label,
-                        target=target or lava.get("device") or "lava", source="ingest:lava",
-                        note=(note or source_note) + where, fingerprint=fingerprint,
-                        findings=findings, meta={**stream.meta, "lava": lava},
-                        place=described.place if described else None, origin=origin)
-
-
-def _describe(log, meta, tmp: Path):
-    """(Description, None) from the job's board snapshot, or (None, why there is none)."""
-    from ..measure import describe_machine
-    from ..targets.remote_sysroot import SnapshotError, unpack_snapshot
-    if log.snapshot is None:
-        return None, log.snapshot_error or "the log holds no board snapshot"
-    try:
-        sysroot = unpack_snapshot(log.snapshot, tmp / "board", log.snapshot_interval or 0.2)
-        return describe_machine(sysroot, meta), None
-    except (SnapshotError, ValueError, OSError) as exc:
-        return None, f"the board snapshot in the log cannot be read ({exc})"
+    with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
+        described, why = describe_board(run, Path(tmp))
+    findings = described.findings if described else []
+    fingerprint = described.fingerprint if described else _from_meta(stream.meta)
+    findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings
+    where = "" if described else f"; {why}: results keep their cpu, without (cluster, core)"
+    source_note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
+    if lava.get("url"):
+        source_note += f" {lava['url']}"
+    store_probe_run(db, stream, run.results, label=label,
+                    target=target or lava.get("device") or "lava", source="ingest:lava",
+                    note=(note or source_note) + where, fingerprint=fingerprint,
+                    findings=findings, meta={**stream.meta, "lava": lava},
+                    place=described.place if described else None, origin=origin)
 
 
 def _from_meta(meta):

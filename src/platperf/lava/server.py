@@ -134,6 +134,12 @@ class Server:
             raise LavaError(f"LAVA {self.identity.base} accepted the job but named no job id: {answer}")
         return int(ids[0])
 
+    def run_meta(self, job_id: int | str, job: dict) -> dict:
+        """What a run keeps of its LAVA job (the run's ``meta["lava"]``)."""
+        return {"job_id": int(job_id), "url": self.job_url(job_id), "device": job.get("actual_device"),
+                "device_type": job.get("requested_device_type"), "state": job.get("state"),
+                "health": job.get("health"), "failure_comment": job.get("failure_comment")}
+
     def job(self, job_id: int | str) -> dict:
         return self._json(f"jobs/{job_id}/")
 
