@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import require_executable, require_probe
+from conftest import missing, require_executable, require_probe
 
 from platperf.probe_path import probe_arch
 from platperf.records import read_stream, result_from_record
@@ -86,7 +86,7 @@ def lava_job(sshd, tmp_path_factory):
     require_executable("lava-run", "Debian lava-dispatcher; make deps")
     require_probe()
     if os.geteuid() != 0:
-        pytest.skip("LAVA's ssh deploy unpacks its overlay under / on the device: needs root here")
+        missing("LAVA's ssh deploy unpacks its overlay under / on the device (this machine): run as root")
     work = tmp_path_factory.mktemp("lava")
     (work / "tiny.toml").write_text(TINY_SUITE)
     arch = probe_arch(platform.machine())
@@ -224,7 +224,7 @@ def test_a_job_that_times_out_in_lava_gives_a_partial_run_with_what_came_before(
     require_executable("lava-run", "Debian lava-dispatcher; make deps")
     require_probe()
     if os.geteuid() != 0:
-        pytest.skip("LAVA's ssh deploy unpacks its overlay under / on the device: needs root here")
+        missing("LAVA's ssh deploy unpacks its overlay under / on the device (this machine): run as root")
     (tmp_path / "slow.toml").write_text(SLOW_SUITE)
     subprocess.run([*PLATPERF, "lava", "job", "--suite", str(tmp_path / "slow.toml"), "--device-type", "ssh",
                     "--arch", probe_arch(platform.machine()), "-o", str(tmp_path / "job.yaml")],
