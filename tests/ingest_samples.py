@@ -13,6 +13,7 @@ SAMPLES = {
     "tfa-rst": FIXTURES / "tfa" / "psci-performance.rst",
     "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
     "instr": FIXTURES / "instr" / "juno-like.jsonl",
+    "lava": FIXTURES / "lava" / "job-990002.yaml",
 }
 # The formats read line by line (the JSON ones are one document each).
 LINE_BASED = {name: path for name, path in SAMPLES.items() if not name.endswith("-json")}

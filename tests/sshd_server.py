@@ -48,6 +48,8 @@ noexec)
     mount -t tmpfs -o noexec,size=64m tmpfs "@DIR@/noexec" || exit 1 ;;
 esac
 export PATH
+# No command: an interactive login (LAVA's ssh boot method drives a shell on a pty).
+[ -n "$cmd" ] || exec /bin/sh -l
 exec /bin/sh -c "$cmd"
 '''
 
@@ -121,6 +123,8 @@ ForceCommand {d}/login
 MaxSessions 64
 MaxStartups 64
 LogLevel ERROR
+# scp speaks SFTP since OpenSSH 9.0; under ForceCommand the login wrapper runs the server.
+Subsystem sftp /usr/lib/openssh/sftp-server
 """)
         common = f"""\
   HostName 127.0.0.1

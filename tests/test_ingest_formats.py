@@ -23,7 +23,7 @@ def refused(module, text, line, *words):
 
 
 def test_registry_lists_the_formats():
-    assert sorted(FORMATS) == ["cyclictest-json", "instr", "lmbench", "oslat-json", "probe-jsonl",
+    assert sorted(FORMATS) == ["cyclictest-json", "instr", "lava", "lmbench", "oslat-json", "probe-jsonl",
                                "rst-csv-table", "stream", "tfa-rst", "tftf-rt-instr"]
 
 

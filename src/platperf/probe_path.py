@@ -43,6 +43,11 @@ def probe_arch(uname_m: str) -> str:
     return arch
 
 
+def machines_of(arch: str) -> list[str]:
+    """The `uname -m` answers of a machine that runs ``arch``'s probe (a LAVA job checks them)."""
+    return sorted(m for m, a in _MACHINES.items() if a == arch)
+
+
 def _host_arch() -> str | None:
     try:
         return probe_arch(platform.machine())

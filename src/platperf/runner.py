@@ -186,15 +186,19 @@ def choose_cpus(requested: str | None, online: list[int]) -> list[int]:
     return cpus
 
 
-def plan(suite: Suite, cpus: list[int], mode: str | None = None) -> list[Step]:
-    """The probe invocations for ``suite``; ``mode`` overrides every entry's mode."""
+def plan(suite: Suite, cpus: list[int] | str, mode: str | None = None) -> list[Step]:
+    """The probe invocations for ``suite``; ``mode`` overrides every entry's mode.
+
+    ``cpus`` is a list, or a text given to ``--cpus`` as it is: a LAVA job's ``$CPUS``, the
+    device's online list known only when the job runs (platperf.lava.job)."""
     if mode is not None and mode not in MODES:
         raise SuiteError(f"unknown mode '{mode}' (valid: {', '.join(MODES)})")
+    cpu_list = cpus if isinstance(cpus, str) else ",".join(map(str, cpus))
     steps = []
     for number, entry in enumerate(suite.entries, 1):
         entry_mode = mode or entry.get("mode", "serial")
         for m in ("serial", "parallel") if entry_mode == "both" else (entry_mode,):
-            argv = ["run", entry["kernel"], "--cpus", ",".join(map(str, cpus)), "--mode", m]
+            argv = ["run", entry["kernel"], "--cpus", cpu_list, "--mode", m]
             described = []
             for key, value in probe_options(entry).items():
                 argv += [f"--{option_name(key)}", option_value(value)]

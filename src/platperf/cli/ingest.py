@@ -22,13 +22,16 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
                     "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys  "
                     "(a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/)\n\n"
                     "platperf ingest instr points.jsonl --intervals probe/examples/instr_example.toml --label v2.12 "
-                    "--root juno-sys  (points of a program built with platperf_instr.h; see docs/instr.md)")
+                    "--root juno-sys  (points of a program built with platperf_instr.h; see docs/instr.md)\n\n"
+                    "platperf ingest lava 12345 --identity lab  (a `platperf lava job` run on a LAVA server; "
+                    "or a saved job log: platperf ingest lava job-12345.yaml --label sdk-11.1)")
 def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
                                         "rst-csv-table: defaults to each column's header; tfa-rst: to each table's release."),
-    target: str = typer.Option("ingested", "--target", help="Where the figures were measured."),
+    target: Optional[str] = typer.Option(None, "--target", help="Where the figures were measured "
+                                         "[default: ingested; lava: the job's device]."),
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     root: Optional[Path] = typer.Option(None, "--root", metavar="DIR",
                                         help="probe-jsonl only: a copy of the board's /sys and /proc "
@@ -38,6 +41,8 @@ def ingest(
     intervals: Optional[Path] = typer.Option(None, "--intervals", metavar="TOML",
                                              help="instr only: the intervals to store, each END - START "
                                                   "of two points (docs/instr.md)."),
+    identity: str = typer.Option("default", "--identity", metavar="NAME",
+                                 help="lava only: the lavacli identity of the server a job id is on."),
     db: str = DbOption,
 ):
     """Import results from another tool's output into one run (one per column for rst-csv-table).
@@ -50,6 +55,13 @@ def ingest(
     fmt = FORMATS.get(format)
     if fmt is None:
         fail_exit(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    if fmt.lava_job:
+        if root is not None:
+            fail_exit("--root is for probe-jsonl only; a LAVA job's log holds the board's own description")
+        from .lava import ingest_jobs
+        ingest_jobs(files, label=label, target=target, note=note, identity=identity, db=db)
+        return
+    target = target or "ingested"
     if label is None and not fmt.run_per_column:
         fail_exit(f"--label is required for {format} (e.g. --label v2.10)")
     if fmt.probe_run:
@@ -159,12 +171,26 @@ def _ingest_probe_run(files, label, target, note, root, db):
         "; no --root: results keep their cpu, without (cluster, core), and the fingerprint holds "
         "only what the probe's meta says")
     note = (note or f"ingested from {', '.join(str(p) for p in files)}") + where
+    store_probe_run(db, stream, results, label=label, target=target, source="ingest:probe-jsonl",
+                    note=note, fingerprint=fingerprint, findings=findings, meta=stream.meta,
+                    place=place, origin=f"{len(files)} file(s)")
 
+
+def store_probe_run(db, stream, results, *, label, target, source, note, fingerprint, findings,
+                    meta, place=None, origin: str):
+    """A probe stream (ingest.probe_jsonl.ProbeStream) stored as one run, in one transaction,
+    as `platperf run` stores it; ``place`` gives the (cluster, core) of histograms and of
+    results not yet placed. Prints the run; exit 2 when it is partial or failed (after storing).
+    Returns the run id."""
+    if place is not None:
+        for res in results:
+            if res.cpu is not None and res.cluster is None:
+                res.cluster, res.core = _placed(place, res.cpu)
     store = open_store(db)
     try:
         with store.transaction() as c:
-            run_id = store.begin_run(label=label, target=target, source="ingest:probe-jsonl", note=note,
-                                     fingerprint=fingerprint, findings=findings, meta=stream.meta, conn=c)
+            run_id = store.begin_run(label=label, target=target, source=source, note=note,
+                                     fingerprint=fingerprint, findings=findings, meta=meta, conn=c)
             store.add_results(run_id, results, conn=c)
             for rec in stream.histograms:
                 cluster, core = (None, None)
@@ -177,10 +203,11 @@ def _ingest_probe_run(files, label, target, note, root, db):
     except SQLAlchemyError as exc:
         fail_exit(f"database {store.url}: {getattr(exc, 'orig', exc)}; nothing was stored")
     extra = f", {len(stream.histograms)} histograms" if stream.histograms else ""
-    print(f"run {run_id} ({label}): {len(results)} results{extra} from {len(files)} file(s) "
-          f"[ingest:probe-jsonl], {stream.status}")
+    print(f"run {run_id} ({label}): {len(results)} results{extra} from {origin} "
+          f"[{source}], {stream.status}")
     if stream.status != "complete":
         fail_exit(f"run {run_id} is {stream.status}: {stream.error}")
+    return run_id
 
 
 def _topology_place(root: Path):

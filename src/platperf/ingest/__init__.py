@@ -20,8 +20,8 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError
-from . import (cyclictest_json, instr, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream, tfa_rst,
-               tftf_rt_instr)
+from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
+               tfa_rst, tftf_rt_instr)
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
@@ -36,6 +36,8 @@ class Format:
     probe_run: bool = False
     # instr: intervals named by a TOML (--intervals), results placed per (cluster, core)
     takes_intervals: bool = False
+    # lava: a platperf LAVA job's log, or its id on a LAVA server (cli/lava.py)
+    lava_job: bool = False
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -82,6 +84,9 @@ FORMATS: dict[str, Format] = {
     "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
                           "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
                           "`platperf run` stores them", probe_run=True),
+    "lava": Format(lava, "a `platperf lava job` job: its id on a LAVA server (--identity) or its saved "
+                   "log (`lavacli jobs logs ID --raw`, lava-run's output); the probe's records and "
+                   "the board's description, with the LAVA job id, device and URL", lava_job=True),
 }
 
 

@@ -1,0 +1,237 @@
+"""``platperf lava job|submit`` and ``platperf ingest lava``: platperf on a lab's LAVA boards."""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from ..lava.job import DEFAULT_TIMEOUT_MIN, LavaError
+from .common import DbOption, app, fail_exit
+
+lava_app = typer.Typer(help="Run platperf on a lab's boards through LAVA (docs/lava.md).",
+                       no_args_is_help=True)
+app.add_typer(lava_app, name="lava")
+
+SuiteOption = typer.Option("quick", "--suite", help="Built-in suite (quick, memory, full) or a TOML file.")
+DeviceTypeOption = typer.Option(None, "--device-type", metavar="NAME",
+                                help="LAVA device type; picks the shipped template of that name "
+                                     "(ssh, juno-r1) unless --template is given.")
+TemplateOption = typer.Option(None, "--template", metavar="FILE",
+                              help="Deploy and boot sections for the device type (YAML; docs/lava.md).")
+ArchOption = typer.Option(None, "--arch", help="Probe architecture the job carries (x86_64, aarch64, "
+                                               "armv7) [default: the template's].")
+LabelOption = typer.Option(None, "--label", help="Run label (the release: v2.12), kept in the job's "
+                                                 "metadata for `ingest lava ID`.")
+ModeOption = typer.Option(None, "--mode", help="serial, parallel or both for every entry "
+                                               "[default: each entry's own].")
+TimeoutOption = typer.Option(DEFAULT_TIMEOUT_MIN, "--timeout", metavar="MINUTES",
+                             help="Time LAVA gives the suite on the board.")
+PriorityOption = typer.Option("medium", "--priority", help="LAVA priority: high, medium, low or 0-100.")
+
+
+def _job_text(suite, device_type, template, arch, label, mode, timeout, priority) -> str:
+    from ..lava.job import build_job, dump_job, load_template
+    from ..runner import SuiteError, load_suite
+    try:
+        job = build_job(load_suite(suite), load_template(device_type, template), label=label,
+                        device_type=device_type, arch=arch, mode=mode, timeout_minutes=timeout,
+                        priority=_priority(priority))
+    except (LavaError, SuiteError) as exc:
+        fail_exit(str(exc))
+    return dump_job(job)
+
+
+def _priority(text: str):
+    if text in ("high", "medium", "low"):
+        return text
+    if text.isdigit() and 0 <= int(text) <= 100:
+        return int(text)
+    fail_exit(f"--priority {text!r}: use high, medium, low or a number from 0 to 100")
+
+
+@lava_app.command("job", epilog="Examples: platperf lava job --suite full --device-type juno-r1 "
+                                "--template my-juno-r1.yaml --label v2.12 > job.yaml\n\n"
+                                "platperf lava job --suite quick --device-type ssh --arch aarch64 "
+                                "--label nightly -o job.yaml")
+def job(
+    suite: str = SuiteOption,
+    device_type: Optional[str] = DeviceTypeOption,
+    template: Optional[Path] = TemplateOption,
+    arch: Optional[str] = ArchOption,
+    label: Optional[str] = LabelOption,
+    mode: Optional[str] = ModeOption,
+    timeout: int = TimeoutOption,
+    priority: str = PriorityOption,
+    output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
+                                          help="Write the job here [default: stdout]."),
+):
+    """Write a self-contained LAVA job that runs a suite on one board of a device type.
+
+    The job carries the probe for the board's architecture, runs the suite's probe commands
+    on every online CPU, reports each result as a LAVA test case with its measurement and
+    unit, and prints the probe's whole JSON Lines stream and the board's description into
+    the log, where `platperf ingest lava` finds them. Submit it with `lavacli jobs submit`
+    or `platperf lava submit`.
+    """
+    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        output.write_text(text)
+    except OSError as exc:
+        fail_exit(f"cannot write {output}: {exc.strerror}")
+    print(f"wrote {output} ({len(text) // 1024} KiB)", file=sys.stderr)
+
+
+@lava_app.command("submit", epilog="Examples: platperf lava submit --suite full --device-type am62xx-sk "
+                                   "--template am62xx-sk.yaml --label sdk-11.1 --identity lab\n\n"
+                                   "platperf lava submit --suite full --device-type juno-r1 --template "
+                                   "my-juno-r1.yaml --label v2.12 --identity lab --wait "
+                                   "--db postgresql://lab-db/platperf")
+def submit(
+    suite: str = SuiteOption,
+    device_type: Optional[str] = DeviceTypeOption,
+    template: Optional[Path] = TemplateOption,
+    arch: Optional[str] = ArchOption,
+    label: Optional[str] = LabelOption,
+    mode: Optional[str] = ModeOption,
+    timeout: int = TimeoutOption,
+    priority: str = PriorityOption,
+    identity: str = typer.Option("default", "--identity", metavar="NAME",
+                                 help="lavacli identity: the server's URI, user and token "
+                                      "(lavacli identities add ...)."),
+    wait: bool = typer.Option(False, "--wait", help="Follow the job until it finishes, then ingest it."),
+    poll: float = typer.Option(30.0, "--poll", metavar="SECONDS", help="With --wait: how often to ask."),
+    target: Optional[str] = typer.Option(None, "--target", help="With --wait: the run's target "
+                                         "[default: the LAVA device the job ran on]."),
+    db: str = DbOption,
+):
+    """Submit the job `platperf lava job` writes to a LAVA server; with --wait, store its run.
+
+    Prints the job id and its URL. With --wait it follows the job (one line per state
+    change on stderr) and ingests it as `platperf ingest lava ID` would; a job that is
+    incomplete or canceled is reported with LAVA's own error (exit 2), after storing
+    whatever part of the run its log holds.
+    """
+    from ..lava.server import Server, load_identity
+    if poll <= 0:
+        fail_exit("--poll must be a positive number of seconds")
+    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority)
+    try:
+        server = Server(load_identity(identity))
+        job_id = server.submit(text)
+    except LavaError as exc:
+        fail_exit(str(exc))
+    print(f"job {job_id} {server.job_url(job_id)}")
+    if wait:
+        sys.stdout.flush()
+        _ingest_job_id(str(job_id), server, label=label, target=target, note=None, db=db, poll=poll)
+
+
+# -- platperf ingest lava -------------------------------------------------------------------
+def ingest_jobs(sources: List[Path], *, label, target, note, identity, db):
+    """``platperf ingest lava SOURCE...``: each job id or saved log becomes one run."""
+    server = None
+    for source in sources:
+        if source.exists() or not str(source).isdigit():
+            _ingest_log_file(source, label=label, target=target, note=note, db=db)
+            continue
+        if server is None:
+            from ..lava.server import Server, load_identity
+            try:
+                server = Server(load_identity(identity))
+            except LavaError as exc:
+                fail_exit(str(exc))
+        _ingest_job_id(str(source), server, label=label, target=target, note=note, db=db)
+
+
+def _ingest_log_file(path: Path, *, label, target, note, db):
+    from ..ingest import read_lines
+    if label is None:
+        fail_exit("--label is required for a saved LAVA log (e.g. --label sdk-11.1); "
+                  "a job id takes the label from the job's metadata")
+    if not path.is_file():
+        fail_exit(f"{path} is neither a file nor a LAVA job id")
+    try:
+        _store(read_lines(path), str(path), lava={}, label=label, target=target, note=note, db=db,
+               origin=str(path))
+    except OSError as exc:
+        fail_exit(f"cannot read {path}: {exc.strerror}")
+
+
+def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float | None = None):
+    from ..lava.server import failure
+    try:
+        if poll is not None:
+            def said(job):
+                device = f" on {job['actual_device']}" if job.get("actual_device") else ""
+                print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
+            job = server.wait(job_id, poll, progress=said)
+        else:
+            job = server.job(job_id)
+        if job.get("state") != "Finished" and poll is None:
+            print(f"platperf: note: job {job_id} is {job.get('state')}: storing what its log "
+                  "holds so far", file=sys.stderr)
+        log = server.log(job_id)
+    except LavaError as exc:
+        fail_exit(str(exc))
+    lava_error = failure(job) if job.get("state") == "Finished" else None
+    label = label or _metadata_label(job.get("definition"))
+    if label is None:
+        fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
+    lava = server.run_meta(job_id, job)
+    text = log.decode("utf-8", errors="replace")
+    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=label, target=target,
+           note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
+    if lava_error:
+        fail_exit(f"LAVA job {job_id}: {lava_error}")
+
+
+def _metadata_label(definition) -> str | None:
+    import yaml
+    try:
+        data = yaml.safe_load(definition or "") or {}
+        value = data.get("metadata", {}).get("platperf.label")
+    except (yaml.YAMLError, AttributeError):
+        return None
+    return str(value) if value is not None else None
+
+
+def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):
+    """The run of one job log, described by the board snapshot in it, into the store."""
+    from ..ingest import IngestError
+    from ..ingest.lava import describe_board, read_run
+    from ..runner import with_probe_warnings
+    from .ingest import store_probe_run
+    try:
+        run = read_run(lines, f"{name} [probe output]")
+    except IngestError as exc:
+        fail_exit(f"{exc}" + (f" (LAVA: {lava_error})" if lava_error else ""))
+    log, stream = run.log, run.stream
+    lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
+    if lava_error and stream.status != "complete":
+        # LAVA's own words first: they say why the run is short (a timeout, a lost board)
+        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
+    with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
+        described, why = describe_board(run, Path(tmp))
+    findings = described.findings if described else []
+    fingerprint = described.fingerprint if described else _from_meta(stream.meta)
+    findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings
+    where = "" if described else f"; {why}: results keep their cpu, without (cluster, core)"
+    source_note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
+    if lava.get("url"):
+        source_note += f" {lava['url']}"
+    store_probe_run(db, stream, run.results, label=label,
+                    target=target or lava.get("device") or "lava", source="ingest:lava",
+                    note=(note or source_note) + where, fingerprint=fingerprint,
+                    findings=findings, meta={**stream.meta, "lava": lava},
+                    place=described.place if described else None, origin=origin)
+
+
+def _from_meta(meta):
+    from ..fingerprint import from_probe_meta
+    return from_probe_meta(meta)

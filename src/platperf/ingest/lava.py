@@ -1,0 +1,91 @@
+"""A platperf LAVA job's log (``platperf lava job``; docs/lava.md)::
+
+    platperf ingest lava 12345 --label sdk-11.1 --identity lab     # from the server
+    platperf ingest lava job-12345.yaml --label sdk-11.1           # a saved log
+
+The probe's JSON Lines between the job's ``PLATPERF-JSONL-BEGIN/END`` markers are read as
+``probe-jsonl`` reads a saved stream (meta, every result and histogram, warnings, the
+``end`` records), and the board snapshot the job printed describes the board (fingerprint,
+doctor findings, the (cluster, core) of each CPU). A log cut short (a job timeout, a lost
+board) gives a ``partial`` run with everything before the cut; a job that could not place
+the probe gives an error naming LAVA's or the job's own message.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from ..lava.log import JobLog
+from ..records import Result
+from .errors import IngestError
+from .probe_jsonl import ProbeStream
+
+
+@dataclass
+class LavaRun:
+    """One job's run as the log gives it."""
+
+    log: JobLog = field(default_factory=JobLog)
+    stream: ProbeStream = field(default_factory=ProbeStream)
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return self.stream.status
+
+    @property
+    def error(self) -> str | None:
+        return self.stream.error
+
+
+def read_run(lines: Iterable[str], name: str) -> LavaRun:
+    """The run in a job log's ``lines``; IngestError if the log holds no platperf run."""
+    run = LavaRun()
+    run.results = list(run.stream.read(run.log.read(lines), name))
+    log = run.log
+    if not log.seen:
+        why = f"; LAVA says: {log.lava_error}" if log.lava_error else ""
+        raise IngestError(f"{name}:1", "no PLATPERF-LAVA-BEGIN or PLATPERF-JSONL-BEGIN line: not the "
+                                       f"log of a job written by `platperf lava job`{why}")
+    if log.errors:
+        raise IngestError(name, f"the job did not run the probe: {log.errors[0]}")
+    if run.stream.meta is None:
+        why = f" (LAVA says: {log.lava_error})" if log.lava_error else ""
+        raise IngestError(name, f"the job's log holds no probe record{why}")
+    run.stream.unfinished.extend(log.unfinished())
+    for number, code in sorted(log.step_exits.items()):
+        if code != 0 and not run.stream.errors:
+            run.stream.unfinished.append(f"probe command {number} exited {code}")
+    if log.noise:
+        run.stream.warnings.append({
+            "type": "warning", "code": "lava-console-noise",
+            "message": f"{log.noise} console line(s) inside the probe's output in the LAVA log "
+                       "were not records (kernel messages on a serial console?) and were left out"})
+    return run
+
+
+def describe_board(run: LavaRun, into: Path):
+    """(measure.Description, None) of the board from the job's snapshot, unpacked under
+    ``into``; or (None, why there is none)."""
+    from ..measure import describe_machine
+    from ..targets.remote_sysroot import SnapshotError, unpack_snapshot
+    log = run.log
+    if log.snapshot is None:
+        return None, log.snapshot_error or "the log holds no board snapshot"
+    try:
+        sysroot = unpack_snapshot(log.snapshot, into / "board", log.snapshot_interval or 0.2)
+        return describe_machine(sysroot, run.stream.meta), None
+    except (SnapshotError, ValueError, OSError) as exc:
+        return None, f"the board snapshot in the log cannot be read ({exc})"
+
+
+def parse(text: str, name: str) -> list[Result]:
+    results = read_run(text.splitlines(), name).results
+    if not results:
+        raise IngestError(f"{name}:1", "the job's log holds no result record")
+    return results
+
+
+def histograms(text: str, name: str) -> list[dict]:
+    return read_run(text.splitlines(), name).stream.histograms

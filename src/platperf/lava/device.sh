@@ -1,0 +1,66 @@
+# platperf on a LAVA device: places the probe, describes the board, runs the suite's probe
+# commands and reports every result twice (docs/lava.md). Written into the job by
+# `platperf lava job`; the lines after this part call platperf_step once per probe command.
+# POSIX sh and busybox: base64, gunzip, awk, tee, uname.
+# $1: the job's directory on the device, holding probe.b64, snapshot.sh and cases.awk.
+D=$1
+P="$D/platperf-probe"
+
+# A result as LAVA's results pages show it; outside LAVA (no lava-test-case) nothing.
+platperf_case() {
+    command -v lava-test-case >/dev/null 2>&1 || return 0
+    if [ $# -gt 2 ]; then
+        lava-test-case "$1" --result "$2" --measurement "$3" --units "$4"
+    else
+        lava-test-case "$1" --result "$2"
+    fi
+}
+
+platperf_fail() {
+    echo "PLATPERF-ERROR $*"
+    platperf_case platperf-setup fail
+    echo "PLATPERF-LAVA-END"
+    exit 0
+}
+
+machine=$(uname -m 2>/dev/null)
+case " $PLATPERF_MACHINES " in
+*" $machine "*) ;;
+*) platperf_fail "this job carries the $PLATPERF_ARCH probe but the device's uname -m says" \
+       "'$machine'; generate the job with --arch for this device type" ;;
+esac
+base64 -d "$D/probe.b64" | gunzip -c > "$P" && chmod 755 "$P" \
+    || platperf_fail "cannot unpack the probe into $D (base64 -d | gunzip)"
+if command -v sha256sum >/dev/null 2>&1; then
+    sum=$(sha256sum "$P") && [ "${sum%% *}" = "$PLATPERF_PROBE_SHA256" ] \
+        || platperf_fail "the probe unpacked in $D is not the one the job carries (sha256)"
+fi
+"$P" list >/dev/null 2>"$D/stderr" \
+    || platperf_fail "the probe does not run from $D: $(tail -n 1 "$D/stderr")"
+CPUS=$(cat /sys/devices/system/cpu/online 2>/dev/null) || CPUS=0
+platperf_case platperf-setup pass
+
+echo "PLATPERF-LAVA-BEGIN steps=$PLATPERF_STEPS suite=$PLATPERF_SUITE arch=$PLATPERF_ARCH cpus=$CPUS"
+# The board's /sys and /proc as platperf's SSH target reads them, compressed: the snapshot
+# holds NULs and exact byte counts that a console log would not keep.
+echo "PLATPERF-SNAPSHOT-BEGIN interval=$PLATPERF_INTERVAL"
+sh "$D/snapshot.sh" '' "$PLATPERF_INTERVAL" "$D" | gzip -c | base64
+echo "PLATPERF-SNAPSHOT-END"
+
+# One probe command: its JSON Lines into the log as they come (a job cut short keeps what
+# was written), then one test case per result and one for the command.
+platperf_step() {
+    n=$1 name=$2
+    shift 2
+    echo "PLATPERF-JSONL-BEGIN $n"
+    { "$P" "$@" 2>"$D/stderr"; echo $? > "$D/rc"; } | tee "$D/step.jsonl"
+    rc=$(cat "$D/rc" 2>/dev/null) || rc=255
+    echo "PLATPERF-JSONL-END $n exit=$rc"
+    # A lab that also collects files from its boards can name one in the device's environment.
+    if [ -n "${PLATPERF_JSONL_COPY:-}" ]; then cat "$D/step.jsonl" >> "$PLATPERF_JSONL_COPY"; fi
+    sed "s/^/PLATPERF-STDERR $n: /" "$D/stderr"
+    awk -f "$D/cases.awk" "$D/step.jsonl" | while read -r case value unit; do
+        platperf_case "$case" pass "$value" "$unit"
+    done
+    if [ "$rc" = 0 ]; then platperf_case "$name" pass; else platperf_case "$name" fail; fi
+}
