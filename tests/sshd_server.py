@@ -15,7 +15,8 @@ dir, and writes a client ``ssh_config`` whose Host aliases are the boards:
 * ``board-unreachable`` points at a port where nothing listens.
 
 The board is picked by the alias's ``SetEnv PLATPERF_TEST_BOARD``, which the server's
-ForceCommand wrapper reads. The fixtures ``sshd`` (session) are in :func:`sshd_fixture`.
+ForceCommand wrapper reads. A login without a command gets an interactive shell, and scp
+(SFTP since OpenSSH 9.0) works: LAVA's ssh deploy and boot use both (tests/test_lava_run.py). The fixtures ``sshd`` (session) are in :func:`sshd_fixture`.
 """
 from __future__ import annotations
 
