@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "counter.h"
@@ -201,21 +202,13 @@ void emit_record(struct run_ctx *ctx, const struct result_record *r)
         fputs(",\"error_pct\":", out); jw_double_value(r->clock->error_pct);
         fputc('}', out);
     }
-    if (r->job) {
-        const struct sample_cost *c = &r->job->cost;
-        jw_key("cost");
-        fprintf(out, "{\"target_ticks\":%" PRIu64 ",\"sample_estimate_ticks\":%" PRIu64
-                ",\"calibration_ticks\":%" PRIu64 ",\"warmup_ticks\":%" PRIu64 ",\"sample_ticks\":%" PRIu64
-                ",\"retakes\":%d}", c->target_ticks, c->sample_estimate_ticks, c->calibration_ticks,
-                c->warmup_ticks, c->sample_ticks, r->job->retried);
-        jw_key("preempted");
-        fputc('[', out);
-        for (int i = 0, first = 1; i < r->job->nsamples; i++)
-            if (r->job->kept_preempted[i]) {
-                fprintf(out, "%s%d", first ? "" : ",", i);
-                first = 0;
-            }
-        fputc(']', out);
+    if (r->job) {   /* cost, preempted, steal, context switches: exec_cost_json() */
+        char *job = exec_cost_json(r->job);
+        if (job) {
+            fputc(',', out);
+            fputs(job, out);
+            free(job);
+        }
     }
     if (r->extra_json && *r->extra_json) {
         fputc(',', out);

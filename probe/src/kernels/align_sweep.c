@@ -42,7 +42,7 @@ static const struct kernel_param params[] = {
     {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
     {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
                           "noise a placement's spread is compared with)", false},
-    {NULL, NULL, NULL, NULL, false},
+    {NULL},
 };
 
 struct sweep_plan {

@@ -32,7 +32,7 @@
 #define C2C_MIN_ROUND_TRIPS 100
 
 static const struct kernel_param params[] = {
-    {NULL, NULL, NULL, NULL, false},
+    {NULL},
 };
 
 struct pingpong {

@@ -28,7 +28,7 @@
 static const struct kernel_param params[] = {
     {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false},
     {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false},
-    {NULL, NULL, NULL, NULL, false},
+    {NULL},
 };
 
 #define PATH_LEN 512

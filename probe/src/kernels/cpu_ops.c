@@ -22,9 +22,10 @@ static const char *const type_choices[] = {"int", "int64", "float", "double", NU
 static const char *const op_choices[] = {"add", "mul", "div", "mod", "bit", NULL};
 
 static const struct kernel_param params[] = {
-    {"type", "int,int64,float,double", type_choices, "operand types", true},
-    {"op", "add,mul,div,mod,bit", op_choices, "operations (mod and bit: int and int64 only)", true},
-    {NULL, NULL, NULL, NULL, false},
+    {"type", "int,int64,float,double", type_choices, "operand types", true, .kind = PARAM_CHOICE},
+    {"op", "add,mul,div,mod,bit", op_choices, "operations (mod and bit: int and int64 only)", true,
+     .kind = PARAM_CHOICE},
+    {NULL},
 };
 
 struct op_chain {
@@ -136,22 +137,15 @@ static void emit_chain(struct run_ctx *ctx, const struct op_chain *chain, struct
             cycles[i] -= chain->extra_cycles;
         }
     }
-    char *cost = exec_cost_json(job);
-    emit_result_extra(ctx, "cpu-ops", params_json, job->cpu, "latency", "ns", "lower",
-                      ns, job->nsamples, ops, job->ticks, cost);
+    struct result_record r = {"cpu-ops", params_json, job->cpu, "latency", "ns", "lower",
+                              ns, job->nsamples, ops, job->ticks, job, NULL, NULL};
+    emit_record(ctx, &r);
     if (cc->valid) {
-        char clock[160];
-        snprintf(clock, sizeof clock, "\"core_clock\":{\"hz\":%.0f,\"cycles_per_tick\":%.6g,"
-                 "\"error_pct\":%.3g}", cc->hz, cc->cycles_per_tick, cc->error_pct);
-        size_t len = strlen(clock) + (cost ? strlen(cost) : 0) + 2;
-        char *extra = malloc(len);
-        if (extra)
-            snprintf(extra, len, "%s%s%s", clock, cost ? "," : "", cost ? cost : "");
-        emit_result_extra(ctx, "cpu-ops", params_json, job->cpu, "cycles", "cycles", "lower",
-                          cycles, job->nsamples, ops, job->ticks, extra ? extra : clock);
-        free(extra);
+        r.metric = r.unit = "cycles";
+        r.samples = cycles;
+        r.clock = cc;
+        emit_record(ctx, &r);
     }
-    free(cost);
 }
 
 static int run(struct run_ctx *ctx)

@@ -33,7 +33,7 @@ static const struct kernel_param params[] = {
     {"from", "auto", NULL, "CPU that issues the requests (auto: the first online CPU not measured)", false},
     {"offline-for", "0", NULL, "milliseconds each CPU stays offline between the two operations", false},
     {"trace", "auto", trace_choices, "auto: split each operation into the kernel's cpuhp steps when tracefs is mounted", false},
-    {NULL, NULL, NULL, NULL, false},
+    {NULL},
 };
 
 #define PATH_LEN 512
