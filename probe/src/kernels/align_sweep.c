@@ -37,11 +37,11 @@ static const char *const kernel_choices[] = {"l1-chase", "add-chain", NULL};
 
 static const struct kernel_param params[] = {
     {"kernel", "l1-chase,add-chain", kernel_choices,
-     "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true},
-    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false},
-    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false},
+     "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true, .kind = PARAM_CHOICE},
+    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false, .kind = PARAM_TEXT},
+    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false, .kind = PARAM_TEXT},
     {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
-                          "noise a placement's spread is compared with)", false},
+                          "noise a placement's spread is compared with)", false, .kind = PARAM_TEXT},
     {NULL},
 };
 

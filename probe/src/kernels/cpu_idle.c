@@ -26,8 +26,8 @@
 #include "sysfs_guard.h"
 
 static const struct kernel_param params[] = {
-    {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false},
-    {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false},
+    {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false, .kind = PARAM_TEXT},
+    {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false, .kind = PARAM_TEXT},
     {NULL},
 };
 

@@ -29,10 +29,10 @@
 static const char *const trace_choices[] = {"auto", "off", NULL};
 
 static const struct kernel_param params[] = {
-    {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false},
-    {"from", "auto", NULL, "CPU that issues the requests (auto: the first online CPU not measured)", false},
-    {"offline-for", "0", NULL, "milliseconds each CPU stays offline between the two operations", false},
-    {"trace", "auto", trace_choices, "auto: split each operation into the kernel's cpuhp steps when tracefs is mounted", false},
+    {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false, .kind = PARAM_TEXT},
+    {"from", "auto", NULL, "CPU that issues the requests (auto: the first online CPU not measured)", false, .kind = PARAM_TEXT},
+    {"offline-for", "0", NULL, "milliseconds each CPU stays offline between the two operations", false, .kind = PARAM_TEXT},
+    {"trace", "auto", trace_choices, "auto: split each operation into the kernel's cpuhp steps when tracefs is mounted", false, .kind = PARAM_CHOICE},
     {NULL},
 };
 
