@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from dataclasses import asdict, dataclass, field
 
-from . import stats
+from . import placement, stats
 from .fingerprint import Difference, diff
 from .report.document import Document, Section, Table
 
@@ -203,6 +203,7 @@ def compare_refs(store, base_ref, new_ref, *, tolerance: float = 2.0, test: str 
                  seed: int = 0) -> Comparison:
     base_runs, base, base_metrics = load_side(store, base_ref)
     new_runs, new, new_metrics = load_side(store, new_ref)
+    base, new = placement.pair_board_level(base, new)
     order = list(dict.fromkeys(new_metrics + base_metrics))
     rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
     return Comparison(str(base_ref), str(new_ref), tolerance, test, rows,

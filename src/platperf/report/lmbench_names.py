@@ -6,13 +6,37 @@ names them by that figure times 1000 — so 32 KiB is ``sz31k`` and 1 MiB is ``s
 """
 from __future__ import annotations
 
+import math
+
 LMBENCH_BW_KERNELS = ("rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy")
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
 
 
 def lat_mem_rd_size(nbytes: int) -> str:
+    """``32768`` -> ``31k``; below 1k (1048 bytes) the guide writes bytes: ``50`` -> ``50``."""
     k = nbytes / (1 << 20) * 1000
-    return f"{int(k)}k" if k >= 1 else f"{k:.2f}k"
+    return f"{int(k)}k" if k >= 1 else f"{nbytes}"
+
+
+def lat_mem_rd_bytes(figure: str, k: str) -> int:
+    """The inverse of :func:`lat_mem_rd_size`: ``("31", "k")`` -> 32 KiB, ``("50", "")`` -> 50.
+
+    A ``k`` name is lat_mem_rd's MB figure (2^20 bytes) times 1000, cut to an integer
+    (0.03125 MB -> 31k, 1 MB -> 1000k) or, in older reports, with two decimals (0.49k): the
+    size is the roundest multiple of 512 bytes (lat_mem_rd's steps) that gives that name.
+    Without ``k`` the figure is bytes."""
+    if not k:
+        return int(float(figure))
+    value = float(figure)
+    slack = (0.005, 0.005) if "." in figure else (0.0, 0.999999)
+    low = math.ceil((value - slack[0]) / 1000 * 1048576 / 512)
+    high = math.floor((value + slack[1]) / 1000 * 1048576 / 512)
+    if low > high or high <= 0:
+        return round(value / 1000 * 1048576)
+    return 512 * max(range(max(low, 1), high + 1), key=lambda m: (m & -m, -m))
+
+
+BW_MEM_SCALE = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
 
 
 def bw_mem_size(nbytes: int) -> str:
@@ -49,3 +73,51 @@ def guide_name(benchmark: str, params: dict, metric: str, unit: str) -> tuple[st
         return None
     extra = ",".join(f"{k}={params[k]}" for k in sorted(params))
     return "platperf", f"{benchmark}{'-' + extra if extra else ''}-{metric} ({unit})"
+
+
+# The LMBench OS/CPU rows of TI's guide (pinned in the project's keys spec): TI row name
+# without unit, benchmark, params, metric, unit.
+LMBENCH_OS_ROWS: list[tuple[str, str, dict, str, str]] = [
+    *((f"lat_syscall-{op}", "os-syscall", {"op": op}, "latency", "us")
+      for op in ("null", "read", "write", "stat", "fstat", "open")),
+    *((f"lat_sig-{op}", "os-signal", {"op": op}, "latency", "us") for op in ("install", "catch", "prot")),
+    ("lat_pipe", "os-ipc", {"kind": "pipe"}, "latency", "us"),
+    ("lat_unix", "os-ipc", {"kind": "unix"}, "latency", "us"),
+    ("lat_tcp", "os-ipc", {"kind": "tcp"}, "latency", "us"),
+    ("lat_connect", "os-ipc", {"kind": "connect"}, "latency", "us"),
+    ("lat_select", "os-ipc", {"kind": "select-tcp", "fds": 200}, "latency", "us"),
+    ("lat_sem", "os-ipc", {"kind": "sem"}, "latency", "us"),
+    *((f"lat_ctx-{p}-{s}k", "os-ctx", {"procs": p, "size": s * 1024}, "latency", "us")
+      for p in (2, 4) for s in (128, 256)),
+    *((f"lat_proc-{op}", "os-proc", {"op": op}, "latency", "us")
+      for op in ("fork", "exec", "shell", "proccall")),
+    ("lat_pagefault", "os-pagefault", {}, "latency", "us"),
+    ("lat_mmap-1m", "os-mmap", {"size": 1048576}, "latency", "us"),
+    *((f"lat_fs-{s}k", "os-fs", {"size": s * 1024}, "create", "files/s") for s in (0, 1, 4, 10)),
+    ("bw_file_rd-io-1mb", "os-file-read", {"method": "read", "scope": "io", "size": 1048576}, "bandwidth", "MB/s"),
+    ("bw_file_rd-o2c-1mb", "os-file-read", {"method": "read", "scope": "o2c", "size": 1048576}, "bandwidth", "MB/s"),
+    ("bw_mmap_rd-mo-1mb", "os-file-read", {"method": "mmap", "scope": "io", "size": 1048576}, "bandwidth", "MB/s"),
+    ("bw_mmap_rd-o2c-1mb", "os-file-read", {"method": "mmap", "scope": "o2c", "size": 1048576}, "bandwidth", "MB/s"),
+    ("bw_pipe", "os-ipc-bw", {"kind": "pipe"}, "bandwidth", "MB/s"),
+    ("bw_unix", "os-ipc-bw", {"kind": "unix"}, "bandwidth", "MB/s"),
+    *((f"lat_ops-{t}-{op}", "cpu-ops", {"type": t, "op": op}, "latency", "ns")
+      for t, ops in (("double", ("add", "div", "mul")), ("float", ("add", "div", "mul")),
+                     ("int", ("add", "bit", "div", "mod", "mul")),
+                     ("int64", ("add", "bit", "div", "mod", "mul")))
+      for op in ops),
+]
+
+# TI's summary names for the same measurements (alias with unit -> TI row with unit).
+LMBENCH_ALIASES: dict[str, str] = {
+    "af_unix_sock_stream_latency (microsec)": "lat_unix (us)",
+    "af_unix_socket_stream_bandwidth (MBs)": "bw_unix (MB/s)",
+    "pipe_bandwidth (MBs)": "bw_pipe (MB/s)",
+    "pipe_latency (microsec)": "lat_pipe (us)",
+    "procedure_call (microsec)": "lat_proc-proccall (us)",
+    "select_on_200_tcp_fds (microsec)": "lat_select (us)",
+    "semaphore_latency (microsec)": "lat_sem (us)",
+    "signal_handler_latency (microsec)": "lat_sig-install (us)",
+    "signal_handler_overhead (microsec)": "lat_sig-catch (us)",
+    "tcp_ip_connection_cost_to_localhost (microsec)": "lat_connect (us)",
+    "tcp_latency_using_localhost (microsec)": "lat_tcp (us)",
+}

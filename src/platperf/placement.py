@@ -1,0 +1,122 @@
+"""Whole-board figures: how a per-CPU measurement meets a published row that has no placement.
+
+A published guide row (``platperf ingest rst-csv-table``) is a *whole-board* figure: its
+result has no cpu, cluster or core. The probe measures per CPU. The board-level figure of a
+per-CPU measurement is defined here, once, and used by both compare and the report:
+
+* only serial-mode results count: a guide's tools run one benchmark process at a time, so
+  its figure is one CPU working while the others idle — serial mode, not parallel;
+* the board-level figure pools every CPU: compare pools the samples of every CPU (the
+  distribution an unpinned run draws from), the report prints the mean of the per-CPU
+  medians with their minimum and maximum, ``avg (min X, max Y)``, as TI prints several runs;
+* a result that is already whole-board (an import, a kernel measured for the whole board)
+  is used as it is, and per-CPU results of the same key are then left alone;
+* STREAM figures carry their array size, the guide prints none: the board-level figure is
+  the largest array measured (the one furthest from the caches, as STREAM's rules ask).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from . import stats
+from .guide.keys import Key
+from .records import canonical_params
+from .report.lmbench_names import STREAM_KERNELS
+
+SERIAL = "serial"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One board-level figure: value and, when it pools several, their min and max."""
+    value: float
+    min: float | None = None
+    max: float | None = None
+
+
+def _unprinted(benchmark: str, params: dict) -> tuple[dict, float]:
+    """(params the guide keys the figure by, rank among results of that key: larger wins)."""
+    if benchmark == "mem-bandwidth" and params.get("kernel") in STREAM_KERNELS and "size" in params:
+        return {k: v for k, v in params.items() if k != "size"}, float(params["size"])
+    return params, 0.0
+
+
+def _whole_board(cluster, core, cpu=None) -> bool:
+    return cluster is None and core is None and cpu is None
+
+
+# -- the report: results -> {Key: Figure} ------------------------------------------------
+
+def board_figures(results) -> dict[Key, Figure]:
+    """The board-level figure of every serial key of ``results`` (Result or StoredResult)."""
+    groups: dict[Key, tuple[float, list]] = {}
+    for r in results:
+        if r.mode != SERIAL:
+            continue
+        params, rank = _unprinted(r.benchmark, r.params)
+        key = Key(r.benchmark, tuple(sorted(params.items())), r.metric, r.unit, r.direction)
+        best = groups.get(key)
+        if best is None or rank > best[0]:
+            groups[key] = (rank, [r])
+        elif rank == best[0]:
+            best[1].append(r)
+    out = {}
+    for key, (_, members) in groups.items():
+        whole = [r for r in members if _whole_board(r.cluster, r.core, r.cpu)]
+        out[key] = _figure(whole or members)
+    return out
+
+
+def _median(r) -> float:
+    summary = getattr(r, "summary", None) or {}
+    return summary["median"] if summary.get("median") is not None else stats.median(r.samples)
+
+
+def _figure(members) -> Figure:
+    if len(members) == 1:
+        (r,) = members
+        return Figure(_median(r), r.extra.get("min"), r.extra.get("max"))
+    s = stats.summary([_median(r) for r in members])
+    return Figure(s["mean"], s["min"], s["max"])
+
+
+# -- compare: pools keyed by Result.key ---------------------------------------------------
+
+def pair_board_level(base: dict, new: dict) -> tuple[dict, dict]:
+    """Pools of two sides (``Result.key`` -> compare.Pool) where each whole-board key of one
+    side meets the other side's board-level figure of it: that side's per-CPU serial pools of
+    the key are replaced by one whole-board pool of all their samples. Keys both sides have
+    as they are, and everything else, are untouched."""
+    return _meet(base, new), _meet(new, base)
+
+
+def _params_dict(params_key: str) -> dict:
+    return dict(item.partition("=")[::2] for item in params_key.split(",") if item)
+
+
+def _meet(side: dict, other: dict) -> dict:
+    wanted = {k for k in other if _whole_board(k[3], k[4]) and k[2] == SERIAL and k not in side}
+    if not wanted:
+        return side
+    chosen: dict[tuple, tuple[float, list]] = {}
+    for key in side:
+        benchmark, params_key, mode, _, _, metric = key
+        if mode != SERIAL:
+            continue
+        params, rank = _unprinted(benchmark, _params_dict(params_key))
+        board = (benchmark, canonical_params(params), mode, None, None, metric)
+        if board not in wanted:
+            continue
+        best = chosen.get(board)
+        if best is None or rank > best[0]:
+            chosen[board] = (rank, [key])
+        elif rank == best[0]:
+            best[1].append(key)
+    out = dict(side)
+    for board, (_, keys) in chosen.items():
+        whole = [k for k in keys if _whole_board(k[3], k[4])]
+        keys = whole or keys
+        pools = [out.pop(k) for k in keys]
+        out[board] = dataclasses.replace(pools[0], samples=[s for p in pools for s in p.samples])
+    return out
