@@ -73,10 +73,26 @@ def _median(r) -> float:
     return summary["median"] if summary.get("median") is not None else stats.median(r.samples)
 
 
+def published(r, name: str):
+    """An extra field of an imported figure: the ingest pools extras into lists aligned with
+    the samples, so a cell read once has a one-item list."""
+    value = r.extra.get(name)
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else None
+    return value
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _figure(members) -> Figure:
     if len(members) == 1:
-        (r,) = members
-        return Figure(_median(r), r.extra.get("min"), r.extra.get("max"))
+        (r,) = members      # a published figure keeps its published min and max
+        low, high = published(r, "min"), published(r, "max")
+        if _number(low) and _number(high):
+            return Figure(_median(r), low, high)
+        return Figure(_median(r))
     s = stats.summary([_median(r) for r in members])
     return Figure(s["mean"], s["min"], s["max"])
 

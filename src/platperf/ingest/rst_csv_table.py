@@ -35,6 +35,8 @@ _CELL = re.compile(r"^\s*(\S+)\s*(?:\(\s*min\s+(\S+?)\s*,\s*max\s+(\S+?)\s*\))?\
 # an RST section underline (or overline): one punctuation character repeated
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _EMPTY = {"", "-", "n/a", "na", "none"}
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)")
 _CELL_SHAPE = "a number, optionally `(min X, max Y)`"
 
 
@@ -54,7 +56,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result]:
         if not directive:
             continue
         tables += 1
-        indent, title = len(directive.group(1)), directive.group(2).strip()
+        indent, title = len(directive.group(1)), unescape(directive.group(2).strip())
         where = f"{name}:{number_}"
         options, rows = _block(numbered, indent)
         if "file" in options or "url" in options:
@@ -76,8 +78,8 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result]:
         # with platform columns, the other columns say what a row is (OpenSSL's buffer size)
         has_platforms = any(column for column, _ in columns)
         naming = [header[0].strip()] + [what for column, what in columns if has_platforms and not column]
-        table = {"section": headings.path(), "row_header": ", ".join(naming)}
-        seen: dict[tuple, str] = {}
+        table = {"section": headings.path(), "row_header": naming}
+        cells_read = []
         for row_line, row_text in rows:
             row_where = f"{name}:{row_line}"
             cells = _cells(row_text, delim, row_where)
@@ -87,20 +89,29 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result]:
             cells += [""] * (len(header) - len(cells))  # published guides leave trailing cells out
             row_name = ", ".join([cells[0].strip()] + [cell.strip() for (column, _), cell
                                                         in zip(columns, cells[1:]) if has_platforms and not column])
-            for (column, what), cell in zip(columns, cells[1:]):
-                if cell.strip().lower() in _EMPTY or has_platforms and not column:
-                    continue
-                res = _result(title, row_name, column, what, cell, row_where, table)
-                # TI's aliases print a figure twice (pipe_latency = lat_pipe): read it once
-                once = (column, res.benchmark, res.params_key, res.metric)
-                if seen.get(once) == cell.strip():
-                    continue
-                seen[once] = cell.strip()
-                found = True
-                yield res
+            cells_read += [(row_name, column, what, cell, row_where) for (column, what), cell
+                           in zip(columns, cells[1:])
+                           if cell.strip().lower() not in _EMPTY and not (has_platforms and not column)]
+        if not has_platforms and not any(_is_figure(cell) for _, _, _, cell, _ in cells_read):
+            continue            # a table of text, not figures (a report's Environment table)
+        seen: dict[tuple, str] = {}
+        for row_name, column, what, cell, row_where in cells_read:
+            res = _result(title, row_name, column, what, cell, row_where, table)
+            # TI's aliases print a figure twice (pipe_latency = lat_pipe): read it once
+            once = (column, res.benchmark, res.params_key, res.metric)
+            if seen.get(once) == cell.strip():
+                continue
+            seen[once] = cell.strip()
+            found = True
+            yield res
     if not found:
         raise IngestError(f"{name}:1", "no figures: expected `.. csv-table::` directives with a `:header:` "
                                        "and rows of numbers" if tables == 0 else "csv-tables without figures")
+
+
+def _is_figure(cell: str) -> bool:
+    shape = _CELL.match(cell)
+    return bool(shape and _NUMBER.fullmatch(shape.group(1)))
 
 
 class _Headings:
@@ -126,7 +137,7 @@ class _Headings:
         if char not in self._levels:
             self._levels.append(char)
         level = self._levels.index(char)
-        self._path = self._path[:level] + [text]
+        self._path = self._path[:level] + [unescape(text)]
 
     def path(self) -> list[str]:
         return list(self._path)
@@ -187,15 +198,19 @@ def _cells(text: str, delim: str, where: str) -> list[str]:
         raise IngestError(where, f"not a CSV row ({exc})") from None
     if len(rows) != 1:
         raise IngestError(where, "expected one CSV row on the line")
-    return rows[0]
+    return [unescape(cell) for cell in rows[0]]
+
+
+def unescape(text: str) -> str:
+    """A cell as docutils reads it: ``\\x`` is a literal ``x``, and an escaped space is nothing
+    (platperf's reports escape ``[``, ``*``, ``|`` and a leading ``-`` this way)."""
+    return _ESCAPE.sub(lambda m: "" if m.group(1).isspace() else m.group(1), text)
 
 
 def _column(header: str) -> tuple[str, str]:
     """``"am62xx_sk-fs: CPU Load (%)"`` -> (``am62xx_sk-fs``, ``CPU Load (%)``); a platform
-    name may hold a colon (``sdk-11.1:am62xx``): the first ``": "`` ends it."""
+    name may hold a colon (``sdk-11.1:am62xx``): the first colon and space ends it."""
     platform, sep, what = header.partition(": ")
-    if not sep:
-        platform, sep, what = header.partition(":")
     if not sep or not platform.strip():
         return "", header.strip()
     return platform.strip(), what.strip()
