@@ -1,5 +1,6 @@
 """LMBench and TI-guide names for platperf results."""
-from platperf.report.lmbench_names import bw_mem_size, guide_name, lat_mem_rd_size
+from platperf import guide
+from platperf.report.lmbench_names import bw_mem_size, lat_mem_rd_size
 from platperf.report.svg import histogram_plot, line_plot, size_text
 
 import pytest
@@ -9,23 +10,29 @@ def test_lat_mem_rd_sizes_are_named_as_the_guide_does():
     # The guide's rows: sz31k (32 KiB), sz62k, sz125k, sz250k, sz500k, sz1000k (1 MiB).
     assert [lat_mem_rd_size(k << 10) for k in (32, 64, 128, 256, 512, 1024)] == \
         ["31k", "62k", "125k", "250k", "500k", "1000k"]
-    assert lat_mem_rd_size(512) == "0.49k"
+    assert lat_mem_rd_size(512) == "512" and lat_mem_rd_size(50) == "50"   # bytes below 1k: sz50
 
 
 def test_guide_names():
+    def where(benchmark, params, metric, unit, direction="lower"):
+        cell = guide.to_cell(guide.make_key(benchmark, params, metric, unit, direction))
+        return cell.title, cell.row
     seq = {"pattern": "seq", "size": 1 << 20, "stride": 128}
-    assert guide_name("mem-latency", seq, "latency", "ns") == ("LMBench", "lat_mem_rd-stride128-sz1000k (ns)")
-    assert guide_name("mem-latency", seq, "latency_cycles", "cycles") == \
-        ("platperf", "lat_mem_rd-stride128-sz1000k (cycles)")
-    assert guide_name("mem-latency", {**seq, "pattern": "random"}, "latency", "ns")[0] == "platperf"
-    assert guide_name("mem-bandwidth", {"kernel": "bcopy", "size": 16 << 20}, "bandwidth", "MB/s") == \
-        ("LMBench", "bw_mem-bcopy-16mb (MB/s)")
-    assert guide_name("mem-bandwidth", {"kernel": "copy", "size": 64 << 20}, "bandwidth", "MB/s") == \
-        ("Stream", "copy (MB/s)")
-    assert guide_name("mem-bandwidth", {"kernel": "peak-read", "size": 512 << 10}, "bandwidth", "MB/s") == \
-        ("platperf", "peak-read-512kb (MB/s)")
-    assert guide_name("latency-loop", {"variant": "plain"}, "latency", "ns") == \
-        ("platperf", "latency-loop-variant=plain-latency (ns)")
+    assert where("mem-latency", seq, "latency", "ns") == ("LMBench Benchmarks", "lat_mem_rd-stride128-sz1000k (ns)")
+    assert where("mem-latency", seq, "latency_cycles", "cycles") == \
+        ("platperf Benchmarks (lower is better)",
+         "mem-latency[pattern=seq,size=1048576,stride=128] latency_cycles (cycles)")
+    assert where("mem-latency", {**seq, "pattern": "random"}, "latency", "ns")[0] == \
+        "platperf Benchmarks (lower is better)"
+    assert where("mem-bandwidth", {"kernel": "bcopy", "size": 16 << 20}, "bandwidth", "MB/s", "higher") == \
+        ("LMBench Benchmarks", "bw_mem-bcopy-16mb (MB/s)")
+    # STREAM's row has no size: placement keeps the largest array, without its size
+    assert where("mem-bandwidth", {"kernel": "copy"}, "bandwidth", "MB/s", "higher") == \
+        ("Stream Benchmarks", "copy (MB/s)")
+    assert where("mem-bandwidth", {"kernel": "peak-read", "size": 512 << 10}, "bandwidth", "MB/s", "higher") == \
+        ("platperf Benchmarks (higher is better)", "mem-bandwidth[kernel=peak-read,size=524288] bandwidth (MB/s)")
+    assert where("latency-loop", {"variant": "plain"}, "latency", "ns") == \
+        ("platperf Benchmarks (lower is better)", "latency-loop[variant=plain] latency (ns)")
     assert bw_mem_size(1000) == "1000b"
 
 

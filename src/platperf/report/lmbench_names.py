@@ -47,34 +47,6 @@ def bw_mem_size(nbytes: int) -> str:
     return f"{nbytes}b"
 
 
-def guide_name(benchmark: str, params: dict, metric: str, unit: str) -> tuple[str, str] | None:
-    """(table, name with unit) for the guide tables; None for a result the guide omits.
-
-    Tables: ``LMBench`` (names LMBench prints), ``Stream``, and ``platperf`` for figures of
-    ours with no LMBench or STREAM equivalent (random chase, cycles, peak kernels, others).
-    """
-    size = params.get("size")
-    if benchmark == "mem-latency" and isinstance(size, (int, float)):
-        stride = params.get("stride", "")
-        pattern = params.get("pattern", "seq")
-        name = f"lat_mem_rd-stride{stride}-sz{lat_mem_rd_size(int(size))}"
-        if pattern == "seq" and metric == "latency":
-            return "LMBench", f"{name} ({unit})"
-        prefix = "" if pattern == "seq" else f"{pattern}-"
-        return "platperf", f"{prefix}{name} ({unit})"
-    if benchmark == "mem-bandwidth" and isinstance(size, (int, float)):
-        kernel = params.get("kernel", "")
-        if kernel in LMBENCH_BW_KERNELS:
-            return "LMBench", f"bw_mem-{kernel}-{bw_mem_size(int(size))} ({unit})"
-        if kernel in STREAM_KERNELS:
-            return "Stream", f"{kernel} ({unit})"
-        return "platperf", f"{kernel}-{bw_mem_size(int(size))} ({unit})"
-    if benchmark in ("mem-latency", "mem-bandwidth"):
-        return None
-    extra = ",".join(f"{k}={params[k]}" for k in sorted(params))
-    return "platperf", f"{benchmark}{'-' + extra if extra else ''}-{metric} ({unit})"
-
-
 # The LMBench OS/CPU rows of TI's guide (pinned in the project's keys spec): TI row name
 # without unit, benchmark, params, metric, unit.
 LMBENCH_OS_ROWS: list[tuple[str, str, dict, str, str]] = [
