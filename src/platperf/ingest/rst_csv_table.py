@@ -2,8 +2,11 @@
 
 Every table of the file is read. A value column whose header reads ``platform: what``
 (``am62xx_sk-fs: perf``, ``am62xx_sk-fs: CPU Load (%)``) belongs to that platform; the
-CLI makes one run per platform (``Result.extra["column"]``). Value columns without a
-``platform:`` prefix belong to the document itself (column ``""``).
+CLI makes one run per platform (``Result.extra["column"]``); the first ``": "`` ends the
+platform, so a run label may hold a colon (``ti:am62xx_sk-fs: perf``). Value columns without
+a ``platform: `` prefix belong to the document itself (column ``""``); a table of such
+columns in which no cell is a number (a report's Environment table) is text and is skipped.
+Cells are read as docutils reads them: ``\\[`` is ``[`` (platperf's reports escape markup).
 
 Each cell is keyed by :func:`platperf.guide.to_key` (title, row name, column header without
 its platform): the key of the measurement that produces it (``lat_mem_rd-stride128-sz1000k
