@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import missing, require_probe
+from ingest_samples import SAMPLES
 from platperf import guide, placement
 from platperf.compare import Pool
 from platperf.guide import fallback
@@ -25,10 +26,10 @@ REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", "/work/shared/reference"))
 GUIDE = REFERENCE / "am62x-linux-performance-guide.rst"
 
 
-@pytest.fixture(autouse=True)
-def reference_guide():
+def reference_guide() -> Path:
     if not GUIDE.exists():
         missing(f"{GUIDE} (TI's AM62x performance guide): set PLATPERF_REFERENCE to its directory")
+    return GUIDE
 
 
 def platperf(*args):
@@ -38,7 +39,7 @@ def platperf(*args):
 
 
 def guide_results():
-    return rst_csv_table.parse(GUIDE.read_text(), GUIDE.name)
+    return rst_csv_table.parse(reference_guide().read_text(), GUIDE.name)
 
 
 def key_of(r) -> Key:
@@ -171,7 +172,7 @@ def test_a_whole_board_row_meets_the_per_cpu_serial_pools():
 @pytest.fixture(scope="module")
 def guide_db(tmp_path_factory):
     db = str(tmp_path_factory.mktemp("guide") / "guide.db")
-    r = platperf("ingest", "rst-csv-table", str(GUIDE), "--label", "ti", "--db", db)
+    r = platperf("ingest", "rst-csv-table", str(reference_guide()), "--label", "ti", "--db", db)
     assert r.returncode == 0, r.stderr
     return db
 
@@ -247,3 +248,15 @@ def test_a_table_of_text_is_no_figures_but_a_text_cell_among_figures_is_refused(
     assert (res.benchmark, res.params, res.extra["column"]) == ("mem-bandwidth", {"kernel": "copy"}, "sdk:b_x")
     with pytest.raises(rst_csv_table.IngestError, match="got 'fast'"):
         rst_csv_table.parse(text.replace('"1.5"', '"fast"'), "r.rst")
+
+
+@pytest.mark.parametrize("fmt", sorted(SAMPLES))
+def test_every_key_an_importer_stores_places_in_the_guide_and_reads_back(fmt):
+    from platperf.ingest import FORMATS
+    path = SAMPLES[fmt]
+    results, _ = FORMATS[fmt].read_file(path)
+    keys = {key_of(r) for r in results}
+    assert keys
+    for key in keys:
+        cell = guide.to_cell(key)
+        assert guide.to_key(cell.title, cell.row, cell.column) == key, cell
