@@ -52,6 +52,12 @@ def cell(figure: placement.Figure) -> str:
     return f"{number(figure.value)} (min {number(figure.min)}, max {number(figure.max)})"
 
 
+def _line(source) -> float:
+    """``"guide.rst:72"`` -> 72: where an imported cell was read."""
+    tail = str(source or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else math.inf
+
+
 def _texts(value) -> list[str]:
     return [value] if isinstance(value, str) else [v for v in value or () if isinstance(v, str)]
 
@@ -66,6 +72,7 @@ class _Table:
 def build(data: ReportData) -> list[Section] | None:
     tables: dict[str, _Table] = {}
     placed: dict[str, tuple[tuple[str, ...], list[str]]] = {}   # title -> (headings, row headers)
+    first_line: dict[str, float] = {}                            # title -> its line in the guide
     for i, col in enumerate(data.columns):
         for r in col.results:       # an import says where its table sat in the guide
             header = _texts(placement.published(r, "row_header"))
@@ -73,6 +80,8 @@ def build(data: ReportData) -> list[Section] | None:
                 title = guide.to_cell(guide.make_key(r.benchmark, r.params, r.metric, r.unit,
                                                      r.direction)).title
                 placed.setdefault(title, (tuple(_texts(placement.published(r, "section"))), header))
+                line = _line(placement.published(r, "source"))
+                first_line[title] = min(first_line.get(title, line), line)
         for key, figure in placement.board_figures(col.results).items():
             text = cell(figure)
             for where in (guide.to_cell(key), *guide.also(key)):
@@ -84,7 +93,9 @@ def build(data: ReportData) -> list[Section] | None:
         return None
     tree: dict = {}
     platperf_titles = set(guide.fallback.PLATPERF_TITLES.values())
-    for title in sorted(tables, key=lambda t: t in platperf_titles):   # stable: guide order first
+    # the guide's order where the tables came from a guide, then as measured, platperf's last
+    order = sorted(tables, key=lambda t: (t in platperf_titles, first_line.get(t, math.inf)))
+    for title in order:
         headings = guide.sections(title) or placed.get(title, ((), []))[0] or OTHER
         node = tree
         for heading in headings:
