@@ -189,9 +189,12 @@ def test_the_whole_reference_guide_round_trips_through_the_report(guide_db, tmp_
     assert '"bw_mem-bzero-1mb (MB/s)","1249.56 (min 731.40, max 1767.72)",' in r.stdout
     assert '"pipe_latency (microsec)","27.48","25.15","28.22",""' in r.stdout or \
         '"pipe_latency (microsec)","27.48","25.15","28.22"' in r.stdout
-    for heading in ("System Benchmarks\n-----", "LMBench\n^^^", "Boot-time Measurement\n-----",
-                    "EMMC EXT4 FIO 1G\n^^^"):
-        assert heading in r.stdout
+    # the guide's sections, in the guide's order
+    headings = ["System Benchmarks\n-----", "LMBench\n^^^", "Stream\n^^^", "Boot-time Measurement\n-----",
+                "ALSA SoC Audio Driver\n-----", "EMMC EXT4 FIO 1G\n^^^", "CRYPTO Driver\n-----",
+                "Low Power Performance\n-----"]
+    places = [r.stdout.find(heading) for heading in headings]
+    assert -1 not in places and places == sorted(places)
 
 
 # -- a measured quick run ----------------------------------------------------------------

@@ -1,8 +1,10 @@
 """Result names as LMBench and the TI performance guide print them.
 
 ``lat_mem_rd-stride128-sz1000k``: lat_mem_rd prints sizes in MB of 2^20 bytes, and the guide
-names them by that figure times 1000 — so 32 KiB is ``sz31k`` and 1 MiB is ``sz1000k``.
-``bw_mem-bcopy-16mb``: bw_mem's size argument (16m = 16 MiB). STREAM: the kernel name.
+names them by that figure times 1000 — so 32 KiB is ``sz31k`` and 1 MiB is ``sz1000k``;
+below 1k the name is bytes (``sz50``). ``bw_mem-bcopy-16mb``: bw_mem's size argument
+(16m = 16 MiB). STREAM: the kernel name. The OS/CPU rows and TI's aliases of them are the
+tables at the end. ``platperf.guide.tables.lmbench`` turns these names into keys and back.
 """
 from __future__ import annotations
 
