@@ -169,13 +169,16 @@ def test_rst_csv_table_one_column_per_platform():
     assert sk[("mem-latency", "pattern=seq,size=50,stride=128", "latency", None)].samples == [2.15]
     bzero = sk[("mem-bandwidth", "kernel=bzero,size=1048576", "bandwidth", None)]
     assert (bzero.samples, bzero.extra["min"], bzero.extra["max"]) == ([1273.23], 810.64, 1735.81)
-    syscall = sk[("guide", "name=lat_syscall-null (us),table=LMBench Benchmarks", "value", None)]
+    # the LMBench OS rows and STREAM have the keys of the measurements that produce them
+    syscall = sk[("os-syscall", "op=null", "latency", None)]
     assert (syscall.samples, syscall.unit, syscall.direction) == ([0.46], "us", "lower")
-    copy = sk[("guide", "name=copy (MB/s),table=Stream Benchmarks", "value", None)]
+    copy = sk[("mem-bandwidth", "kernel=copy", "bandwidth", None)]
     assert (copy.unit, copy.direction) == ("MB/s", "higher")
-    boot = sk[("guide", "name=Linux boot time from SD with default rootfs (20 boot cycles),"
-                        "table=Linux boot time MMCSD", "Boot time in seconds", None)]
+    # a table no guide family knows: named by its own title, row and column
+    boot = sk[("Linux boot time MMCSD", "row=Linux boot time from SD with default rootfs (20 boot cycles)",
+               "Boot time in seconds: avg(min,max)", None)]
     assert (boot.samples, boot.extra["min"], boot.extra["max"], boot.direction) == ([16.24], 15.96, 16.42, "lower")
+    assert boot.extra["section"] == ["Linux Performance Guide (excerpt)", "Boot time"]
     # an empty cell is no figure; a missing column is no figure
     assert len(columns["am62xxsip_sk-fs"]) == 7 and len(columns["am62xx_lp_sk-fs"]) == 7
 
@@ -185,8 +188,10 @@ def test_rst_csv_table_columns_without_platform_key_the_row():
             '    :header: "Algorithm","Buffer Size (in bytes)","board-a: throughput (KBytes/Sec)"\n\n'
             '    "aes-128-cbc","1024","19332.10"\n    "aes-128-cbc","16","5000.5"\n')
     results = rst_csv_table.parse(text, "ssl.rst")
-    assert [(r.params["Buffer Size (in bytes)"], r.samples, r.metric, r.unit) for r in results] == \
-        [("1024", [19332.1], "throughput", "KBytes/Sec"), ("16", [5000.5], "throughput", "KBytes/Sec")]
+    assert [(r.params, r.samples, r.metric, r.unit) for r in results] == \
+        [({"row": "aes-128-cbc, 1024"}, [19332.1], "throughput (KBytes/Sec)", "KBytes/Sec"),
+         ({"row": "aes-128-cbc, 16"}, [5000.5], "throughput (KBytes/Sec)", "KBytes/Sec")]
+    assert results[0].extra["row_header"] == ["Algorithm", "Buffer Size (in bytes)"]
     assert len(pool(results)) == 2
 
 
@@ -213,8 +218,9 @@ def test_rst_csv_table_lat_mem_rd_names_round_trip_with_the_report():
             step *= 2
         size += step // 16
         sizes.append(size)
+    sizes = [50, 100] + sizes        # below 1k the guide names bytes: sz50
     rows = "".join(f'    "lat_mem_rd-stride64-sz{lat_mem_rd_size(s)} (ns)","1.0"\n' for s in sizes)
-    text = '.. csv-table:: LMBench\n    :header: "Benchmarks","board: perf"\n\n' + rows
+    text = '.. csv-table:: LMBench Benchmarks\n    :header: "Benchmarks","board: perf"\n\n' + rows
     assert [r.params["size"] for r in rst_csv_table.parse(text, "names.rst")] == sizes
 
 
@@ -227,7 +233,8 @@ def test_rst_csv_table_header_row_and_delimiter_options():
     text = (".. csv-table:: Latency\n    :header-rows: 1\n    :delim: ;\n\n"
             "    Benchmarks;board-x: perf\n    lat_syscall-null (us);0.52\n")
     (res,) = rst_csv_table.parse(text, "opts.rst")
-    assert (res.extra["column"], res.params["name"], res.samples) == ("board-x", "lat_syscall-null (us)", [0.52])
+    assert (res.extra["column"], res.benchmark, res.params, res.samples) == \
+        ("board-x", "Latency", {"row": "lat_syscall-null (us)"}, [0.52])
 
 
 def test_negative_durations_and_rates_are_refused():

@@ -1,5 +1,6 @@
 """LMBench and TI-guide names for platperf results."""
-from platperf.report.lmbench_names import bw_mem_size, guide_name, lat_mem_rd_size
+from platperf import guide
+from platperf.report.lmbench_names import bw_mem_size, lat_mem_rd_size
 from platperf.report.svg import histogram_plot, line_plot, size_text
 
 import pytest
@@ -9,23 +10,29 @@ def test_lat_mem_rd_sizes_are_named_as_the_guide_does():
     # The guide's rows: sz31k (32 KiB), sz62k, sz125k, sz250k, sz500k, sz1000k (1 MiB).
     assert [lat_mem_rd_size(k << 10) for k in (32, 64, 128, 256, 512, 1024)] == \
         ["31k", "62k", "125k", "250k", "500k", "1000k"]
-    assert lat_mem_rd_size(512) == "0.49k"
+    assert lat_mem_rd_size(512) == "512" and lat_mem_rd_size(50) == "50"   # bytes below 1k: sz50
 
 
 def test_guide_names():
+    def where(benchmark, params, metric, unit, direction="lower"):
+        cell = guide.to_cell(guide.make_key(benchmark, params, metric, unit, direction))
+        return cell.title, cell.row
     seq = {"pattern": "seq", "size": 1 << 20, "stride": 128}
-    assert guide_name("mem-latency", seq, "latency", "ns") == ("LMBench", "lat_mem_rd-stride128-sz1000k (ns)")
-    assert guide_name("mem-latency", seq, "latency_cycles", "cycles") == \
-        ("platperf", "lat_mem_rd-stride128-sz1000k (cycles)")
-    assert guide_name("mem-latency", {**seq, "pattern": "random"}, "latency", "ns")[0] == "platperf"
-    assert guide_name("mem-bandwidth", {"kernel": "bcopy", "size": 16 << 20}, "bandwidth", "MB/s") == \
-        ("LMBench", "bw_mem-bcopy-16mb (MB/s)")
-    assert guide_name("mem-bandwidth", {"kernel": "copy", "size": 64 << 20}, "bandwidth", "MB/s") == \
-        ("Stream", "copy (MB/s)")
-    assert guide_name("mem-bandwidth", {"kernel": "peak-read", "size": 512 << 10}, "bandwidth", "MB/s") == \
-        ("platperf", "peak-read-512kb (MB/s)")
-    assert guide_name("latency-loop", {"variant": "plain"}, "latency", "ns") == \
-        ("platperf", "latency-loop-variant=plain-latency (ns)")
+    assert where("mem-latency", seq, "latency", "ns") == ("LMBench Benchmarks", "lat_mem_rd-stride128-sz1000k (ns)")
+    assert where("mem-latency", seq, "latency_cycles", "cycles") == \
+        ("platperf Benchmarks (lower is better)",
+         "mem-latency[pattern=seq,size=1048576,stride=128] latency_cycles (cycles)")
+    assert where("mem-latency", {**seq, "pattern": "random"}, "latency", "ns")[0] == \
+        "platperf Benchmarks (lower is better)"
+    assert where("mem-bandwidth", {"kernel": "bcopy", "size": 16 << 20}, "bandwidth", "MB/s", "higher") == \
+        ("LMBench Benchmarks", "bw_mem-bcopy-16mb (MB/s)")
+    # STREAM's row has no size: placement keeps the largest array, without its size
+    assert where("mem-bandwidth", {"kernel": "copy"}, "bandwidth", "MB/s", "higher") == \
+        ("Stream Benchmarks", "copy (MB/s)")
+    assert where("mem-bandwidth", {"kernel": "peak-read", "size": 512 << 10}, "bandwidth", "MB/s", "higher") == \
+        ("platperf Benchmarks (higher is better)", "mem-bandwidth[kernel=peak-read,size=524288] bandwidth (MB/s)")
+    assert where("latency-loop", {"variant": "plain"}, "latency", "ns") == \
+        ("platperf Benchmarks (lower is better)", "latency-loop[variant=plain] latency (ns)")
     assert bw_mem_size(1000) == "1000b"
 
 
@@ -67,8 +74,6 @@ def test_environment_rows_read_like_a_guide_for_a_juno_board():
     assert rows["Virtualization"] == "bare metal"
 
 
-# The OS/CPU rows and summary names of TI's LMBench table (am62x performance guide), as TI
-# prints them: each must be what platperf's guide table calls one of its results.
 TI_OS_ROWS = """lat_syscall-null (us) lat_syscall-read (us) lat_syscall-write (us) lat_syscall-stat (us)
 lat_syscall-fstat (us) lat_syscall-open (us) lat_sig-install (us) lat_sig-catch (us) lat_sig-prot (us)
 lat_pipe (us) lat_unix (us) lat_tcp (us) lat_connect (us) lat_select (us) lat_sem (us)
@@ -88,17 +93,20 @@ TI_ALIASES = ["af_unix_sock_stream_latency (microsec)", "af_unix_socket_stream_b
               "tcp_ip_connection_cost_to_localhost (microsec)", "tcp_latency_using_localhost (microsec)"]
 
 
+def _where(benchmark, params, metric, unit):
+    direction = "lower" if unit in ("us", "ns") else "higher"
+    cell = guide.to_cell(guide.make_key(benchmark, params, metric, unit, direction))
+    return cell.title, cell.row
+
+
 def test_every_os_row_of_ti_table_is_named_from_one_pinned_key():
     from platperf.report.lmbench_names import LMBENCH_ALIASES, LMBENCH_OS_ROWS
     named = {}
     for _, benchmark, params, metric, unit in LMBENCH_OS_ROWS:
-        table_name = guide_name(benchmark, params, metric, unit)
-        if table_name is not None and metric == "delete":    # TI prints only the creates
-            assert table_name[0] == "platperf"
-        elif table_name is not None:
-            assert table_name[0] == "LMBench"
-            assert table_name[1] not in named, table_name       # one key per name
-            named[table_name[1]] = (benchmark, params, metric)
+        title, row = _where(benchmark, params, metric, unit)
+        assert title == "LMBench Benchmarks"
+        assert row not in named, row       # one key per name
+        named[row] = (benchmark, params, metric)
     ti_rows = [n.strip() + ")" for n in TI_OS_ROWS.replace("\n", " ").split(")") if n.strip()]
     assert len(ti_rows) == 50
     assert set(ti_rows) <= set(named)
@@ -110,9 +118,10 @@ def test_every_os_row_of_ti_table_is_named_from_one_pinned_key():
     assert LMBENCH_ALIASES["signal_handler_overhead (microsec)"] == "lat_sig-catch (us)"
 
 
-def test_os_rows_off_ti_table_keep_its_form():
-    assert guide_name("os-ctx", {"procs": 16, "size": 0}, "latency", "us") == ("LMBench", "lat_ctx-16-0k (us)")
-    assert guide_name("os-ctx", {"procs": 32, "size": 8192}, "latency", "us") == ("LMBench", "lat_ctx-32-8k (us)")
-    assert guide_name("os-fs", {"size": 4096}, "delete", "files/s") == ("platperf", "lat_fs-4k-delete (files/s)")
-    assert guide_name("os-syscall", {"op": "null"}, "latency", "ns") is None or \
-        guide_name("os-syscall", {"op": "null"}, "latency", "ns")[0] == "platperf"
+def test_os_rows_off_ti_table_keep_their_form_or_go_to_platperfs_table():
+    assert _where("os-ctx", {"procs": 16, "size": 0}, "latency", "us") == \
+        ("LMBench Benchmarks", "lat_ctx-16-0k (us)")
+    assert _where("os-fs", {"size": 4096}, "delete", "files/s")[0] == "platperf Benchmarks (higher is better)"
+    assert _where("cpu-ops", {"type": "int", "op": "add"}, "cycles", "cycles")[0] == \
+        "platperf Benchmarks (lower is better)"
+    assert _where("os-syscall", {"op": "null"}, "latency", "ns")[0] != "LMBench Benchmarks"

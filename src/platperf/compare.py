@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from . import stats
+from . import placement, stats
 from .fingerprint import Difference, diff
 from .records import KEY_FIELDS, key_order
 
@@ -309,7 +309,7 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
     run, then :func:`compare_pools`."""
     base, base_metrics = load_pools(store, [r["id"] for r in base_runs])
     new, new_metrics = load_pools(store, [r["id"] for r in new_runs])
-    # (engineer 13b: base, new = placement.pair_board_level(base, new) goes here)
+    base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
     order = list(dict.fromkeys(new_metrics + base_metrics))
     rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
     return Comparison(base_ref, new_ref, tolerance, test, rows,

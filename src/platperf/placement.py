@@ -1,65 +1,145 @@
-"""Code placement (``platperf-probe run align-sweep``): did moving the same loop move its figure?
+"""Whole-board figures: how a per-CPU measurement meets a published row that has no placement.
 
-align-sweep times the L1 chase and the add chain from copies at several code offsets, in
-rounds (every offset once per round, the rounds one after the other). For each (kernel,
-cpu, mode) the rounds' medians go through :func:`platperf.stats.placement_spread` — a
-two-way analysis of variance, placements x rounds — and the verdict is a doctor
-:class:`~platperf.doctor.Finding`: ``warn`` when placement moves the figure beyond the
-run-to-run noise of one measurement (p < :data:`ALPHA`), ``info`` when it does not. The
-report's Findings section lists them.
+A published guide row (``platperf ingest rst-csv-table``) is a *whole-board* figure: its
+result has no cpu, cluster or core. The probe measures per CPU. The board-level figure of a
+per-CPU measurement is defined here, once, and used by both compare and the report:
+
+* only serial-mode results count: a guide's tools run one benchmark process at a time, so
+  its figure is one CPU working while the others idle — serial mode, not parallel;
+* the board-level figure pools every CPU: compare pools the samples of every CPU (the
+  distribution an unpinned run draws from), the report prints the mean of the per-CPU
+  medians with their minimum and maximum, ``avg (min X, max Y)``, as TI prints several runs;
+* a result that is already whole-board (an import, a kernel measured for the whole board)
+  is used as it is, and per-CPU results of the same key are then left alone;
+* STREAM figures carry their array size, the guide prints none: the board-level figure is
+  the largest array measured (the one furthest from the caches, as STREAM's rules ask).
 """
 from __future__ import annotations
 
-from .doctor import Finding
-from .stats import placement_spread
+import dataclasses
+from dataclasses import dataclass
 
-BENCHMARK = "align-sweep"
-CODE = "code-placement"
-ALPHA = 0.05
+from . import stats
+from .guide.keys import Key
+from .records import canonical_params
+from .report.lmbench_names import STREAM_KERNELS
 
-
-def _round_medians(result) -> list[float]:
-    rounds = result.extra.get("rounds") or []
-    return [r["median_ns"] for r in rounds if isinstance(r, dict) and isinstance(r.get("median_ns"), (int, float))
-            and not isinstance(r.get("median_ns"), bool)]
+SERIAL = "serial"
 
 
-def findings(results) -> list[Finding]:
-    """One finding per (kernel, cpu, mode) swept at two offsets or more in two rounds or more
-    (the ns records: the rounds' medians are in ns)."""
-    groups: dict[tuple, list] = {}
-    for res in results:
-        if res.benchmark == BENCHMARK and res.metric == "latency" and "offset" in res.params:
-            groups.setdefault((str(res.params.get("kernel")), res.cpu, res.mode), []).append(res)
-    out = []
-    for (kernel, cpu, mode), sweep in groups.items():
-        sweep.sort(key=lambda r: r.params["offset"])
-        table = [_round_medians(r) for r in sweep]
-        rounds = min(len(row) for row in table)   # an interrupted run: the rounds all finished
-        if len(sweep) < 2 or rounds < 2:
+@dataclass(frozen=True)
+class Figure:
+    """One board-level figure: value and, when it pools several, their min and max."""
+    value: float
+    min: float | None = None
+    max: float | None = None
+
+
+def _unprinted(benchmark: str, params: dict) -> tuple[dict, float]:
+    """(params the guide keys the figure by, rank among results of that key: larger wins)."""
+    if benchmark == "mem-bandwidth" and params.get("kernel") in STREAM_KERNELS and "size" in params:
+        return {k: v for k, v in params.items() if k != "size"}, float(params["size"])
+    return params, 0.0
+
+
+def _whole_board(cluster, core, cpu=None) -> bool:
+    return cluster is None and core is None and cpu is None
+
+
+# -- the report: results -> {Key: Figure} ------------------------------------------------
+
+def board_figures(results) -> dict[Key, Figure]:
+    """The board-level figure of every serial key of ``results`` (Result or StoredResult)."""
+    groups: dict[Key, tuple[float, list]] = {}
+    for r in results:
+        if r.mode != SERIAL:
             continue
-        try:
-            test = placement_spread([row[:rounds] for row in table])
-        except ValueError:
+        params, rank = _unprinted(r.benchmark, r.params)
+        key = Key(r.benchmark, tuple(sorted(params.items())), r.metric, r.unit, r.direction)
+        best = groups.get(key)
+        if best is None or rank > best[0]:
+            groups[key] = (rank, [r])
+        elif rank == best[0]:
+            best[1].append(r)
+    out = {}
+    for key, (_, members) in groups.items():
+        whole = [r for r in members if _whole_board(r.cluster, r.core, r.cpu)]
+        out[key] = _figure(whole or members)
+    return out
+
+
+def _median(r) -> float:
+    summary = getattr(r, "summary", None) or {}
+    return summary["median"] if summary.get("median") is not None else stats.median(r.samples)
+
+
+def published(r, name: str):
+    """An extra field of an imported figure: the ingest pools extras into lists aligned with
+    the samples, so a cell read once has a one-item list."""
+    value = r.extra.get(name)
+    if isinstance(value, list):
+        return value[0] if len(value) == 1 else None
+    return value
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _figure(members) -> Figure:
+    if len(members) == 1:
+        (r,) = members      # a published figure keeps its published min and max
+        low, high = published(r, "min"), published(r, "max")
+        if _number(low) and _number(high):
+            return Figure(_median(r), low, high)
+        return Figure(_median(r))
+    s = stats.summary([_median(r) for r in members])
+    return Figure(s["mean"], s["min"], s["max"])
+
+
+# -- compare: pools keyed by Result.key ---------------------------------------------------
+
+def pair_board_level(base: dict, new: dict) -> tuple[dict, dict]:
+    """Pools of two sides (``Result.key`` -> compare.Pool) where each whole-board key of one
+    side meets the other side's board-level figure of it: that side's per-CPU serial pools of
+    the key are replaced by one whole-board pool of all their samples. Keys both sides have
+    as they are, and everything else, are untouched."""
+    return _meet(base, new), _meet(new, base)
+
+
+def _params_dict(params_key: str) -> dict:
+    return dict(item.partition("=")[::2] for item in params_key.split(",") if item)
+
+
+def _meet(side: dict, other: dict) -> dict:
+    wanted = {k for k in other if _whole_board(k[3], k[4]) and k[2] == SERIAL and k not in side}
+    if not wanted:
+        return side
+    chosen: dict[tuple, tuple[float, list]] = {}
+    for key in side:
+        benchmark, params_key, mode, _, _, metric = key
+        if mode != SERIAL:
             continue
-        means = [sum(row[:rounds]) / rounds for row in table]
-        best = min(range(len(sweep)), key=means.__getitem__)
-        worst = max(range(len(sweep)), key=means.__getitem__)
-        where = f"{BENCHMARK} {kernel}" + (f" on CPU {cpu}" if cpu is not None else "") + \
-            (f" ({mode})" if mode == "parallel" else "")
-        figures = (f"{test.spread * 100:.1f}% apart ({means[best]:.4g} ns at offset "
-                   f"{sweep[best].params['offset']} to {means[worst]:.4g} ns at offset "
-                   f"{sweep[worst].params['offset']}; {len(sweep)} offsets x {rounds} rounds, "
-                   f"run-to-run noise {test.noise * 100:.1f}%, F test p = {test.p:.2g})")
-        if test.p < ALPHA:
-            out.append(Finding(
-                "warn", CODE, f"{where}: code placement alone moves the figure: offsets {figures}",
-                effect="this loop's figure depends on where its code lands: a rebuild or a link "
-                       "change can move it this much with no change to the platform",
-                fix="compare runs of one probe build (same build_id); quote the sweep's range for "
-                    "this loop, not one placement"))
+        params, rank = _unprinted(benchmark, _params_dict(params_key))
+        board = (benchmark, canonical_params(params), mode, None, None, metric)
+        if board not in wanted:
+            continue
+        best = chosen.get(board)
+        if best is None or rank > best[0]:
+            chosen[board] = (rank, [key])
+        elif rank == best[0]:
+            best[1].append(key)
+    out = dict(side)
+    for board, (_, keys) in chosen.items():
+        whole = [k for k in keys if _whole_board(k[3], k[4])]
+        keys = whole or keys
+        pools = [out.pop(k) for k in keys]
+        # runs stay the unit of evidence (compare tests run medians): run i of the board-level
+        # pool holds every CPU's samples of run i
+        counts = {len(p.runs) for p in pools}
+        if len(counts) == 1:
+            runs = [[v for p in pools for v in p.runs[i]] for i in range(counts.pop())]
         else:
-            out.append(Finding(
-                "info", CODE, f"{where}: placement moves the figure no more than its run-to-run "
-                              f"noise: offsets {figures}"))
+            runs = [run for p in pools for run in p.runs]
+        out[board] = dataclasses.replace(pools[0], runs=runs)
     return out

@@ -1,4 +1,5 @@
-"""Section builders: each module has ``build(data: ReportData) -> Section | None`` and is
+"""Section builders: each module has ``build(data: ReportData) -> Section | None`` (or a list
+of sections: the guide's) and is
 listed in :data:`SECTIONS` in the order the report shows them. A new section (interference,
 history) is one module and one line here."""
 from __future__ import annotations
@@ -17,9 +18,8 @@ def build_document(data: ReportData, title: str | None = None) -> Document:
     doc = Document(title=title or f"platperf report: {names}", data=export_data(data))
     for name in SECTIONS:
         module = importlib.import_module(f"{__name__}.{name}")
-        section = module.build(data)
-        if section is not None:
-            doc.sections.append(section)
+        built = module.build(data)      # a Section, a list of them (the guide's), or None
+        doc.sections.extend(built if isinstance(built, list) else [built] if built is not None else [])
         if hasattr(module, "export"):     # raw data a section adds to the JSON export
             doc.data.update(module.export(data))
     return doc

@@ -20,7 +20,8 @@ def _kernel_curves(results) -> dict[str, dict[int, float]]:
     for r in results:
         if r.benchmark == "mem-bandwidth" and r.metric == "bandwidth" and r.mode == mode:
             raw[r.params.get("kernel", "?")][r.params.get("size")].append(r.summary["median"])
-    return {k: {s: stats.median(v) for s, v in sizes.items() if s} for k, sizes in raw.items()}
+    curves = {k: {s: stats.median(v) for s, v in sizes.items() if s} for k, sizes in raw.items()}
+    return {k: curve for k, curve in curves.items() if curve}   # a published STREAM row has no size
 
 
 def build(data: ReportData) -> Section | None:

@@ -2,7 +2,7 @@
 :mod:`platperf.placement`): each finding, what it does to results, how to fix it."""
 from __future__ import annotations
 
-from ... import placement
+from ... import code_placement
 from ..data import ReportData
 from ..document import Section, Table
 
@@ -15,7 +15,7 @@ def build(data: ReportData) -> Section:
                 if isinstance(f, dict):
                     rows.append([col.name, run["id"], f.get("level", ""), f.get("code", ""),
                                  f.get("message", ""), f.get("effect", ""), f.get("fix", "")])
-            for f in placement.findings([r for r in col.results if getattr(r, "run_id", None) == run["id"]]):
+            for f in code_placement.findings([r for r in col.results if getattr(r, "run_id", None) == run["id"]]):
                 rows.append([col.name, run["id"], f.level, f.code, f.message, f.effect, f.fix])
     if not rows:
         return Section(title="Findings", text="No findings were recorded with these runs.")

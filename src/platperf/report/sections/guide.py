@@ -1,77 +1,123 @@
-"""The performance guide's tables (TI guide layout): one row per LMBench/STREAM-named figure,
-one column per run, ``avg (min X, max Y)`` when a cell pools several CPUs or runs.
+"""The performance guide as TI prints it: its sections and csv-table titles, its row names
+and units, one column per run (imported board or measured), ``avg (min X, max Y)`` cells.
 
-A cell's values are the medians of the serial results (parallel ones when a run has no
-serial result for that figure); the average, minimum and maximum come from ``stats``.
+Each column holds the board-level figures of its run (:mod:`platperf.placement`: serial
+results, the mean of the per-CPU medians with their min and max; an imported board's
+published figure and its published min and max). Each figure's key is placed by
+:func:`platperf.guide.to_cell` (TI's aliases of a row repeat it), so ``platperf ingest
+rst-csv-table`` reads this section back to the same keys and values.
 """
 from __future__ import annotations
 
-import re
+import math
 
+from ... import guide, placement
 from ..data import ReportData
-from ..document import Section, Table, spread_cell
-from ..lmbench_names import LMBENCH_ALIASES, STREAM_KERNELS, guide_name
+from ..document import Section, Table
 
-TABLES = (("LMBench", "LMBench Benchmarks"), ("Stream", "Stream Benchmarks"),
-          ("platperf", "platperf Benchmarks"))
-
-TEXT = """\
+LMBENCH_TEXT = """\
 Names follow LMBench and the TI performance guide. lat_mem_rd-strideS-szN: a pointer chase
 with stride S bytes over N, where N is LMBench's size in MB (2^20 bytes) times 1000, so sz31k
-is 32 KiB and sz1000k is 1 MiB; sizes up to a cache level's size give that level's latency,
-sizes of at least twice the last-level cache give the latency of external memory.
-bw_mem-K-N: LMBench bw_mem kernel K over N (16mb = 16 MiB).
-lat_syscall, lat_sig, lat_pipe, ..., bw_unix: the probe's os-* kernels, defined as LMBench
-defines them (docs/probe.md), each pinned with both ends of a conversation on one CPU;
-lat_ops: cpu-ops. The summary names (pipe_latency (microsec), ...) repeat the same
-measurements under the names TI's table also prints them.
+is 32 KiB and sz1000k is 1 MiB (below 1k, N is bytes: sz50 is 50 bytes); sizes up to a cache
+level's size give that level's latency, sizes of at least twice the last-level cache give the
+latency of external memory. bw_mem-K-N: LMBench bw_mem kernel K over N (16mb = 16 MiB).
 
 MB/s is 10^6 bytes per second, as STREAM and LMBench's bw_mem both count it (bw_mem's MB is
 1000*1000 bytes; only lat_mem_rd's sizes are in 2^20-byte MB). LMBench bw_mem counts the
 bytes a copy moves once, STREAM counts them read and written, so STREAM copy reads about
 twice bw_mem bcopy.
-Stream rows use the largest array size measured."""
+
+A measured column is the board-level figure of the run: its serial results, the mean of the
+per-CPU medians with their minimum and maximum when there are several CPUs or runs."""
+STREAM_TEXT = "Stream rows use the largest array size measured."
+PLATPERF_TEXT = ("Figures of platperf with no row in the guide, as benchmark[parameters] metric "
+                 "(unit); sizes in bytes.")
+_TEXT = {("System Benchmarks", "LMBench"): LMBENCH_TEXT, ("System Benchmarks", "Stream"): STREAM_TEXT,
+         ("System Benchmarks", "platperf"): PLATPERF_TEXT}
+OTHER = ("Other Tables",)
 
 
-def _natural(name: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+def number(value: float) -> str:
+    """Two decimals as the guide prints them; a small value keeps three significant digits
+    (0.0047 stays 0.0047, not 0.00)."""
+    if value == 0 or abs(value) >= 0.1 or not math.isfinite(value):
+        return f"{value:.2f}"
+    text = f"{value:.{2 - math.floor(math.log10(abs(value)))}f}".rstrip("0")
+    return text if len(text.partition(".")[2]) >= 2 else f"{value:.2f}"
 
 
-def _stream_sizes(data: ReportData) -> dict[str, int]:
-    """STREAM names carry no size: keep the largest array measured for each kernel."""
-    sizes: dict[str, int] = {}
-    for col in data.columns:
-        for r in col.results:
-            k = r.params.get("kernel")
-            if r.benchmark == "mem-bandwidth" and k in STREAM_KERNELS:
-                sizes[k] = max(sizes.get(k, 0), r.params.get("size") or 0)
-    return sizes
+def cell(figure: placement.Figure) -> str:
+    if figure.min is None or figure.max is None:
+        return number(figure.value)
+    return f"{number(figure.value)} (min {number(figure.min)}, max {number(figure.max)})"
 
 
-def build(data: ReportData) -> Section | None:
-    stream_size = _stream_sizes(data)
-    cells: dict[tuple[str, str], list[dict]] = {}     # (table, name) -> per column mode->values
+def _line(source) -> float:
+    """``"guide.rst:72"`` -> 72: where an imported cell was read."""
+    tail = str(source or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else math.inf
+
+
+def _texts(value) -> list[str]:
+    return [value] if isinstance(value, str) else [v for v in value or () if isinstance(v, str)]
+
+
+class _Table:
+    def __init__(self, title: str):
+        self.title = title
+        self.columns: list[tuple[int, str]] = []        # (run column, header without board)
+        self.rows: dict[str, dict[tuple[int, str], str]] = {}
+
+
+def build(data: ReportData) -> list[Section] | None:
+    tables: dict[str, _Table] = {}
+    placed: dict[str, tuple[tuple[str, ...], list[str]]] = {}   # title -> (headings, row headers)
+    first_line: dict[str, float] = {}                            # title -> its line in the guide
     for i, col in enumerate(data.columns):
-        for r in col.results:
-            k = r.params.get("kernel")
-            if k in STREAM_KERNELS and r.benchmark == "mem-bandwidth" and r.params.get("size") != stream_size[k]:
-                continue
-            named = guide_name(r.benchmark, r.params, r.metric, r.unit)
-            if named is None or r.summary.get("median") is None:
-                continue
-            per_col = cells.setdefault(named, [{} for _ in data.columns])
-            per_col[i].setdefault(r.mode, []).append(r.summary["median"])
-    if not cells:
+        for r in col.results:       # an import says where its table sat in the guide
+            header = _texts(placement.published(r, "row_header"))
+            if header and r.mode == "serial":
+                title = guide.to_cell(guide.make_key(r.benchmark, r.params, r.metric, r.unit,
+                                                     r.direction)).title
+                placed.setdefault(title, (tuple(_texts(placement.published(r, "section"))), header))
+                line = _line(placement.published(r, "source"))
+                first_line[title] = min(first_line.get(title, line), line)
+        for key, figure in placement.board_figures(col.results).items():
+            text = cell(figure)
+            for where in (guide.to_cell(key), *guide.also(key)):
+                table = tables.get(where.title) or tables.setdefault(where.title, _Table(where.title))
+                if (i, where.column) not in table.columns:
+                    table.columns.append((i, where.column))
+                table.rows.setdefault(where.row, {})[(i, where.column)] = text
+    if not tables:
         return None
-    for alias, row in LMBENCH_ALIASES.items():   # the same cells again, not second runs
-        if ("LMBench", row) in cells:
-            cells[("LMBench", alias)] = cells[("LMBench", row)]
-    tables = []
-    for key, title in TABLES:
-        names = sorted((n for t, n in cells if t == key), key=_natural)
-        rows = [[name] + [spread_cell(by_mode.get("serial") or by_mode.get("parallel") or [])
-                          for by_mode in cells[(key, name)]] for name in names]
-        if rows:
-            tables.append(Table(title=title, headers=["Benchmarks"] + [f"{c.name}: perf" for c in data.columns],
-                                rows=rows, layout="guide"))
-    return Section(title="System Benchmarks", text=TEXT, tables=tables)
+    tree: dict = {}
+    platperf_titles = set(guide.fallback.PLATPERF_TITLES.values())
+    # the guide's order where the tables came from a guide, then as measured, platperf's last
+    order = sorted(tables, key=lambda t: (t in platperf_titles, first_line.get(t, math.inf)))
+    for title in order:
+        headings = guide.sections(title) or placed.get(title, ((), []))[0] or OTHER
+        node = tree
+        for heading in headings:
+            node = node.setdefault(heading, {})
+        node.setdefault(None, []).append(_table(tables[title], data, placed.get(title, ((), []))[1]))
+    return [_section(name, node, (name,)) for name, node in tree.items() if name is not None]
+
+
+def _table(t: _Table, data: ReportData, row_headers: list[str]) -> Table:
+    headers = row_headers or [guide.row_header(t.title) or "Benchmarks"]
+    columns = sorted(t.columns, key=lambda c: c[0])                  # board by board, as TI
+    names = sorted(t.rows) if guide.sorted_rows(t.title) else list(t.rows)
+    rows = []
+    for name in names:
+        lead = name.split(", ", len(headers) - 1) if len(headers) > 1 else [name]
+        lead += [""] * (len(headers) - len(lead))
+        rows.append(lead + [t.rows[name].get(c, "") for c in columns])
+    return Table(title=t.title, headers=headers + [f"{data.columns[i].name}: {what}" for i, what in columns],
+                 rows=rows, layout="guide")
+
+
+def _section(title: str, node: dict, path: tuple) -> Section:
+    return Section(title=title, text=_TEXT.get(path, ""), tables=node.get(None, []),
+                   subsections=[_section(name, child, path + (name,))
+                                for name, child in node.items() if name is not None])

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from platperf import placement
+from platperf import code_placement as placement
 from platperf.records import Result
 from platperf.stats import placement_spread
 from platperf.store import Store

@@ -1,0 +1,90 @@
+"""Published performance-guide tables and platperf keys: one key space for both.
+
+A guide table family is one module in ``platperf.guide.tables`` (found here with pkgutil, so
+a new family is one file) with ``TITLES``, ``to_key(title, row, column)`` and
+``to_cell(key)`` (see ``keys.py``), inverse of each other for every cell and key it knows.
+Optional attributes the report reads:
+
+* ``SECTIONS``: ``{title: (section, subsection, ...)}``, the guide's headings over the table;
+* ``SORTED``: titles whose rows the guide prints sorted by name (LMBench, Stream);
+* ``ROW_HEADER``: ``{title: header}`` of the row-name column (``"Benchmarks"``);
+* ``also(key) -> tuple[Cell, ...]``: other rows printing the same figure (TI's aliases).
+
+A row named by several leading columns (OpenSSL: ``"Algorithm","Buffer Size (in bytes)"``)
+reaches ``to_key`` as their cells joined by ``", "`` (``"aes-128-cbc, 1024"``); ``column``
+is the header without its board prefix (``"perf"``, ``"CPU Load (%)"``).
+
+What no family claims goes to :mod:`platperf.guide.fallback`: a cell of an unknown table is
+keyed by its own title, row and column; a measured key no guide table prints goes to the
+``platperf Benchmarks`` tables under its own benchmark, parameters and metric. So
+:func:`to_key` and :func:`to_cell` always answer, and ``to_key(*to_cell(k)) == k``.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+from . import fallback, tables
+from .keys import Cell, Key
+
+__all__ = ["Cell", "Key", "families", "to_key", "to_cell", "also", "sections", "row_header",
+           "sorted_rows", "make_key"]
+
+
+@lru_cache(maxsize=1)
+def families() -> tuple:
+    """Every module of ``platperf.guide.tables``, by name."""
+    names = sorted(m.name for m in pkgutil.iter_modules(tables.__path__))
+    return tuple(importlib.import_module(f"{tables.__name__}.{name}") for name in names)
+
+
+@lru_cache(maxsize=None)
+def _family(title: str):
+    for module in families():
+        if title in module.TITLES:
+            return module
+    return None
+
+
+def make_key(benchmark: str, params: dict, metric: str, unit: str, direction: str) -> Key:
+    """A Key from a result's fields (params sorted into a tuple)."""
+    return Key(benchmark, tuple(sorted(params.items())), metric, unit, direction)
+
+
+def to_key(title: str, row: str, column: str) -> Key:
+    """The key of a guide cell: its family's, else one named by the table itself."""
+    module = _family(title)
+    key = module.to_key(title, row, column) if module else None
+    return key if key is not None else fallback.to_key(title, row, column)
+
+
+def to_cell(key: Key) -> Cell:
+    """Where the guide prints ``key``: its family's cell, else the fallback's."""
+    for module in families():
+        cell = module.to_cell(key)
+        if cell is not None:
+            return cell
+    return fallback.to_cell(key)
+
+
+def also(key: Key) -> tuple[Cell, ...]:
+    """Other cells of the guide that print the same figure (TI's summary aliases)."""
+    module = _family(to_cell(key).title)
+    return tuple(module.also(key)) if module and hasattr(module, "also") else ()
+
+
+def sections(title: str) -> tuple[str, ...] | None:
+    """The headings the guide puts over table ``title`` (None: not known)."""
+    module = _family(title)
+    return getattr(module, "SECTIONS", {}).get(title) if module else fallback.sections(title)
+
+
+def row_header(title: str) -> str | None:
+    module = _family(title)
+    return getattr(module, "ROW_HEADER", {}).get(title) if module else fallback.row_header(title)
+
+
+def sorted_rows(title: str) -> bool:
+    module = _family(title)
+    return title in getattr(module, "SORTED", ()) if module else fallback.sorted_rows(title)
