@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import missing, require_probe
+from conftest import require_probe
 from ingest_samples import SAMPLES
 from platperf import guide, placement
 from platperf.compare import Pool
@@ -26,10 +26,20 @@ REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", "/work/shared/reference"))
 GUIDE = REFERENCE / "am62x-linux-performance-guide.rst"
 
 
+EXCERPT = Path(__file__).parent / "fixtures" / "ingest" / "rst" / "guide.rst"
+
+
 def reference_guide() -> Path:
+    """TI's whole guide where it sits beside the project, else the excerpt committed here (a
+    fresh CI machine may have only the repository): the same tests, on fewer tables."""
+    return GUIDE if GUIDE.exists() else EXCERPT
+
+
+def whole_guide():
+    """Tests of figures only TI's whole guide has: without it (a checkout alone) they do not
+    apply; the same code is exercised on the excerpt by the other tests."""
     if not GUIDE.exists():
-        missing(f"{GUIDE} (TI's AM62x performance guide): set PLATPERF_REFERENCE to its directory")
-    return GUIDE
+        pytest.skip(f"{GUIDE}: TI's whole guide is not beside this checkout (PLATPERF_REFERENCE)")
 
 
 def platperf(*args):
@@ -39,7 +49,7 @@ def platperf(*args):
 
 
 def guide_results():
-    return rst_csv_table.parse(reference_guide().read_text(), GUIDE.name)
+    return rst_csv_table.parse(reference_guide().read_text(), reference_guide().name)
 
 
 def key_of(r) -> Key:
@@ -60,7 +70,7 @@ def by_column(results, rename=lambda column: column) -> dict:
 
 def test_every_cell_of_the_guide_keys_and_places_back_to_itself():
     results = guide_results()
-    assert len(results) > 1400
+    assert len(results) > (1400 if GUIDE.exists() else 20)
     for r in results:
         key = key_of(r)
         cell = guide.to_cell(key)
@@ -132,6 +142,7 @@ def test_measured_keys_place_and_read_back(key):
 
 
 def test_published_min_and_max_are_kept():
+    whole_guide()
     results = guide_results()
     (bzero,) = [r for r in results if r.params == {"kernel": "bzero", "size": 1 << 20}
                 and r.extra["column"] == "am62xx_lp_sk-fs"]
@@ -142,7 +153,7 @@ def test_published_min_and_max_are_kept():
 # -- placement -------------------------------------------------------------------------
 
 def pool(*samples):
-    return Pool("ns", "lower", list(samples))
+    return Pool("ns", "lower", [list(samples)])     # one run
 
 
 def test_a_whole_board_row_meets_the_per_cpu_serial_pools():
@@ -178,6 +189,7 @@ def guide_db(tmp_path_factory):
 
 
 def test_the_whole_reference_guide_round_trips_through_the_report(guide_db, tmp_path):
+    whole_guide()
     boards = ["ti:am62xx_lp_sk-fs", "ti:am62xx_sk-fs", "ti:am62xxsip_sk-fs", "ti"]
     r = platperf("report", *boards, "--db", guide_db, "--format", "rst-csv")
     assert r.returncode == 0, r.stderr
@@ -217,6 +229,7 @@ def measured_board_keys(db) -> dict:
 
 
 def test_compare_pairs_every_row_a_published_board_and_a_quick_run_both_have(quick_db):
+    whole_guide()
     r = platperf("compare", "ti:am62xx_sk-fs", "local", "--db", quick_db, "--format", "json")
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)["rows"]
