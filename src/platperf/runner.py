@@ -6,7 +6,8 @@ A suite is a TOML file of ``[[bench]]`` entries. ``kernel`` names the probe kern
 ``--key value`` (lists joined with commas, ``_`` written as ``-``). A probe parameter whose
 name the runner uses itself (mem-bandwidth's ``--kernel``) goes in the entry's ``params``
 table: ``params = { kernel = ["rd", "wr"] }``. The plan is checked against
-``platperf-probe list --json`` before anything runs.
+``platperf-probe list --json`` before anything runs. ``[[tool]]`` entries run a tool the board
+already has through its adapter (``platperf.adapters``), after the probe's steps, into the same run.
 
 The outcome of a run:
   complete  every entry ended with the probe's ``end`` record;
@@ -28,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Optional
 
-from .records import RecordError, read_stream, result_from_record
+from .adapters import ToolStep, check_entries, run_step
+from .adapters import plan as plan_tools
+from .records import RecordError, Result, read_stream, result_from_record
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 MODES = ("serial", "parallel", "both")
@@ -60,6 +63,8 @@ class Suite:
     path: Path
     entries: list[dict]
     description: str = ""
+    tools: list[dict] = field(default_factory=list)       # [[tool]] entries (platperf.adapters)
+    tool_params: dict = field(default_factory=dict)       # --guide-dir, --peer: their defaults
 
 
 def builtin_suites() -> list[str]:
@@ -82,9 +87,13 @@ def load_suite(ref: str) -> Suite:
         raise SuiteError(f"cannot read suite {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"suite {path} is not valid TOML: {exc}") from None
-    entries = data.get("bench")
-    if not isinstance(entries, list) or not entries:
-        raise SuiteError(f"suite {path} has no [[bench]] entries")
+    entries = data.get("bench", [])
+    try:
+        tools = check_entries(data.get("tool", []), f"suite {path}")
+    except ValueError as exc:
+        raise SuiteError(str(exc)) from None
+    if not isinstance(entries, list) or not (entries or tools):
+        raise SuiteError(f"suite {path} has no [[bench]] or [[tool]] entries")
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry.get("kernel"), str):
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has no kernel = \"...\"")
@@ -93,7 +102,7 @@ def load_suite(ref: str) -> Suite:
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has mode '{mode}' "
                              f"(valid: {', '.join(MODES)})")
     return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
-                 description=str(data.get("description", "")))
+                 description=str(data.get("description", "")), tools=tools)
 
 
 def probe_options(entry: dict) -> dict:
@@ -194,7 +203,7 @@ def plan(suite: Suite, cpus: list[int], mode: str | None = None) -> list[Step]:
                     described.append(option_value(value))
             title = entry.get("title") or " ".join([entry["kernel"], *described])
             steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})"))
-    return steps
+    return steps + plan_tools(suite.tools, suite.tool_params)
 
 
 # -- the probe's own description ----------------------------------------------------------
@@ -311,10 +320,13 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
             for index, step in enumerate(steps):
                 if stop.is_set():
                     break
-                with around(run_id, step) if around else contextlib.nullcontext() as transform:
+                tool = isinstance(step, ToolStep)     # an adapter's step: no probe, no setup
+                with around(run_id, step) if around and not tool else contextlib.nullcontext() \
+                        as transform:
                     progress.step_started(step, index, len(steps))
-                    verdict = _run_step(step, target, writer, out, state, place, progress, stop,
-                                        transform or (lambda rec: rec))
+                    verdict = _run_tool(step, target, writer, out, progress) if tool else \
+                        _run_step(step, target, writer, out, state, place, progress, stop,
+                                  transform or (lambda rec: rec))
                 if verdict is not None:
                     out.status, out.error = verdict
                     break
@@ -387,6 +399,23 @@ def _run_step(step, target, writer, out, state, place, progress, stop, transform
         return "failed", f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
     if end["status"] != "complete":
         return "partial", f"interrupted during '{step.title}'"
+    return None
+
+
+def _run_tool(step, target, writer, out, progress):
+    """One ``[[tool]]`` step: the adapter's results stored, what the board lacks a finding."""
+    records, found = run_step(step, target)
+    for rec in records:
+        if isinstance(rec, Result):
+            writer.write(writer.store.add_result, writer.run_id, rec)
+            out.results += 1
+            progress.record({"type": "result", "benchmark": rec.benchmark})
+        else:
+            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=None, core=None)
+            out.histograms += 1
+    writer.commit()
+    if found is not None:
+        out.warnings.append(found)
     return None
 
 
@@ -507,7 +536,8 @@ class _Writer:
 
 def with_probe_warnings(findings, warnings):
     """Probe warnings join the doctor findings of the run, marked as the probe's."""
-    extra = [{"level": "warn", "code": w.get("code", "probe-warning"), "message": w["message"],
-              "effect": None, "fix": None, "source": "probe",
+    extra = [{"level": w.get("level", "warn"), "code": w.get("code", "probe-warning"),
+              "message": w["message"], "effect": None, "fix": w.get("fix"),
+              "source": w.get("source", "probe"),
               **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
     return list(findings or []) + extra

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import collections
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
+from . import NOT_FOUND, TIMED_OUT, CommandResult
 
 
 class LocalProbe:
@@ -70,5 +72,26 @@ class LocalTarget:
         """This machine's /sys and /proc, read in place."""
         return SysRoot(self.root)
 
+    def command(self, argv: list[str], *, timeout: float | None = None,
+                stdin: bytes = b"") -> CommandResult:
+        """``argv`` run here to its end (killed at ``timeout`` seconds)."""
+        try:
+            done = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout)
+        except FileNotFoundError:
+            return CommandResult(NOT_FOUND, "", f"{argv[0]}: not found")
+        except PermissionError as exc:
+            return CommandResult(126, "", f"{argv[0]}: {exc.strerror}")
+        except subprocess.TimeoutExpired as exc:
+            return CommandResult(TIMED_OUT, _text(exc.stdout), _text(exc.stderr)
+                                 + f"\n{argv[0]}: stopped after {timeout:g} s")
+        return CommandResult(done.returncode, _text(done.stdout), _text(done.stderr))
+
+    def which(self, name: str) -> str | None:
+        return shutil.which(name)
+
     def close(self):
         """Nothing was uploaded and nothing is connected."""
+
+
+def _text(data) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
