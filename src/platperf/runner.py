@@ -324,7 +324,7 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                 with around(run_id, step) if around and not tool else contextlib.nullcontext() \
                         as transform:
                     progress.step_started(step, index, len(steps))
-                    verdict = _run_tool(step, target, writer, out, progress) if tool else \
+                    verdict = _run_tool(step, target, writer, out, place, progress) if tool else \
                         _run_step(step, target, writer, out, state, place, progress, stop,
                                   transform or (lambda rec: rec))
                 if verdict is not None:
@@ -402,16 +402,19 @@ def _run_step(step, target, writer, out, state, place, progress, stop, transform
     return None
 
 
-def _run_tool(step, target, writer, out, progress):
+def _run_tool(step, target, writer, out, place, progress):
     """One ``[[tool]]`` step: the adapter's results stored, what the board lacks a finding."""
     records, found = run_step(step, target)
     for rec in records:
         if isinstance(rec, Result):
+            if rec.cpu is not None and rec.cluster is None:
+                rec.cluster, rec.core = place(rec.cpu)
             writer.write(writer.store.add_result, writer.run_id, rec)
             out.results += 1
             progress.record({"type": "result", "benchmark": rec.benchmark})
         else:
-            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=None, core=None)
+            cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
+            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
             out.histograms += 1
     writer.commit()
     if found is not None:

@@ -138,15 +138,17 @@ def finding(level: str, code: str, message: str, fix: str | None, step: ToolStep
             "source": f"adapter {step.adapter}"}
 
 
-def run(target, argv: list[str], entry: dict, *, stdin: bytes = b"", ok=(0,)) -> str:
-    """``argv`` run on the target; its stdout, or ToolFailed with the tool's last stderr line."""
+def run(target, argv: list[str], entry: dict, *, stdin: bytes = b"", ok=(0,),
+        stderr: bool = False) -> str:
+    """``argv`` run on the target; its stdout (then its stderr, with ``stderr``), or
+    ToolFailed with the tool's last stderr line."""
     timeout = float(entry.get("timeout") or DEFAULT_TIMEOUT_S)
     done = target.command(argv, timeout=timeout, stdin=stdin)
     if done.returncode not in ok:
         lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         raise ToolFailed(f"'{shlex.join(argv)}' exited {done.returncode}"
                          + (f": {lines[-1]}" if lines else ""))
-    return done.stdout
+    return done.stdout + (done.stderr if stderr else "")
 
 
 def result(benchmark: str, params: dict, metric: str, unit: str, direction: str,

@@ -1,0 +1,1 @@
+"""Guide table families: one module per family (see platperf.guide)."""
