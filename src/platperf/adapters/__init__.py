@@ -141,10 +141,11 @@ def finding(level: str, code: str, message: str, fix: str | None, step: ToolStep
 def run(target, argv: list[str], entry: dict, *, stdin: bytes = b"", ok=(0,),
         stderr: bool = False) -> str:
     """``argv`` run on the target; its stdout (then its stderr, with ``stderr``), or
-    ToolFailed with the tool's last stderr line."""
+    ToolFailed with the tool's last stderr line. ``ok=None`` takes any exit status (a program
+    whose ``main`` returns nothing: its output says whether it worked)."""
     timeout = float(entry.get("timeout") or DEFAULT_TIMEOUT_S)
     done = target.command(argv, timeout=timeout, stdin=stdin)
-    if done.returncode not in ok:
+    if ok is not None and done.returncode not in ok:
         lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         raise ToolFailed(f"'{shlex.join(argv)}' exited {done.returncode}"
                          + (f": {lines[-1]}" if lines else ""))
