@@ -80,6 +80,7 @@ def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool = F
     target = get_target(entry.url, remote_dir=remote_dir or entry.remote_dir,
                         keep_probe=keep_probe or entry.keep_probe, root=root)
     target.name = name   # runs are stored under the board's name, not its address
+    target.tools = entry.tools   # the binaries its [[tool]] adapters run (platperf.adapters)
     return target
 
 
