@@ -11,6 +11,7 @@ SAMPLES = {
     "oslat-json": FIXTURES / "rt-tests" / "oslat.json",
     "rst-csv-table": FIXTURES / "rst" / "guide.rst",
     "probe-jsonl": FIXTURES / "probe" / "board.jsonl",
+    "systemd-analyze": FIXTURES / "systemd" / "boots.log",
 }
 # The formats read line by line (the JSON ones are one document each).
 LINE_BASED = {name: path for name, path in SAMPLES.items() if not name.endswith("-json")}

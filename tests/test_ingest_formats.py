@@ -22,9 +22,9 @@ def refused(module, text, line, *words):
         assert word in err.value.message, err.value.message
 
 
-def test_registry_lists_the_seven_formats():
+def test_registry_lists_the_eight_formats():
     assert sorted(FORMATS) == ["cyclictest-json", "lmbench", "oslat-json", "probe-jsonl", "rst-csv-table",
-                               "stream", "tftf-rt-instr"]
+                               "stream", "systemd-analyze", "tftf-rt-instr"]
 
 
 # -- lmbench -------------------------------------------------------------------------------
