@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 ADAPTERS = ("openssl", "fio", "iperf3", "cyclictest", "stress_ng", "sysbench", "sevenzip",
             "boot_time", "dhrystone", "whetstone", "linpack", "nbench", "coremark_pro")
@@ -61,13 +61,7 @@ class ToolStep:
     number: int          # the entry's position among the suite's [[tool]] entries, from 1
     adapter: str
     entry: dict          # the entry's parameters, defaults filled in
-    title: str
-    kernel: str = ""     # what the runner's progress displays read of a probe step
-    mode: str = "serial"
-    argv: list = field(default_factory=list)
-
-    def __post_init__(self):
-        self.kernel = self.adapter
+    title: str           # what progress displays show, as of a probe step
 
 
 def check_entries(entries: list, where: str) -> list[dict]:
