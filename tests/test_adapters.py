@@ -51,13 +51,25 @@ def measured(target, **entry):
 
 
 # -- the target runs the board's tools ---------------------------------------------------------
+def gone(target, pid: str) -> bool:
+    """The process ``pid`` on the target has ended (at most a zombie its new parent has not
+    reaped yet)."""
+    for _ in range(50):                # the kill of a board's process goes over its own session
+        stat = target.command(["cat", f"/proc/{pid.strip()}/stat"]).stdout
+        if not stat or stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_command_gives_status_output_and_takes_stdin():
     target = LocalTarget()
     done = target.command(["sh", "-c", "read x; echo out $x; echo err >&2; exit 3"], stdin=b"42\n")
     assert (done.returncode, done.stdout, done.stderr) == (3, "out 42\n", "err\n")
     assert target.command(["platperf-no-such-tool"]).returncode == NOT_FOUND
-    stopped = target.command(["sleep", "5"], timeout=0.2)
-    assert stopped.returncode == TIMED_OUT and "stopped after 0.2 s" in stopped.stderr
+    stopped = target.command(["sh", "-c", "sleep 30 & echo $!; wait"], timeout=0.5)
+    assert stopped.returncode == TIMED_OUT and "stopped after 0.5 s" in stopped.stderr
+    assert gone(target, stopped.stdout)                          # what it started is gone too
     assert target.which("sh") and target.which("platperf-no-such-tool") is None
 
 
@@ -69,8 +81,9 @@ def test_an_adapter_runs_on_a_board_over_ssh(sshd):
         assert (done.returncode, done.stdout) == (5, "on the board\n")
         assert board.command(["platperf-no-such-tool"]).returncode == NOT_FOUND
         assert board.which("openssl") and board.which("platperf-no-such-tool") is None
-        stopped = board.command(["sh", "-c", "echo started; sleep 30"], timeout=1)
-        assert stopped.returncode == TIMED_OUT and stopped.stdout == "started\n"
+        stopped = board.command(["sh", "-c", "sleep 30 & echo $!; wait"], timeout=1)
+        assert stopped.returncode == TIMED_OUT
+        assert gone(board, stopped.stdout)
         results = measured(board, adapter="openssl", algorithms=["sha256"], bytes=64, seconds=1)
     assert {(r.metric, r.unit) for r in results} == {("throughput", "kB/s"), ("cpu_load", "%")}
     assert all(r.samples[0] > 0 for r in results)
@@ -263,6 +276,9 @@ def test_suite_entries_are_checked_against_their_adapter():
         check_entries([{"adapter": "opensl"}], "suite s")
     with pytest.raises(ValueError, match=r"entry 2 \(fio\) has no parameter 'blocksize' \(valid: dir,"):
         check_entries([{"adapter": "fio"}, {"adapter": "fio", "blocksize": "4k"}], "suite s")
+    with pytest.raises(ValueError, match=r"direct = 1 is not true or false, as in: direct = true"):
+        check_entries([{"adapter": "fio", "direct": 1}], "suite s")
+    assert plan([{"adapter": "fio", "bs": "4k"}])[0].entry["bs"] == ["4k"]   # one value is a list of one
 
 
 # -- the guide's tables both ways --------------------------------------------------------------

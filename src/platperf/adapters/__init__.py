@@ -24,6 +24,7 @@ a finding at level ``error``; the run goes on with the next step. Adding an adap
 from __future__ import annotations
 
 import importlib
+import json
 import shlex
 from dataclasses import dataclass
 
@@ -79,11 +80,38 @@ def check_entries(entries: list, where: str) -> list[dict]:
         except ValueError as exc:
             raise ValueError(f"{where}: [[tool]] entry {number}: {exc}") from None
         valid = list(adapter.PARAMS) + list(COMMON_KEYS)
-        for key in entry:
+        for key, value in entry.items():
             if key not in valid:
                 raise ValueError(f"{where}: [[tool]] entry {number} ({name}) has no parameter "
                                  f"'{key}' (valid: {', '.join(valid)})")
+            kind = _kind(adapter.PARAMS.get(key))
+            if kind is not None and not _fits(value, kind):
+                raise ValueError(f"{where}: [[tool]] entry {number} ({name}): {key} = {value!r:.40} "
+                                 f"is not {kind}, as in: {key} = {json.dumps(adapter.PARAMS[key])}")
     return entries
+
+
+def _kind(default) -> str | None:
+    """What an entry's value must be, from its adapter's default (None: anything)."""
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "an integer"
+    if isinstance(default, float):
+        return "a number"
+    if isinstance(default, list):
+        return "a list (or one value)"
+    return None
+
+
+def _fits(value, kind: str) -> bool:
+    if kind == "true or false":
+        return isinstance(value, bool)
+    if kind == "an integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "a number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return not isinstance(value, dict)
 
 
 def plan(entries: list[dict], defaults: dict | None = None) -> list[ToolStep]:
@@ -95,6 +123,9 @@ def plan(entries: list[dict], defaults: dict | None = None) -> list[ToolStep]:
         params = dict(adapter.PARAMS)
         params.update({k: v for k, v in (defaults or {}).items() if k in adapter.PARAMS and v is not None})
         params.update({k: v for k, v in entry.items() if k != "adapter"})
+        for key, default in adapter.PARAMS.items():      # `bs = "4k"` is `bs = ["4k"]`
+            if isinstance(default, list) and not isinstance(params[key], list):
+                params[key] = [params[key]]
         title = entry.get("title") or adapter.title(params)
         steps.append(ToolStep(number, adapter.__name__.rsplit(".", 1)[1], params, title))
     return steps

@@ -19,7 +19,8 @@ PARAMS = {"algorithms": ["aes-128-cbc", "aes-128-ecb", "aes-192-cbc", "aes-192-e
                          "aes-256-ecb", "sha256", "sha512"],
           "bytes": None,        # one buffer size instead of OpenSSL's six (short test runs)
           "seconds": 3, "runs": 1, "binary": None}
-# Runs the tool (its +R lines go to stderr), then prints the CPU time its children used (POSIX `times`, second line).
+# Runs the tool (its +R lines go to stderr, merged), then prints the CPU time its children
+# used (POSIX `times`: its second line).
 TIMED = 'tool=$1; shift; "$tool" "$@" 2>&1; s=$?; times; exit $s'
 TIMES = re.compile(r"(\d+)m\s*([\d.]+)s")
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import shutil
 import signal
@@ -74,17 +75,23 @@ class LocalTarget:
 
     def command(self, argv: list[str], *, timeout: float | None = None,
                 stdin: bytes = b"") -> CommandResult:
-        """``argv`` run here to its end (killed at ``timeout`` seconds)."""
+        """``argv`` run here to its end; at ``timeout`` seconds it is killed with everything it
+        started (its own session: a ``sh -c`` wrapper's children too)."""
         try:
-            done = subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout)
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
         except FileNotFoundError:
             return CommandResult(NOT_FOUND, "", f"{argv[0]}: not found")
         except PermissionError as exc:
             return CommandResult(126, "", f"{argv[0]}: {exc.strerror}")
-        except subprocess.TimeoutExpired as exc:
-            return CommandResult(TIMED_OUT, _text(exc.stdout), _text(exc.stderr)
-                                 + f"\n{argv[0]}: stopped after {timeout:g} s")
-        return CommandResult(done.returncode, _text(done.stdout), _text(done.stderr))
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            return CommandResult(TIMED_OUT, _text(out), _text(err) + f"\n{argv[0]}: stopped after {timeout:g} s")
+        return CommandResult(proc.returncode, _text(out), _text(err))
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)

@@ -219,9 +219,10 @@ class SshTarget:
         return RemoteProbe(self, self._session(command))
 
     def signal(self, pid: int, name: str):
-        """Send SIGname to a process on the board, over the master connection."""
+        """Send SIGname to a process on the board (a negative pid: its process group), over the
+        master connection."""
         try:
-            subprocess.run(self._session(f"kill -{name} {pid}"), stdin=subprocess.DEVNULL,
+            subprocess.run(self._session(f"kill -{name} -- {pid}"), stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=15)
         except subprocess.TimeoutExpired:
             pass
@@ -244,8 +245,8 @@ class SshTarget:
         text, err_text = out.decode(errors="replace"), err.decode(errors="replace")
         if not pid.strip().isdigit():    # the remote shell never started: ssh itself failed
             raise TargetError(f"connection to {self.host} lost: {_last_line(err_text) or f'ssh exited {code}'}")
-        if stopped:
-            self.signal(int(pid), "KILL")
+        if stopped:   # sshd made the shell a session leader: its group is all the tool started
+            self.signal(-int(pid), "KILL")
             err_text += f"\n{argv[0]}: stopped after {timeout:g} s\n"
         return CommandResult(code, text, err_text)
 
