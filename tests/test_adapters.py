@@ -333,7 +333,10 @@ def test_run_a_suite_with_tools_stores_results_and_findings(tmp_path):
     suite.write_text('name = "tools"\n'
                      '[[tool]]\nadapter = "openssl"\nalgorithms = ["sha256"]\nbytes = 16\nseconds = 1\n'
                      '[[tool]]\nadapter = "fio"\n'
-                     '[[tool]]\nadapter = "iperf3"\n')
+                     '[[tool]]\nadapter = "iperf3"\n'
+                     '[[tool]]\nadapter = "cyclictest"\nseconds = 1\n'
+                     f'priority = {0 if os.geteuid() else 80}\n')
+    require_executable("cyclictest", "make deps: rt-tests")
     db = tmp_path / "r.db"
     done = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", str(suite), "--db", str(db),
                            "--quiet", "--json"], capture_output=True, text=True, timeout=300)
@@ -342,7 +345,12 @@ def test_run_a_suite_with_tools_stores_results_and_findings(tmp_path):
     with sqlite3.connect(db) as conn:
         benchmarks = {b for (b,) in conn.execute("select benchmark from results")}
         findings = json.loads(conn.execute("select findings from runs").fetchone()[0])
-    assert benchmarks == {"openssl-speed"}
+        placed = conn.execute("select count(*) from results where benchmark = 'cyclictest' "
+                              "and cpu is not null and cluster is not null").fetchone()[0]
+        histograms = conn.execute("select count(*) from histograms").fetchone()[0]
+    assert benchmarks == {"openssl-speed", "cyclictest"}
+    cpus = len(os.sched_getaffinity(0))
+    assert placed == 3 * cpus and histograms == cpus     # per CPU, placed as (cluster, core)
     assert {f["code"] for f in findings if (f.get("source") or "").startswith("adapter")} == {"storage-missing", "peer-missing"}
     bad = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", str(suite.with_name("x.toml"))],
                          capture_output=True, text=True, timeout=60)

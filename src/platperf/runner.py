@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Optional
 
-from .adapters import ToolStep, check_entries, run_step
+from .adapters import ToolStep, check_entries
+from .adapters import execute as execute_tool
 from .adapters import plan as plan_tools
-from .records import RecordError, Result, read_stream, result_from_record
+from .records import RecordError, read_stream, result_from_record
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
 MODES = ("serial", "parallel", "both")
@@ -324,7 +325,7 @@ def execute(store, run_id: int, target, steps: list[Step], place: Callable[[int]
                 with around(run_id, step) if around and not tool else contextlib.nullcontext() \
                         as transform:
                     progress.step_started(step, index, len(steps))
-                    verdict = _run_tool(step, target, writer, out, place, progress) if tool else \
+                    verdict = execute_tool(step, target, writer, out, place, progress) if tool else \
                         _run_step(step, target, writer, out, state, place, progress, stop,
                                   transform or (lambda rec: rec))
                 if verdict is not None:
@@ -399,26 +400,6 @@ def _run_step(step, target, writer, out, state, place, progress, stop, transform
         return "failed", f"{step.title}: " + ("; ".join(errors) or "the probe reported failure")
     if end["status"] != "complete":
         return "partial", f"interrupted during '{step.title}'"
-    return None
-
-
-def _run_tool(step, target, writer, out, place, progress):
-    """One ``[[tool]]`` step: the adapter's results stored, what the board lacks a finding."""
-    records, found = run_step(step, target)
-    for rec in records:
-        if isinstance(rec, Result):
-            if rec.cpu is not None and rec.cluster is None:
-                rec.cluster, rec.core = place(rec.cpu)
-            writer.write(writer.store.add_result, writer.run_id, rec)
-            out.results += 1
-            progress.record({"type": "result", "benchmark": rec.benchmark})
-        else:
-            cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
-            out.histograms += 1
-    writer.commit()
-    if found is not None:
-        out.warnings.append(found)
     return None
 
 

@@ -157,6 +157,30 @@ def run_step(step: ToolStep, target) -> tuple[list, dict | None]:
         return [], finding("error", "tool-failed", f"{step.title}: {exc}", None, step)
 
 
+def execute(step: ToolStep, target, writer, out, place, progress) -> None:
+    """One tool step of ``runner.execute``: its results and histograms stored through the
+    run's ``writer`` (placed as (cluster, core) when they have a cpu), what the board lacks
+    added to the run's findings (``out.warnings``). A tool step never ends the run: None."""
+    from ..records import Result
+    records, found = run_step(step, target)
+    for rec in records:
+        if isinstance(rec, Result):
+            if rec.cpu is not None and rec.cluster is None:
+                rec.cluster, rec.core = place(rec.cpu)
+            writer.write(writer.store.add_result, writer.run_id, rec)
+            out.results += 1
+            progress.record({"type": "result", "benchmark": rec.benchmark})
+        else:
+            cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
+            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
+            out.histograms += 1
+            progress.record(rec)
+    writer.commit()
+    if found is not None:
+        out.warnings.append(found)
+    return None
+
+
 def finding(level: str, code: str, message: str, fix: str | None, step: ToolStep) -> dict:
     """A finding of the run, in the doctor's shape (runner.with_probe_warnings)."""
     return {"type": "warning", "level": level, "code": code, "message": message, "fix": fix,
@@ -175,6 +199,14 @@ def run(target, argv: list[str], entry: dict, *, stdin: bytes = b"", ok=(0,),
         raise ToolFailed(f"'{shlex.join(argv)}' exited {done.returncode}"
                          + (f": {lines[-1]}" if lines else ""))
     return done.stdout + (done.stderr if stderr else "")
+
+
+def resolve(target, path: str) -> str:
+    """``path`` with its symbolic links resolved on the target (``readlink -f``), for the
+    programs that find their data files beside themselves; ``path`` if that fails."""
+    done = target.command(["readlink", "-f", path], timeout=30)
+    resolved = done.stdout.strip()
+    return resolved if done.returncode == 0 and resolved.startswith("/") else path
 
 
 def result(benchmark: str, params: dict, metric: str, unit: str, direction: str,

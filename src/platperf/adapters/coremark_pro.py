@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from . import Missing, ToolFailed, result, run
+from . import Missing, ToolFailed, resolve, result, run
 
 TOOL = "core.exe"
 BENCHMARK = "coremark-pro"
@@ -27,7 +27,7 @@ def title(entry: dict) -> str:
 
 
 def measure(target, entry: dict, path: str) -> list:
-    directory = posixpath.dirname(path)     # core.exe's: every workload is built beside it
+    directory = posixpath.dirname(resolve(target, path))   # every workload is built beside core.exe
     rates: dict[str, list] = {}
     for _ in range(int(entry["runs"])):
         for workload in entry["workloads"]:

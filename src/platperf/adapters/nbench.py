@@ -2,11 +2,11 @@
 test's iterations per second (``NUMERIC SORT : 561.61 : 14.40 : 4.73``, the first figure).
 
 NBench reads its data files (NNET.DAT, ...) from the directory it runs in, so it runs in its
-own binary's directory.
+own binary's directory (a symbolic link to it resolved).
 """
 from __future__ import annotations
 
-from . import ToolFailed, result, run
+from . import ToolFailed, resolve, result, run
 
 TOOL = "nbench"
 BENCHMARK = "nbench"
@@ -21,7 +21,7 @@ def title(entry: dict) -> str:
 def measure(target, entry: dict, path: str) -> list:
     tests: dict[str, list] = {}
     for _ in range(int(entry["runs"])):
-        for test, rate in parse(run(target, ["sh", "-c", IN_ITS_DIR, path], entry)).items():
+        for test, rate in parse(run(target, ["sh", "-c", IN_ITS_DIR, resolve(target, path)], entry)).items():
             tests.setdefault(test, []).append(rate)
     return [result(BENCHMARK, {}, test, "iterations/s", "higher", samples)
             for test, samples in tests.items()]
