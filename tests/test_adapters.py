@@ -359,3 +359,16 @@ def test_run_a_suite_with_tools_stores_results_and_findings(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", str(suite), "--db", str(db)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "blocksize" in bad.stderr
+
+
+def test_the_inventory_names_a_boards_binaries(tmp_path, monkeypatch):
+    from platperf.targets import get_target
+    from platperf.targets.inventory import Entry, Inventory, InventoryError
+    path = tmp_path / "targets.toml"
+    monkeypatch.setenv("PLATPERF_TARGETS", str(path))
+    Inventory.load().add(Entry("bench-box", "local", tools={"dhrystone": "/opt/bench/dhry"}))
+    assert Inventory.load().entries["bench-box"].tools == {"dhrystone": "/opt/bench/dhry"}
+    assert get_target("bench-box").tools == {"dhrystone": "/opt/bench/dhry"}
+    path.write_text('[targets.x]\nurl = "local"\ntools = { dhrystone = 3 }\n')
+    with pytest.raises(InventoryError, match=r"\[targets.x\] tools must be a table of paths"):
+        Inventory.load()
