@@ -222,7 +222,7 @@ class SshTarget:
         """Send SIGname to a process on the board (a negative pid: its process group), over the
         master connection."""
         try:
-            subprocess.run(self._session(f"kill -{name} -- {pid}"), stdin=subprocess.DEVNULL,
+            subprocess.run(self._session(f"kill -{name} {pid}"), stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=15)
         except subprocess.TimeoutExpired:
             pass
