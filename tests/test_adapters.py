@@ -165,6 +165,9 @@ def test_iperf3_tcp_bidirectional_and_udp_on_loopback(iperf3_server):
         ("CPSW2g TCP Bidirectional Throughput", "THROUGHPUT (Mbits/sec)"),
         ("CPSW2g TCP Bidirectional Throughput", "CPU Load % (LOCAL_CPU_UTIL)")}
     assert all(r.samples[0] > 0 and r.extra["intervals"] for r in tcp)
+    paced = measured(target, adapter="iperf3", peer="127.0.0.1", port=iperf3_server, duration=1,
+                     interrupt_pacing="on")
+    assert {cell_of(r).title for r in paced} == {"CPSW2g TCP Bidirectional Throughput Interrupt Pacing"}
     udp = measured(target, adapter="iperf3", peer="127.0.0.1", port=iperf3_server, duration=1,
                    protocol="udp", direction="ingress", frame_sizes=[1518])
     by = {r.metric: r for r in udp}
