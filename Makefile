@@ -17,10 +17,11 @@ PROBE_SRC := $(shell find probe -type f 2>/dev/null)
 # qemu-user to run the aarch64/armv7 builds, chromium for the HTML report test, postgresql
 # for the store tests against a real server (tests/pg_server.py starts its own), a real sshd
 # (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run) and schema
-# (lava-common) for the LAVA job tests.
+# (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py).
 DEB_TEST := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu \
             binutils-arm-linux-gnueabihf qemu-user-static chromium cmake postgresql \
-            openssh-server openssh-client lava-dispatcher lava-common
+            openssh-server openssh-client lava-dispatcher lava-common \
+            openssl fio iperf3 stress-ng sysbench rt-tests p7zip-full systemd
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 

@@ -24,7 +24,7 @@ def refused(module, text, line, *words):
 
 def test_registry_lists_the_formats():
     assert sorted(FORMATS) == ["cyclictest-json", "instr", "lava", "lmbench", "oslat-json", "probe-jsonl",
-                               "rst-csv-table", "stream", "tfa-rst", "tftf-rt-instr"]
+                               "rst-csv-table", "stream", "systemd-analyze", "tfa-rst", "tftf-rt-instr"]
 
 
 # -- lmbench -------------------------------------------------------------------------------

@@ -39,8 +39,8 @@ def test_add_list_remove_through_the_command(inventory):
                     "--keep-probe").returncode == 0
     listed = json.loads(platperf("targets", "list", "--json").stdout)
     assert listed == [
-        {"name": "am62x", "url": "ssh://root@am62x.lab", "remote_dir": None, "keep_probe": False},
-        {"name": "juno-r2", "url": "ssh://juno:2222", "remote_dir": "/data/t", "keep_probe": True}]
+        {"name": "am62x", "url": "ssh://root@am62x.lab", "remote_dir": None, "keep_probe": False, "tools": {}},
+        {"name": "juno-r2", "url": "ssh://juno:2222", "remote_dir": "/data/t", "keep_probe": True, "tools": {}}]
     assert "juno-r2\tssh://juno:2222  remote-dir /data/t  keep-probe" in platperf("targets", "list").stdout
     assert platperf("targets", "remove", "am62x").returncode == 0
     assert [e["name"] for e in json.loads(platperf("targets", "list", "--json").stdout)] == ["juno-r2"]

@@ -6,7 +6,8 @@ A suite is a TOML file of ``[[bench]]`` entries. ``kernel`` names the probe kern
 ``--key value`` (lists joined with commas, ``_`` written as ``-``). A probe parameter whose
 name the runner uses itself (mem-bandwidth's ``--kernel``) goes in the entry's ``params``
 table: ``params = { kernel = ["rd", "wr"] }``. The plan is checked against
-``platperf-probe list --json`` before anything runs.
+``platperf-probe list --json`` before anything runs. ``[[tool]]`` entries run a tool the board
+already has through its adapter (``platperf.adapters``), after the probe's steps, into the same run.
 
 The outcome of a run:
   complete  every entry ended with the probe's ``end`` record;
@@ -29,6 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Optional
 
+from .adapters import ToolStep, check_entries
+from .adapters import execute as execute_tool
+from .adapters import plan as plan_tools
 from .records import RecordError, read_stream, result_from_record
 
 SUITES_DIR = Path(__file__).resolve().parent / "suites"
@@ -64,6 +68,8 @@ class Suite:
     entries: list[dict]
     description: str = ""
     repeat: int = 1        # runs per `platperf run` unless --repeat says otherwise
+    tools: list[dict] = field(default_factory=list)       # [[tool]] entries (platperf.adapters)
+    tool_params: dict = field(default_factory=dict)       # --guide-dir, --peer: their defaults
 
 
 def builtin_suites() -> list[str]:
@@ -86,9 +92,13 @@ def load_suite(ref: str) -> Suite:
         raise SuiteError(f"cannot read suite {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(f"suite {path} is not valid TOML: {exc}") from None
-    entries = data.get("bench")
-    if not isinstance(entries, list) or not entries:
-        raise SuiteError(f"suite {path} has no [[bench]] entries")
+    entries = data.get("bench", [])
+    try:
+        tools = check_entries(data.get("tool", []), f"suite {path}")
+    except ValueError as exc:
+        raise SuiteError(str(exc)) from None
+    if not isinstance(entries, list) or not (entries or tools):
+        raise SuiteError(f"suite {path} has no [[bench]] or [[tool]] entries")
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry.get("kernel"), str):
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has no kernel = \"...\"")
@@ -101,7 +111,7 @@ def load_suite(ref: str) -> Suite:
         raise SuiteError(f"suite {path}: repeat = {repeat!r} must be a whole number of runs "
                          f"from 1 to {MAX_REPEAT}")
     return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
-                 description=str(data.get("description", "")), repeat=repeat)
+                 description=str(data.get("description", "")), repeat=repeat, tools=tools)
 
 
 def probe_options(entry: dict) -> dict:
@@ -206,7 +216,7 @@ def plan(suite: Suite, cpus: list[int] | str, mode: str | None = None) -> list[S
                     described.append(option_value(value))
             title = entry.get("title") or " ".join([entry["kernel"], *described])
             steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})"))
-    return steps
+    return steps + plan_tools(suite.tools, suite.tool_params)
 
 
 # -- the probe's own description ----------------------------------------------------------
@@ -344,12 +354,15 @@ def execute_runs(store, run_ids: list[int], target, steps: list[Step],
                 if stop.is_set():
                     break
                 current, out = states[i], outs[i]
-                with around(run_ids[i], step) if around else contextlib.nullcontext() as transform:
+                tool = isinstance(step, ToolStep)     # an adapter's step: no probe, no setup
+                with around(run_ids[i], step) if around and not tool else contextlib.nullcontext() \
+                        as transform:
                     if len(run_ids) > 1:
                         step = dataclasses.replace(step, title=f"{step.title} [run {i + 1}/{len(run_ids)}]")
                     progress.step_started(step, index, len(schedule))
-                    verdict = _run_step(step, target, writers[i], out, current, place, progress, stop,
-                                        transform or (lambda rec: rec))
+                    verdict = execute_tool(step, target, writers[i], out, place, progress) if tool else \
+                        _run_step(step, target, writers[i], out, current, place, progress, stop,
+                                  transform or (lambda rec: rec))
                 if verdict is not None:
                     out.status, out.error = verdict
                     for other in outs:
@@ -548,7 +561,8 @@ class _Writer:
 
 def with_probe_warnings(findings, warnings):
     """Probe warnings join the doctor findings of the run, marked as the probe's."""
-    extra = [{"level": "warn", "code": w.get("code", "probe-warning"), "message": w["message"],
-              "effect": None, "fix": None, "source": "probe",
+    extra = [{"level": w.get("level", "warn"), "code": w.get("code", "probe-warning"),
+              "message": w["message"], "effect": None, "fix": w.get("fix"),
+              "source": w.get("source", "probe"),
               **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
     return list(findings or []) + extra

@@ -28,6 +28,8 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
     json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON (a list for several boards)."),
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
+    guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
+    peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` for the suite's iperf3 entries."),
 ):
     """Run a suite on a target, or on several boards at once, and store every result in the
     database as it arrives.
@@ -42,6 +44,10 @@ def run(
     is measured at the same time into its own run; one failing does not stop the others,
     and a table at the end says how each went.
 
+    A suite's [[tool]] entries run tools the board already has (openssl, fio, iperf3, ...)
+    into the same run; a tool, directory (--guide-dir) or peer (--peer) the board lacks is
+    one finding, not a failure.
+
     \b
     Examples:
       platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
@@ -51,6 +57,7 @@ def run(
       platperf run --suite quick --target am62x,juno,agilex5 --label nightly
       sudo platperf run --suite psci --label v2.10
       platperf run --suite my-suite.toml --quiet --json
+      platperf run --suite guide --guide-dir /mnt/emmc --peer 192.168.0.1 --label sdk-11.1
 
     \b
     Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
@@ -65,6 +72,7 @@ def run(
         fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
         the_suite = load_suite(suite)
+        the_suite.tool_params = {"dir": guide_dir, "peer": peer}
         plan(the_suite, [0], mode)       # a bad --mode is said before any board is reached
         runs = the_suite.repeat if repeat is None else repeat
         if not 1 <= runs <= MAX_REPEAT:

@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 from ..records import Result
 from .errors import IngestError
 from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
-               tfa_rst, tftf_rt_instr)
+               systemd_analyze, tfa_rst, tftf_rt_instr)
 
 __all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
 
@@ -77,6 +77,8 @@ FORMATS: dict[str, Format] = {
     "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
     "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
+    "systemd-analyze": Format(systemd_analyze, "systemd-analyze output, one `Startup finished in ...` "
+                              "line per boot: boot time over several boots"),
     "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
                             run_per_column=True),
     "instr": Format(instr, "points timestamped with probe/include/platperf_instr.h, as the intervals "

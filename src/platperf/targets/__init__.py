@@ -1,10 +1,11 @@
 """Where the probe runs. A target starts ``platperf-probe ARGV...`` somewhere and hands
-back its output line by line, reads its own /sys and /proc, and is closed when the run is
-over. ``local`` is this machine, ``ssh://[user@]host[:port]`` a board reached over SSH
+back its output line by line, reads its own /sys and /proc, runs the board's own tools
+(``command``, for the adapters of ``platperf.adapters``), and is closed when the run is over. ``local`` is this machine, ``ssh://[user@]host[:port]`` a board reached over SSH
 (``targets/ssh.py``), and any other name an entry of the inventory (``targets/inventory.py``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Protocol
 
 if TYPE_CHECKING:
@@ -21,11 +22,27 @@ class ProbeProcess(Protocol):
     def stderr_tail(self) -> str: ...       # the last stderr line, for error messages
 
 
+@dataclass
+class CommandResult:
+    """A tool run on the target to its end: exit status and its whole output, as text."""
+
+    returncode: int          # 127: not found; 124: stopped at its timeout (as timeout(1) says)
+    stdout: str
+    stderr: str
+
+
+# The exit statuses a shell gives to a command it could not find and timeout(1) to one it stopped.
+NOT_FOUND, TIMED_OUT = 127, 124
+
+
 class Target(Protocol):
     name: str
 
     def run(self, argv: list[str]) -> ProbeProcess: ...
     def sysroot(self) -> "SysRoot": ...      # the target's /sys and /proc
+    def command(self, argv: list[str], *, timeout: float | None = None,
+                stdin: bytes = b"") -> CommandResult: ...   # a tool of the board, run to its end
+    def which(self, name: str) -> str | None: ...           # a tool's path on the board, if any
     def close(self) -> None: ...             # remove the uploaded probe (unless kept), disconnect
 
 
@@ -63,6 +80,7 @@ def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool = F
     target = get_target(entry.url, remote_dir=remote_dir or entry.remote_dir,
                         keep_probe=keep_probe or entry.keep_probe, root=root)
     target.name = name   # runs are stored under the board's name, not its address
+    target.tools = entry.tools   # the binaries its [[tool]] adapters run (platperf.adapters)
     return target
 
 

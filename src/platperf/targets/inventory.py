@@ -7,6 +7,7 @@ default ``~/.config/platperf/targets.toml``)::
     url = "ssh://root@am62x.lab"
     remote_dir = "/data/tmp"      # optional: where the probe is uploaded
     keep_probe = true             # optional: leave the probe there after a run
+    tools = { dhrystone = "/opt/bench/dhry" }   # optional: binaries of the suite's [[tool]] adapters
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -30,10 +31,11 @@ class Entry:
     url: str
     remote_dir: str | None = None
     keep_probe: bool = False
+    tools: dict = field(default_factory=dict)    # adapter name -> the binary's path on the board
 
     def as_dict(self) -> dict:
         return {"name": self.name, "url": self.url, "remote_dir": self.remote_dir,
-                "keep_probe": self.keep_probe}
+                "keep_probe": self.keep_probe, "tools": self.tools}
 
 
 def inventory_path() -> Path:
@@ -75,8 +77,12 @@ class Inventory:
         for name, values in (data.get("targets") or {}).items():
             if not isinstance(values, dict) or not isinstance(values.get("url"), str):
                 raise InventoryError(f"target inventory {path}: [targets.{name}] has no url = \"...\"")
+            tools = values.get("tools", {})
+            if not isinstance(tools, dict) or not all(isinstance(v, str) for v in tools.values()):
+                raise InventoryError(f"target inventory {path}: [targets.{name}] tools must be a table "
+                                     "of paths: tools = { dhrystone = \"/opt/bench/dhry\" }")
             entries[name] = Entry(name, values["url"], values.get("remote_dir"),
-                                  bool(values.get("keep_probe", False)))
+                                  bool(values.get("keep_probe", False)), dict(tools))
         return cls(path, entries)
 
     def add(self, entry: Entry):
@@ -102,6 +108,9 @@ class Inventory:
                 lines.append(f"remote_dir = {json.dumps(entry.remote_dir)}")
             if entry.keep_probe:
                 lines.append("keep_probe = true")
+            if entry.tools:
+                pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(entry.tools.items()))
+                lines.append(f"tools = {{ {pairs} }}")
             lines.append("")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(".toml.tmp")

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
+from . import NOT_FOUND, TIMED_OUT, CommandResult
 
 
 class LocalProbe:
@@ -70,5 +73,32 @@ class LocalTarget:
         """This machine's /sys and /proc, read in place."""
         return SysRoot(self.root)
 
+    def command(self, argv: list[str], *, timeout: float | None = None,
+                stdin: bytes = b"") -> CommandResult:
+        """``argv`` run here to its end; at ``timeout`` seconds it is killed with everything it
+        started (its own session: a ``sh -c`` wrapper's children too)."""
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, start_new_session=True)
+        except FileNotFoundError:
+            return CommandResult(NOT_FOUND, "", f"{argv[0]}: not found")
+        except PermissionError as exc:
+            return CommandResult(126, "", f"{argv[0]}: {exc.strerror}")
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, err = proc.communicate()
+            return CommandResult(TIMED_OUT, _text(out), _text(err) + f"\n{argv[0]}: stopped after {timeout:g} s")
+        return CommandResult(proc.returncode, _text(out), _text(err))
+
+    def which(self, name: str) -> str | None:
+        return shutil.which(name)
+
     def close(self):
         """Nothing was uploaded and nothing is connected."""
+
+
+def _text(data) -> str:
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")

@@ -25,7 +25,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
-from . import TargetError
+from . import TIMED_OUT, CommandResult, TargetError
 from .remote_sysroot import SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot, unpack_snapshot
 
 SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
@@ -219,12 +219,42 @@ class SshTarget:
         return RemoteProbe(self, self._session(command))
 
     def signal(self, pid: int, name: str):
-        """Send SIGname to a process on the board, over the master connection."""
+        """Send SIGname to a process on the board (a negative pid: its process group), over the
+        master connection."""
         try:
             subprocess.run(self._session(f"kill -{name} {pid}"), stdin=subprocess.DEVNULL,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=15)
         except subprocess.TimeoutExpired:
             pass
+
+    # -- the board's own tools -------------------------------------------------------------
+    def command(self, argv: list[str], *, timeout: float | None = None,
+                stdin: bytes = b"") -> CommandResult:
+        """``argv`` run on the board to its end, over the master connection; at ``timeout``
+        seconds it is killed there (its PID is the session's first line) and here."""
+        self._connect()
+        # `exec`: the shell's PID becomes the tool's, so a timeout can kill it on the board.
+        line = f"echo $$; exec {' '.join(map(shlex.quote, argv))}"
+        try:
+            done = subprocess.run(self._session(line), input=stdin, capture_output=True,
+                                  timeout=timeout)
+            out, err, code, stopped = done.stdout, done.stderr, done.returncode, False
+        except subprocess.TimeoutExpired as exc:
+            out, err, code, stopped = exc.stdout or b"", exc.stderr or b"", TIMED_OUT, True
+        pid, _, out = out.partition(b"\n")
+        text, err_text = out.decode(errors="replace"), err.decode(errors="replace")
+        if not pid.strip().isdigit():    # the remote shell never started: ssh itself failed
+            raise TargetError(f"connection to {self.host} lost: {_last_line(err_text) or f'ssh exited {code}'}")
+        if stopped:   # sshd made the shell a session leader: its group is all the tool started
+            self.signal(-int(pid), "KILL")
+            err_text += f"\n{argv[0]}: stopped after {timeout:g} s\n"
+        return CommandResult(code, text, err_text)
+
+    def which(self, name: str) -> str | None:
+        """``command -v NAME`` in the board's login shell: a path, or None."""
+        done = self._round_trip(f"command -v {shlex.quote(name)}")
+        path = done.stdout.decode(errors="replace").strip()
+        return path if done.returncode == 0 and path.startswith("/") else None
 
     # -- the board's /sys and /proc ---------------------------------------------------------
     def sysroot(self, interval: float = SAMPLE_INTERVAL_S) -> SnapshotSysRoot:
