@@ -94,7 +94,7 @@ TI_ALIASES = ["af_unix_sock_stream_latency (microsec)", "af_unix_socket_stream_b
 
 
 def _where(benchmark, params, metric, unit):
-    direction = "lower" if unit in ("us", "ns") else "higher"
+    direction = "higher" if unit in ("MB/s", "files/s") else "lower"
     cell = guide.to_cell(guide.make_key(benchmark, params, metric, unit, direction))
     return cell.title, cell.row
 

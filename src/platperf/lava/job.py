@@ -32,6 +32,7 @@ import yaml
 
 from .. import __version__
 from ..probe_path import ARCHES, ProbeNotFound, find_probe, machines_of
+from ..adapters import ToolStep
 from ..runner import Suite, SuiteError, check_suite, plan
 from ..targets.remote_sysroot import SNAPSHOT_SCRIPT
 from ..targets.ssh import SAMPLE_INTERVAL_S
@@ -120,7 +121,12 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
     except ProbeNotFound as exc:
         raise LavaError(str(exc)) from None
     _check_with_native_probe(suite)
-    steps = plan(suite, CPUS_VARIABLE, mode)
+    # a [[tool]] step (platperf.adapters) runs a tool and parses its output on the host:
+    # not inside a LAVA job yet, so the job holds the suite's probe steps and names the rest
+    steps = [s for s in plan(suite, CPUS_VARIABLE, mode) if not isinstance(s, ToolStep)]
+    if not steps:
+        raise LavaError(f"suite {suite.name} has only [[tool]] steps, which do not run inside a "
+                        "LAVA job yet; use a suite with [[bench]] entries")
     device_type = device_type or template.device_type
     binary = probe.read_bytes()
     name = f"platperf {suite.name}" + (f" {label}" if label else "") + f" on {device_type}"
@@ -128,6 +134,8 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
                 "platperf.arch": arch}
     if label:
         metadata["platperf.label"] = label
+    if suite.tools:
+        metadata["platperf.tools-not-run"] = ",".join(t["adapter"] for t in suite.tools)[:200]
     job = {
         "job_name": name[:200],
         "device_type": device_type,
