@@ -107,8 +107,10 @@ class Lmbench:
                 f.write(f"$ {prog} {' '.join(args)}\n{text}\n")
 
     def server(self, prog: str, start: bool) -> None:
+        # the server daemonizes: with its output on a pipe, waiting for the pipe would wait for it
         subprocess.run(["taskset", "-c", str(self.cpu), str(self.bin / prog), "-s" if start else "-S",
-                        *([] if start else ["localhost"])], capture_output=True, timeout=60, cwd=self.work)
+                        *([] if start else ["localhost"])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=60, cwd=self.work)
         time.sleep(0.2)
 
 
