@@ -91,17 +91,26 @@ def lmbench_value(text: str, pattern: str | None = None) -> float | None:
 class Lmbench:
     def __init__(self, bin_dir: Path, cpu: int, work: Path):
         self.bin, self.cpu, self.work, self.wall = bin_dir, cpu, work, 0.0
+        self.log_file: str | None = None
 
     def run(self, prog: str, *args: str, pattern: str | None = None) -> float | None:
         t0 = time.monotonic()
         proc = subprocess.run(["taskset", "-c", str(self.cpu), str(self.bin / prog), *args], capture_output=True,
                               text=True, cwd=self.work, timeout=1800)
         self.wall += time.monotonic() - t0
+        self.log(prog, args, proc.stdout + proc.stderr)
         return lmbench_value(proc.stdout + proc.stderr, pattern)
 
+    def log(self, prog: str, args, text: str) -> None:
+        if self.log_file:
+            with open(self.log_file, "a") as f:
+                f.write(f"$ {prog} {' '.join(args)}\n{text}\n")
+
     def server(self, prog: str, start: bool) -> None:
+        # the server daemonizes: with its output on a pipe, waiting for the pipe would wait for it
         subprocess.run(["taskset", "-c", str(self.cpu), str(self.bin / prog), "-s" if start else "-S",
-                        *([] if start else ["localhost"])], capture_output=True, timeout=60, cwd=self.work)
+                        *([] if start else ["localhost"])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=60, cwd=self.work)
         time.sleep(0.2)
 
 
@@ -198,6 +207,7 @@ def main() -> int:
     ap.add_argument("--cpu", type=int, default=os.cpu_count() - 1)
     ap.add_argument("--lmbench-src", type=Path, default=Path("/tmp/lmbench3"))
     ap.add_argument("--rows", default="", help="only rows matching this regular expression")
+    ap.add_argument("--log", help="append LMBench's raw output here")
     opts = ap.parse_args()
     if not (opts.lmbench_src / "src" / "lat_syscall.c").exists():
         print(f"no LMBench 3 source in {opts.lmbench_src}: clone it there first, e.g. "
@@ -219,6 +229,7 @@ def main() -> int:
         mine, my_wall = measure_platperf(probe, opts.cpu, rows, kernels)
         print("LMBench (minutes) ...", file=sys.stderr)
         lm = Lmbench(bin_dir, opts.cpu, Path(tmp))
+        lm.log_file = opts.log
         try:
             theirs = measure_lmbench(lm, [r for r in rows if not r.startswith("lat_ops")], Path(tmp))
         finally:

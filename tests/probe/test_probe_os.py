@@ -176,3 +176,18 @@ def test_the_guide_prints_os_rows_under_ti_names_and_aliases(tmp_path):
     assert rows["lat_pipe (us)"] == rows["pipe_latency (microsec)"] != ""
     assert rows["bw_pipe (MB/s)"] == rows["pipe_bandwidth (MBs)"] != ""
     assert "lat_unix (us)" not in rows and "af_unix_sock_stream_latency (microsec)" not in rows
+
+
+@pytest.mark.parametrize("kernel", sorted(OS_KERNELS))
+def test_parallel_mode_measures_each_cpu_to_the_end(kernel, tmp_path):
+    """Two CPUs at once: process-wide state (signal handlers, the scratch directory) holds."""
+    online = sorted(os.sched_getaffinity(0))
+    if len(online) < 2:
+        pytest.skip("needs two CPUs")
+    cpus = f"{online[0]},{online[1]}"
+    recs = records(run_probe("native", "run", kernel, *OS_KERNELS[kernel], "--cpus", cpus, "--mode", "parallel",
+                             "--dir", str(tmp_path), *SMALL).stdout)
+    assert recs[-1]["type"] == "end" and recs[-1]["status"] == "complete"
+    results = [r for r in recs if r["type"] == "result"]
+    assert results and {r["cpu"] for r in results} == set(online[:2]) and {r["mode"] for r in results} == {"parallel"}
+    assert list(tmp_path.iterdir()) == []

@@ -4,7 +4,7 @@
  *             "Hello world" and exits: LMBench's /tmp/hello; here the probe itself
  *             (`platperf-probe hello`, before any setup), a static binary (docs/probe.md)
  *   shell     the same through /bin/sh -c
- *   proccall  a procedure call through a pointer the compiler cannot see through
+ *   proccall  a direct call of a function the compiler may not inline nor see through
  * Under qemu-user an exec of the probe needs binfmt_misc: without it the row is a warning. */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +30,8 @@ struct proc_state {
     char cmd[1100];
 };
 
-__attribute__((noinline)) static int procedure(int v) { return v + 1; }
-static int (*volatile procedure_ptr)(int) = procedure;
+/* LMBench calls use_int() of another file: a direct call the compiler may not inline */
+__attribute__((noipa)) static int procedure(int v) { return v + 1; }
 static volatile int proc_sink;
 
 static int setup(struct os_case *c)
@@ -57,7 +57,7 @@ static void body(void *arg, uint64_t reps)
     if (c->arg == OP_PROCCALL) {
         int v = 0;
         while (reps--)
-            v = procedure_ptr(v);
+            v = procedure(v);
         proc_sink = v;
         return;
     }
