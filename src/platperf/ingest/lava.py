@@ -42,17 +42,24 @@ class LavaRun:
 def read_run(lines: Iterable[str], name: str) -> LavaRun:
     """The run in a job log's ``lines``; IngestError if the log holds no platperf run."""
     run = LavaRun()
-    run.results = list(run.stream.read(run.log.read(lines), name))
+    read = [0]
+
+    def counted(lines):
+        for read[0], line in enumerate(lines, 1):
+            yield line
+
+    run.results = list(run.stream.read(run.log.read(counted(lines)), name))
     log = run.log
+    end = f"{name}:{read[0]}"      # what the whole log lacks is found at its end
     if not log.seen:
         why = f"; LAVA says: {log.lava_error}" if log.lava_error else ""
         raise IngestError(f"{name}:1", "no PLATPERF-LAVA-BEGIN or PLATPERF-JSONL-BEGIN line: not the "
                                        f"log of a job written by `platperf lava job`{why}")
     if log.errors:
-        raise IngestError(name, f"the job did not run the probe: {log.errors[0]}")
+        raise IngestError(end, f"the job did not run the probe: {log.errors[0]}")
     if run.stream.meta is None:
         why = f" (LAVA says: {log.lava_error})" if log.lava_error else ""
-        raise IngestError(name, f"the job's log holds no probe record{why}")
+        raise IngestError(end, f"the job's log holds no probe record{why}")
     run.stream.unfinished.extend(log.unfinished())
     for number, code in sorted(log.step_exits.items()):
         if code != 0 and not run.stream.errors:
