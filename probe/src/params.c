@@ -214,6 +214,16 @@ static int size_bounds(const struct kernel *k, const struct kernel_param *kp, ui
     return -1;
 }
 
+/* The items of a value: the comma list of a .list parameter, else the value itself. */
+static int param_items(const struct kernel_param *kp, const char *text, char *buf, size_t buflen,
+                       char **items)
+{
+    if (kp->list)
+        return split_list(text, buf, buflen, items, PARAM_MAX_ITEMS);
+    items[0] = (char *)text;
+    return 1;
+}
+
 int param_check(const struct kernel *k, const struct kernel_param *kp, const char *text,
                 struct param_value *v, char *err, size_t errlen)
 {
@@ -230,10 +240,7 @@ int param_check(const struct kernel *k, const struct kernel_param *kp, const cha
         return 0;
     case PARAM_CHOICE: {
         char buf[1024], *items[PARAM_MAX_ITEMS];
-        int n = 1;
-        items[0] = (char *)text;
-        if (kp->list)
-            n = split_list(text, buf, sizeof buf, items, PARAM_MAX_ITEMS);
+        int n = param_items(kp, text, buf, sizeof buf, items);
         if (n == 0)
             return bad_value(k, kp, text, err, errlen);
         v->choice_items = calloc((size_t)n, sizeof(int));
@@ -269,10 +276,7 @@ int param_check(const struct kernel *k, const struct kernel_param *kp, const cha
     }
     case PARAM_COUNT: {
         char buf[1024], *items[PARAM_MAX_ITEMS];
-        int n = 1;
-        items[0] = (char *)text;
-        if (kp->list)
-            n = split_list(text, buf, sizeof buf, items, PARAM_MAX_ITEMS);
+        int n = param_items(kp, text, buf, sizeof buf, items);
         if (n == 0)
             return bad_value(k, kp, text, err, errlen);
         v->counts = calloc((size_t)n, sizeof(int64_t));
