@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import iperf3_peer
 import pytest
 from conftest import require_executable
 
@@ -132,30 +132,11 @@ def tempfile_dir(parent: Path) -> str:
     return tempfile.mkdtemp(prefix="platperf-fio-", dir=parent)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def iperf3_server(tmp_path):
     iperf3 = require_executable("iperf3", "make deps: iperf3")
-    port = free_port()
-    log = tmp_path / "iperf3-server.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([iperf3, "-s", "-B", "127.0.0.1", "-p", str(port)], stdout=out,
-                                  stderr=subprocess.STDOUT)
-    try:
-        # Until it says it listens (a connection to see would count as a client for iperf3).
-        for _ in range(200):
-            if "Server listening" in log.read_text():
-                break
-            time.sleep(0.05)
+    with iperf3_peer.iperf3_server(iperf3, tmp_path / "iperf3-server.log") as port:
         yield port
-    finally:
-        server.kill()
-        server.wait()
 
 
 def test_iperf3_tcp_bidirectional_and_udp_on_loopback(iperf3_server):
@@ -181,7 +162,7 @@ def test_iperf3_tcp_bidirectional_and_udp_on_loopback(iperf3_server):
 
 def test_a_peer_that_does_not_answer_is_one_finding():
     require_executable("iperf3", "make deps: iperf3")
-    records, found = run_step(step(adapter="iperf3", peer="127.0.0.1", port=free_port(), duration=1),
+    records, found = run_step(step(adapter="iperf3", peer="127.0.0.1", port=iperf3_peer.free_port(), duration=1),
                               LocalTarget())
     assert records == [] and found["code"] == "peer-missing" and found["level"] == "info"
     assert "iperf3 -s" in found["fix"]
@@ -285,11 +266,11 @@ def test_suite_entries_are_checked_against_their_adapter():
 
 
 # -- the guide's tables both ways --------------------------------------------------------------
-def guide_cells():
+def guide_cells(name: str = "guide-excerpt.rst"):
     """(title, row, column) of every figure of the guide's csv-tables (an excerpt of each)."""
     import csv
     import re
-    text = (TOOLS / "guide-excerpt.rst").read_text()
+    text = (TOOLS / name).read_text()
     for title, header, rows in re.findall(r"\.\. csv-table:: (.*)\n\s+:header: (.*)\n\n((?:\s+\".*\n)+)", text):
         columns = [h.split(": ", 1) for h in next(csv.reader([header]))[1:]]
         for line in rows.strip().splitlines():

@@ -44,7 +44,12 @@ class Missing(Exception):
 
 
 class ToolFailed(Exception):
-    """The tool ran and failed, or printed what its parser cannot read: one line saying so."""
+    """The tool ran and failed, or printed what its parser cannot read: one line saying so.
+    ``records`` are what the step measured before it failed: they are stored all the same."""
+
+    def __init__(self, message: str, records: list | None = None):
+        super().__init__(message)
+        self.records = records or []
 
 
 def module(name: str):
@@ -154,7 +159,7 @@ def run_step(step: ToolStep, target) -> tuple[list, dict | None]:
     except Missing as exc:
         return [], finding("info", exc.code, str(exc), exc.fix, step)
     except ToolFailed as exc:
-        return [], finding("error", "tool-failed", f"{step.title}: {exc}", None, step)
+        return exc.records, finding("error", "tool-failed", f"{step.title}: {exc}", None, step)
 
 
 def execute(step: ToolStep, target, writer, out, place, progress) -> None:
