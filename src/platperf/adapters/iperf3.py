@@ -166,7 +166,7 @@ def next_rate(trials: list[Trial], resolution: float) -> float | None:
     if len(trials) == 1:
         # The receiver's rate under overload is close to the ceiling, except when overload
         # makes it collapse (the guide's 1518-byte ingress rows): then from half the sender's.
-        return first.received if first.received >= resolution else first.sent / 2
+        return first.received if first.received > 0 else first.sent / 2
     if not clean:
         losses = sum(1 for t in trials[1:] if t.lost > 0)
         return high * (1 - min(STEP * 2 ** (losses - 1), LARGEST_STEP_DOWN))

@@ -29,7 +29,7 @@ def run(
     json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON (a list for several boards)."),
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
     guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
-    peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` for the suite's iperf3 entries."),
+    peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` (start it there first) for the suite's iperf3 entries: the guide's Ethernet tables, 65-105 min with its 60 s runs."),
 ):
     """Run a suite on a target, or on several boards at once, and store every result in the
     database as it arrives.
