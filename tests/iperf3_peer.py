@@ -31,10 +31,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def iperf3_server(iperf3: str, log: Path, bind: str = "127.0.0.1", netns: str | None = None):
-    """``iperf3 -s`` listening on ``bind`` (in ``netns``); yields its port."""
+def iperf3_server(iperf3: str, log: Path, bind: str = "127.0.0.1", netns: str | None = None,
+                  once: bool = False):
+    """``iperf3 -s`` listening on ``bind`` (in ``netns``); yields its port. ``once``: it ends
+    after one test (``-1``), as a peer that goes away."""
     port = free_port()
     argv = [iperf3, "-s", "-B", bind, "-p", str(port), "--forceflush"]   # its "listening" line at once
+    if once:
+        argv.append("-1")
     if netns:
         argv = ["ip", "netns", "exec", netns, *argv]
     with log.open("w") as out:

@@ -142,6 +142,16 @@ def test_a_search_that_never_stops_losing_is_one_error_finding(tmp_path):
     assert found["level"] == "error" and "every one of 1 trials lost datagrams" in found["message"]
 
 
+def test_a_peer_that_goes_away_keeps_the_rows_measured_before(tmp_path):
+    iperf3 = require_executable("iperf3", "make deps: iperf3")
+    with iperf3_server(iperf3, tmp_path / "iperf3.log", once=True) as port:
+        [entry] = plan([{"adapter": "iperf3", "peer": "127.0.0.1", "port": port, "duration": 1,
+                         "protocol": "udp", "direction": "ingress", "frame_sizes": [1518, 1024]}])
+        records, found = run_step(entry, LocalTarget())
+    assert {r.params["frame_size"] for r in records} == {1518} and len(records) == 4
+    assert found["level"] == "error" and f"127.0.0.1:{port}" in found["message"]
+
+
 def test_loss_zero_is_for_udp_and_named_values_only():
     entry = {**PARAMS, "peer": "127.0.0.1", "protocol": "tcp", "loss": "zero"}
     with pytest.raises(ToolFailed, match="'zero' searches a UDP rate"):

@@ -66,34 +66,47 @@ def measure(target, entry: dict, path: str) -> list:
     if loss not in LOSS or (loss == "zero" and protocol != "udp"):
         raise ToolFailed(f"iperf3 entry: loss = '{loss}' is not one of {LOSS} "
                          "('zero' searches a UDP rate: protocol = \"udp\")")
-    samples: dict[tuple, list] = {}
-    extras: dict[tuple, dict] = {}
-    failed = []            # a row whose search found no rate without loss: the others are kept
-    for _ in range(int(entry["runs"])):
-        for frame in frames(entry):
-            key = tuple(sorted(row_params(entry, frame).items()))
-            if loss == "zero":
+    rows: dict[tuple, list[dict]] = {}     # one row of the table per key, one item per run
+    failed = []            # a row that failed (a search that found no rate without loss)
+    try:
+        for _ in range(int(entry["runs"])):
+            for frame in frames(entry):
+                key = tuple(sorted(row_params(entry, frame).items()))
                 try:
-                    doc, trials = search(target, entry, path, frame)
+                    rows.setdefault(key, []).append(measure_row(target, entry, path, frame))
                 except ToolFailed as exc:
                     failed.append(str(exc))
-                    continue
-                extras.setdefault(key, {}).setdefault("trials", []).append([t.row() for t in trials])
-            else:
-                doc = client(target, entry, path, frame)
-            extra = extras.setdefault(key, {})
-            found = figures(doc, protocol, direction)
-            for metric in metrics(entry):
-                samples.setdefault((key, metric), []).append(found[metric])
-            extra.setdefault("intervals", []).append(
-                [round(i["sum"]["bits_per_second"] / 1e6, 3) for i in doc.get("intervals", [])])
-            extra.setdefault("peer_cpu_load", []).append(doc["end"]["cpu_utilization_percent"].get("remote_total"))
-    results = [result(BENCHMARK, dict(key), metric, *UNITS[metric], values, peer=entry["peer"],
-                      duration_s=entry["duration"], **extras[key])
-               for (key, metric), values in samples.items()]
+    except Missing as exc:
+        if not any(rows.values()):
+            raise
+        failed.append(str(exc))        # the peer went away: what it measured before is kept
+    results = []
+    for key, runs in rows.items():
+        if not runs:
+            continue
+        extra = {name: [run[name] for run in runs] for name in runs[0] if name != "figures"}
+        for metric in metrics(entry):
+            results.append(result(BENCHMARK, dict(key), metric, *UNITS[metric],
+                                  [run["figures"][metric] for run in runs], peer=entry["peer"],
+                                  duration_s=entry["duration"], **extra))
     if failed:
         raise ToolFailed("; ".join(failed), results)
     return results
+
+
+def measure_row(target, entry: dict, path: str, frame) -> dict:
+    """One run of one row: its figures, per-second throughputs, the peer's CPU load, and for
+    a 0-loss row every trial of its search."""
+    row = {}
+    if entry["loss"] == "zero" and entry["protocol"] == "udp":
+        doc, trials = search(target, entry, path, frame)
+        row["trials"] = [t.row() for t in trials]
+    else:
+        doc = client(target, entry, path, frame)
+    row["figures"] = figures(doc, entry["protocol"], entry["direction"])
+    row["intervals"] = [round(i["sum"]["bits_per_second"] / 1e6, 3) for i in doc.get("intervals", [])]
+    row["peer_cpu_load"] = doc["end"]["cpu_utilization_percent"].get("remote_total")
+    return row
 
 
 def frames(entry: dict) -> list:

@@ -4,7 +4,12 @@
   command pair; params ``protocol=tcp``, ``direction=bidir`` (and ``interrupt_pacing=on``).
 * ``CPSW2g UDP Egress|Ingress Throughput 0 loss|possible loss``: one row per Ethernet frame
   size (64 ... 1518); params ``protocol=udp``, ``direction``, ``frame_size``, ``loss``
-  (``zero`` or ``possible``).
+  (``zero`` or ``possible``). A ``zero`` row is the iperf3 adapter's search for the fastest
+  rate without loss (``loss = "zero"``), ``possible`` its run with no rate limit; a ``zero``
+  row has no ``Packet Loss %`` (0 by definition). The guide prints no egress possible-loss
+  table; its key still has a title here.
+* Not measured by iperf3: the ``Interrupt Pacing`` table's pacing is a NIC setting
+  (``ethtool -C``) the user makes; ``interrupt_pacing = "on"`` in a TCP entry labels the key.
 
 Columns: ``THROUGHPUT (Mbits/sec)`` -> ``throughput`` Mbit/s, ``CPU Load % (LOCAL_CPU_UTIL)``
 -> ``cpu_load`` %, ``Packets Per Second (kPPS)`` -> ``packet_rate`` kpps, ``Packet Loss %`` ->
