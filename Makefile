@@ -17,11 +17,12 @@ PROBE_SRC := $(shell find probe -type f 2>/dev/null)
 # qemu-user to run the aarch64/armv7 builds, chromium for the HTML report test, postgresql
 # for the store tests against a real server (tests/pg_server.py starts its own), a real sshd
 # (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run) and schema
-# (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py).
+# (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py),
+# ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py).
 DEB_TEST := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu \
             binutils-arm-linux-gnueabihf qemu-user-static chromium cmake postgresql \
             openssh-server openssh-client lava-dispatcher lava-common \
-            openssl fio iperf3 stress-ng sysbench rt-tests p7zip-full systemd
+            openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 
