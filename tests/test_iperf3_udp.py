@@ -3,13 +3,16 @@ lost datagram (RFC 2544 section 26.1), its arithmetic on model links, then for r
 on loopback and through a link shaped by ``tc`` in network namespaces the test creates."""
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import tomllib
 
 import pytest
 from conftest import missing, require_executable
 from iperf3_peer import NamespaceTarget, iperf3_server, shaped_link
-from test_adapters import cell_of, guide_cells, measured
+from test_adapters import TOOLS, cell_of, guide_cells, measured
 
 from platperf.adapters import ToolFailed, plan, run_step
 from platperf.adapters import iperf3
@@ -158,6 +161,35 @@ def test_loss_zero_is_for_udp_and_named_values_only():
         iperf3.measure(LocalTarget(), entry, "iperf3")
     with pytest.raises(ToolFailed, match="loss = 'none' is not one of"):
         iperf3.measure(LocalTarget(), {**entry, "protocol": "udp", "direction": "egress", "loss": "none"}, "iperf3")
+
+
+def test_a_measured_run_pairs_with_the_published_guide_in_compare(tmp_path):
+    """`platperf ingest` of the guide's Ethernet tables and `platperf run` of a 0-loss and a
+    possible-loss entry on loopback: `platperf compare` pairs every measured figure with the
+    published one of its cell (none "added"), as the 0-loss rows are keyed as the guide's."""
+    iperf3 = require_executable("iperf3", "make deps: iperf3")
+    db = tmp_path / "e.db"
+    platperf = [sys.executable, "-m", "platperf"]
+    subprocess.run([*platperf, "ingest", "rst-csv-table", str(TOOLS / "guide-ethernet.rst"), "--label", "sdk-11.1",
+                    "--db", str(db)], check=True, capture_output=True, timeout=120)
+    with iperf3_server(iperf3, tmp_path / "iperf3.log") as port:
+        suite = tmp_path / "ethernet.toml"
+        entry = (f'[[tool]]\nadapter = "iperf3"\npeer = "127.0.0.1"\nport = {port}\nprotocol = "udp"\n'
+                 'duration = 1\nframe_sizes = [1518]\n')
+        suite.write_text('name = "ethernet"\n' + entry + 'direction = "egress"\nloss = "zero"\ntrials = 8\n'
+                         'resolution = 1e6\n' + entry + 'direction = "ingress"\n')
+        done = subprocess.run([*platperf, "run", "--suite", str(suite), "--db", str(db), "--label", "local",
+                               "--quiet"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([*platperf, "compare", "sdk-11.1:am62xx_sk-fs", "local", "--db", str(db), "--force",
+                           "--format", "json"], capture_output=True, text=True, timeout=120)
+    rows = json.loads(done.stdout)["rows"]
+    paired = {(r["params"], r["metric"]) for r in rows if r["status"] == "both"}
+    assert not [r for r in rows if r["status"] == "added"]
+    zero = "direction=egress,frame_size=1518,loss=zero,protocol=udp"
+    possible = "direction=ingress,frame_size=1518,loss=possible,protocol=udp"
+    assert paired == {(zero, "throughput"), (zero, "packet_rate"), (zero, "cpu_load"), (possible, "throughput"),
+                      (possible, "packet_rate"), (possible, "cpu_load"), (possible, "packet_loss")}
 
 
 # -- the guide suite covers the guide's Ethernet tables ----------------------------------------
