@@ -68,6 +68,8 @@ def test_a_rate_without_loss_above_one_with_loss_bounds_the_search_from_below():
     assert next_rate(trials, 1.0) is None         # 45 and 46 are 1 Mbit/s apart
     with pytest.raises(ValueError):
         next_rate(trials[1:], 1.0)                # a search starts with the flood
+    # The sender's flood lost datagrams but a rate above what it sent did not: done.
+    assert next_rate([Trial(None, 40, 39, 5), Trial(41, 40, 40, 0)], 0.5) is None
 
 
 # -- for real ----------------------------------------------------------------------------------

@@ -175,7 +175,9 @@ def next_rate(trials: list[Trial], resolution: float) -> float | None:
         return None
     clean = [t.offered for t in trials if t.lost == 0]
     low = max(clean, default=0.0)
-    high = min(t.offered for t in trials if t.lost > 0 and t.offered > low)
+    high = min((t.offered for t in trials if t.lost > 0 and t.offered > low), default=None)
+    if high is None:                 # a rate without loss above every rate with: the answer
+        return None
     if len(trials) == 1:
         # The receiver's rate under overload is close to the ceiling, except when overload
         # makes it collapse (the guide's 1518-byte ingress rows): then from half the sender's.
@@ -196,7 +198,7 @@ def search(target, entry: dict, path: str, frame) -> tuple[dict, list[Trial]]:
     trials: list[Trial] = []
     best = None
     rate = None
-    while len(trials) < int(entry["trials"]):
+    while len(trials) < max(1, int(entry["trials"])):
         doc = client(target, entry, path, frame, rate=rate)
         trials.append(trial(doc, rate))
         if trials[-1].lost == 0 and (best is None or trials[-1].offered > best[1].offered):
