@@ -50,21 +50,27 @@ def measure(target, entry: dict, path: str) -> list:
             argv = [posixpath.join(directory, f"{workload}.exe"), f"-c{entry['contexts']}", "-w1", "-v0"]
             if int(entry["iterations"]):
                 argv.append(f"-i{int(entry['iterations'])}")
-            rates.setdefault(workload, []).append(parse(run(target, argv, entry))[workload])
+            rate = parse(run(target, argv, entry)).get(workload)
+            if rate is None:
+                raise ToolFailed(f"{workload}.exe printed no '-- {workload}:workloads/sec= X' line")
+            rates.setdefault(workload, []).append(rate)
     contexts = int(entry["contexts"])
     out = [result(BENCHMARK, {"contexts": contexts}, workload, "workloads/s", "higher", samples)
            for workload, samples in rates.items()]
     medians = {workload: stats.median(samples) for workload, samples in rates.items()}
-    lacking = [w for w in WORKLOADS if w not in medians]
+    lacking = [w for w in WORKLOADS if not medians.get(w, 0) > 0]
+    if not lacking:
+        out.append(result(BENCHMARK, {"contexts": contexts}, MARK, "score", "higher", [mark(medians)]))
     if absent or lacking:
         where = f"{', '.join(absent)} not found in {directory} on {target.name}" if absent else ""
-        why = f"no CoreMark-PRO mark: it needs all nine workloads, {', '.join(lacking)} not measured"
+        why = (f"no CoreMark-PRO mark: it needs the rates of all nine workloads, without "
+               f"{', '.join(lacking)}" if lacking else "")
         raise Missing("tool-missing" if absent else "mark-missing",
                       f"coremark_pro -c{contexts}: " + "; ".join(filter(None, [where, why])),
                       "build every CoreMark-Pro workload for the board and name its core.exe: "
                       "binary = \"/path/builds/<target>/<toolchain>/bin/core.exe\", with the "
                       "suite's workloads left at all nine", measured=out)
-    return out + [result(BENCHMARK, {"contexts": contexts}, MARK, "score", "higher", [mark(medians)])]
+    return out
 
 
 def mark(rates: dict[str, float]) -> float:
