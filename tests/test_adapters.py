@@ -244,6 +244,74 @@ def test_a_named_binary_runs_through_its_adapter_and_maps_to_its_guide_table(tmp
             5000000.0 / 1757 / by["cpu_clock"].samples[0])
 
 
+def eembc_certification() -> tuple[dict, dict]:
+    """({single|best: {workload: median iterations/s}}, {single|best: mark}) of CoreMark-Pro's
+    own certification run: the median lines of its log and the mark cert_mark.pl printed."""
+    medians: dict = {}
+    for line in (TOOLS / "coremark-pro-cert.log").read_text().splitlines():
+        fields = line.split()
+        if fields[-2:-1] == ["median"]:
+            medians.setdefault(fields[-1], {})[fields[2]] = float(fields[8])
+    (row,) = [line.split() for line in (TOOLS / "coremark-pro-cert.mark").read_text().splitlines()
+              if line.startswith("CoreMark-PRO")]
+    return medians, {"best": float(row[1]), "single": float(row[2])}
+
+
+def test_the_coremark_pro_mark_is_eembcs_from_the_same_workload_figures():
+    coremark_pro = module("coremark_pro")
+    medians, marks = eembc_certification()
+    assert set(medians) == {"single", "best"}
+    for mode in medians:
+        assert sorted(medians[mode]) == sorted(coremark_pro.WORKLOADS)
+        assert coremark_pro.mark(medians[mode]) == pytest.approx(marks[mode], abs=0.005)   # as printed
+    # TI's published rows give back TI's published marks (am62xx_sk-fs, 1 and 2 contexts)
+    ti = dict(zip(sorted(coremark_pro.WORKLOADS), (41.84, 0.30, 14.68, 0.66, 1.09, 8.20, 53.18, 80.65, 20.83)))
+    assert round(coremark_pro.mark(ti), 2) == 887.88
+    with pytest.raises(KeyError, match="zip-test"):
+        coremark_pro.mark({w: 1.0 for w in coremark_pro.WORKLOADS if w != "zip-test"})
+
+
+def coremark_pro_build(tmp_path, text: str, workloads) -> Path:
+    """A bin directory whose ``W.exe`` print ``text`` (the real workloads' captured stdout)
+    and note their arguments."""
+    for workload in workloads:
+        exe = tmp_path / f"{workload}.exe"
+        exe.write_text(f"#!/bin/sh\necho \"$*\" >> {tmp_path / 'argv'}\ncat {text}\n")
+        exe.chmod(0o755)
+    return tmp_path / "core.exe"
+
+
+@pytest.mark.parametrize("contexts, runs", [(1, "coremark-pro-single-runs.txt"), (2, "coremark-pro-best-runs.txt")])
+def test_coremark_pro_stores_each_workload_and_the_mark(tmp_path, contexts, runs):
+    coremark_pro = module("coremark_pro")
+    core = coremark_pro_build(tmp_path, TOOLS / runs, coremark_pro.WORKLOADS)
+    results = measured(LocalTarget(), adapter="coremark_pro", binary=str(core), contexts=contexts,
+                       iterations=1)
+    by = {r.metric: r for r in results}
+    rates = coremark_pro.parse((TOOLS / runs).read_text())
+    assert {w: by[w].samples[0] for w in coremark_pro.WORKLOADS} == rates
+    assert by["core"].params == {"contexts": contexts} and by["core"].unit == "workloads/s"
+    mark = by["coremark-pro"]
+    assert (mark.unit, mark.direction, mark.samples) == ("score", "higher", [pytest.approx(coremark_pro.mark(rates))])
+    assert cell_of(mark) == cpu_scores.Cell("CoreMarkProTwoCore Benchmarks" if contexts == 2 else
+                                            "CoreMarkPro Benchmarks", "coremark-pro ()", "perf")
+    assert set((tmp_path / "argv").read_text().splitlines()) == {f"-c{contexts} -w1 -v0 -i1"}
+
+
+def test_coremark_pro_without_every_workload_stores_what_it_measured_and_no_mark(tmp_path):
+    coremark_pro = module("coremark_pro")
+    core = coremark_pro_build(tmp_path, TOOLS / "coremark-pro-single-runs.txt", ["core", "sha-test"])
+    records, found = run_step(step(adapter="coremark_pro", binary=str(core)), LocalTarget())
+    assert sorted(r.metric for r in records) == ["core", "sha-test"]
+    assert found["level"] == "info" and found["code"] == "tool-missing"
+    assert "no CoreMark-PRO mark" in found["message"] and "zip-test" in found["message"]
+    assert "cjpeg-rose7-preset.exe" not in found["message"] and "cjpeg-rose7-preset" in found["message"]
+    # a suite that names fewer workloads: measured, and the mark's lack said
+    records, found = run_step(step(adapter="coremark_pro", binary=str(core), workloads=["core"]), LocalTarget())
+    assert [r.metric for r in records] == ["core"] and found["code"] == "mark-missing"
+    assert "sha-test" in found["message"]
+
+
 def test_a_binary_that_is_nowhere_is_one_finding_naming_where_to_say_it():
     records, found = run_step(step(adapter="whetstone"), LocalTarget())
     assert records == [] and found["code"] == "tool-missing"

@@ -209,6 +209,40 @@ def test_the_whole_reference_guide_round_trips_through_the_report(guide_db, tmp_
     assert -1 not in places and places == sorted(places)
 
 
+def test_the_boot_row_names_its_boot_cycles_again(guide_db):
+    # "(20 boot cycles)" is the result's n, not its key: kept by the importer, printed from n
+    (boot,) = [r for r in guide_results() if r.benchmark == "boot-time" and r.extra["column"] == "am62xx_sk-fs"]
+    assert boot.extra["n"] == 20 and boot.params == {"media": "sd"}
+    r = platperf("report", "ti:am62xx_sk-fs", "--db", guide_db, "--format", "rst-csv")
+    assert r.returncode == 0, r.stderr
+    assert '"Linux boot time from SD with default rootfs (20 boot cycles)","16.24 (min 15.96, max 16.42)"' \
+        in r.stdout
+    (back,) = [r for r in rst_csv_table.parse(r.stdout, "report.rst") if r.benchmark == "boot-time"]
+    assert (key_of(back), back.samples, back.extra["n"], back.extra["min"], back.extra["max"]) == \
+        (key_of(boot), [16.24], 20, 15.96, 16.42)
+
+
+def test_measured_boots_print_their_count_and_one_boot_none(tmp_path):
+    db = str(tmp_path / "boots.db")
+    log = Path(__file__).parent / "fixtures" / "ingest" / "systemd" / "boots.log"
+    one = tmp_path / "one.log"
+    one.write_text(log.read_text().splitlines()[0] + "\n")
+    for label, path in (("four", log), ("one", one)):
+        r = platperf("ingest", "systemd-analyze", str(path), "--label", label, "--db", db)
+        assert r.returncode == 0, r.stderr
+    r = platperf("report", "four", "one", "--db", db, "--format", "rst-csv")
+    assert r.returncode == 0, r.stderr
+    rows = [line.strip() for line in r.stdout.splitlines() if "Linux boot time from SD" in line]
+    # the median of the four boots (16.24, 15.96, 16.42, 66.42); one key, two rows: the
+    # boards' counts differ
+    assert rows == ['"Linux boot time from SD with default rootfs (4 boot cycles)","16.33",""',
+                    '"Linux boot time from SD with default rootfs","","16.24"']
+    back = {(r.extra["column"], key_of(r)): (r.samples[0], r.extra.get("n"))
+            for r in rst_csv_table.parse(r.stdout, "report.rst") if r.metric == "boot_time"}
+    key = guide.make_key("boot-time", {"media": "sd"}, "boot_time", "s", "lower")
+    assert back == {("four", key): (16.33, 4), ("one", key): (16.24, None)}
+
+
 # -- a measured quick run ----------------------------------------------------------------
 
 @pytest.fixture(scope="module")

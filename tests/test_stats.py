@@ -56,6 +56,18 @@ def test_mwu_identical_samples_p_is_one():
     assert stats.mann_whitney_u([5, 5, 5], [5, 5, 5])[1] == 1.0
 
 
+def test_geometric_mean_matches_scipy_and_refuses_what_has_none():
+    assert stats.geometric_mean([2.0, 8.0]) == pytest.approx(4.0)
+    scipy_stats = require_module("scipy.stats")
+    rng = random.Random(13)
+    for _ in range(100):
+        values = [rng.lognormvariate(0, 3) for _ in range(rng.randint(1, 40))]
+        assert stats.geometric_mean(values) == pytest.approx(float(scipy_stats.gmean(values)), rel=1e-12)
+    for bad in ([], [1.0, 0.0], [2.0, -1.0], [float("nan")]):
+        with pytest.raises(ValueError):
+            stats.geometric_mean(bad)
+
+
 def test_mwu_matches_scipy_when_available():
     scipy_stats = require_module("scipy.stats")
     rng = random.Random(11)

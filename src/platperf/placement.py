@@ -29,10 +29,13 @@ SERIAL = "serial"
 
 @dataclass(frozen=True)
 class Figure:
-    """One board-level figure: value and, when it pools several, their min and max."""
+    """One board-level figure: value and, when it pools several, their min and max; ``n``, the
+    samples behind one result when a row prints its count (TI's ``(20 boot cycles)``): the
+    count a published row names, else the result's samples when there are several."""
     value: float
     min: float | None = None
     max: float | None = None
+    n: int | None = None
 
 
 def _unprinted(benchmark: str, params: dict) -> tuple[dict, float]:
@@ -73,6 +76,12 @@ def _median(r) -> float:
     return summary["median"] if summary.get("median") is not None else stats.median(r.samples)
 
 
+def _count(r) -> int:
+    """The samples behind a result (a report reads summaries, not samples)."""
+    summary = getattr(r, "summary", None) or {}
+    return int(summary["n"]) if summary.get("n") is not None else len(r.samples)
+
+
 def published(r, name: str):
     """An extra field of an imported figure: the ingest pools extras into lists aligned with
     the samples, so a cell read once has a one-item list."""
@@ -88,11 +97,12 @@ def _number(value) -> bool:
 
 def _figure(members) -> Figure:
     if len(members) == 1:
-        (r,) = members      # a published figure keeps its published min and max
-        low, high = published(r, "min"), published(r, "max")
+        (r,) = members      # a published figure keeps its published min, max and count
+        low, high, n = published(r, "min"), published(r, "max"), published(r, "n")
+        n = int(n) if _number(n) else (_count(r) if _count(r) > 1 else None)
         if _number(low) and _number(high):
-            return Figure(_median(r), low, high)
-        return Figure(_median(r))
+            return Figure(_median(r), low, high, n)
+        return Figure(_median(r), n=n)
     s = stats.summary([_median(r) for r in members])
     return Figure(s["mean"], s["min"], s["max"])
 

@@ -20,6 +20,18 @@ def median(values: Sequence[float]) -> float:
     return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2.0
 
 
+def geometric_mean(values: Sequence[float]) -> float:
+    """The geometric mean, exp of the mean of the natural logs (summed with fsum, so many
+    small ratios neither underflow nor lose digits). Of positive values only: a zero or
+    negative figure has no place in a mean of ratios (ValueError). EEMBC's CoreMark-PRO mark
+    is one (util/perl/cert_mark.pl: the product of the terms to the power 1/n)."""
+    if not values:
+        raise ValueError("geometric mean of no values")
+    if any(not v > 0 for v in values):
+        raise ValueError("geometric mean of a value that is not positive")
+    return math.exp(math.fsum(math.log(v) for v in values) / len(values))
+
+
 def summary(values: Sequence[float]) -> dict:
     """n, min, median, mean, max and sample standard deviation (n-1; 0 for one value)."""
     n = len(values)

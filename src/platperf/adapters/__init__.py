@@ -36,11 +36,12 @@ DEFAULT_TIMEOUT_S = 900.0     # one tool run; a board's storage or a CoreMark-Pr
 
 
 class Missing(Exception):
-    """What the board lacks to run the step (``code``, message, what to do): one finding."""
+    """What the board lacks to run the step (``code``, message, what to do): one finding.
+    ``measured``: what the step did measure before the lack showed, stored all the same."""
 
-    def __init__(self, code: str, message: str, fix: str | None = None):
+    def __init__(self, code: str, message: str, fix: str | None = None, measured: list | None = None):
         super().__init__(message)
-        self.code, self.fix = code, fix
+        self.code, self.fix, self.measured = code, fix, list(measured or ())
 
 
 class ToolFailed(Exception):
@@ -157,7 +158,7 @@ def run_step(step: ToolStep, target) -> tuple[list, dict | None]:
         path = find_tool(target, adapter, step.entry)
         return adapter.measure(target, step.entry, path), None
     except Missing as exc:
-        return [], finding("info", exc.code, str(exc), exc.fix, step)
+        return exc.measured, finding("info", exc.code, str(exc), exc.fix, step)
     except ToolFailed as exc:
         return exc.records, finding("error", "tool-failed", f"{step.title}: {exc}", None, step)
 

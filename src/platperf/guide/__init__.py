@@ -8,7 +8,10 @@ Optional attributes the report reads:
 * ``SECTIONS``: ``{title: (section, subsection, ...)}``, the guide's headings over the table;
 * ``SORTED``: titles whose rows the guide prints sorted by name (LMBench, Stream);
 * ``ROW_HEADER``: ``{title: header}`` of the row-name column (``"Benchmarks"``);
-* ``also(key) -> tuple[Cell, ...]``: other rows printing the same figure (TI's aliases).
+* ``also(key) -> tuple[Cell, ...]``: other rows printing the same figure (TI's aliases);
+* ``count(title, row) -> int | None`` and ``counted(cell, n) -> Cell``: a row that names its
+  sample count (TI's boot row, ``(20 boot cycles)``) -- the count is the result's n, not part
+  of the key: the importer keeps what ``count`` reads, the report prints it with ``counted``.
 
 A row named by several leading columns (OpenSSL: ``"Algorithm","Buffer Size (in bytes)"``)
 reaches ``to_key`` as their cells joined by ``", "`` (``"aes-128-cbc, 1024"``); ``column``
@@ -28,8 +31,8 @@ from functools import lru_cache
 from . import fallback, tables
 from .keys import Cell, Key
 
-__all__ = ["Cell", "Key", "families", "to_key", "to_cell", "also", "sections", "row_header",
-           "sorted_rows", "make_key"]
+__all__ = ["Cell", "Key", "families", "to_key", "to_cell", "also", "count", "sections",
+           "row_header", "sorted_rows", "make_key"]
 
 
 @lru_cache(maxsize=1)
@@ -59,13 +62,20 @@ def to_key(title: str, row: str, column: str) -> Key:
     return key if key is not None else fallback.to_key(title, row, column)
 
 
-def to_cell(key: Key) -> Cell:
-    """Where the guide prints ``key``: its family's cell, else the fallback's."""
+def to_cell(key: Key, n: int | None = None) -> Cell:
+    """Where the guide prints ``key``: its family's cell, else the fallback's. A row that names
+    its sample count names ``n`` (None: no count)."""
     for module in families():
         cell = module.to_cell(key)
         if cell is not None:
-            return cell
+            return module.counted(cell, n) if n is not None and hasattr(module, "counted") else cell
     return fallback.to_cell(key)
+
+
+def count(title: str, row: str) -> int | None:
+    """The sample count a guide row names (``(20 boot cycles)``), None if it names none."""
+    module = _family(title)
+    return module.count(title, row) if module and hasattr(module, "count") else None
 
 
 def also(key: Key) -> tuple[Cell, ...]:

@@ -19,7 +19,9 @@ Every result is whole-board (no cpu, cluster or core), mode serial; TI's aliases
 
 Cells ``1249.56 (min 731.40, max 1767.72)`` keep the value as the sample and ``min`` /
 ``max`` in extra, with the headings over the table (``extra["section"]``) and the header
-of its row-name column (``extra["row_header"]``); empty, ``-`` and ``n/a`` cells are skipped.
+of its row-name column (``extra["row_header"]``); a row that names its sample count (``Linux
+boot time from SD with default rootfs (20 boot cycles)``) keeps it as ``extra["n"]``, the
+result's n, for the report to print again. Empty, ``-`` and ``n/a`` cells are skipped.
 """
 from __future__ import annotations
 
@@ -229,5 +231,8 @@ def _result(title: str, row_name: str, column: str, what: str, cell: str, where:
     if shape.group(2) is not None:
         extra["min"] = number(shape.group(2), where, "a number after `min`", signed=True)
         extra["max"] = number(shape.group(3), where, "a number after `max`", signed=True)
+    n = guide.count(title, row_name)
+    if n is not None:
+        extra["n"] = n
     key = guide.to_key(title, row_name, what)
     return Result(key.benchmark, dict(key.params), key.metric, key.unit, key.direction, [value], extra=extra)

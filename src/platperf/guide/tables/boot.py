@@ -3,7 +3,8 @@
 seconds, from the kernel's start to the login prompt.
 
 The guide's row ends with its sample count (``(20 boot cycles)``): that is the result's n,
-not part of its key, so it is read and left out (``to_cell`` prints the row without it).
+not part of its key. :func:`count` reads it (the importer keeps it as the result's n) and
+:func:`counted` prints it again from n, so the row reads back exactly.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ TABLES = {f"Linux boot time {title}": media for media, (title, _) in MEDIA.items
 TITLES = tuple(TABLES)
 SECTIONS = {title: ("Boot-time Measurement", f"Boot media: {MEDIA[m][0]}") for title, m in TABLES.items()}
 ROW_HEADER = {title: "Boot Configuration" for title in TITLES}
-CYCLES = re.compile(r" \(\d+ boot cycles\)$")
+CYCLES = re.compile(r" \((\d+) boot cycles\)$")
 
 
 def _row(media: str) -> str:
@@ -32,6 +33,17 @@ def to_key(title: str, row: str, column: str) -> Key | None:
     if media is None or column != COLUMN or CYCLES.sub("", row) != _row(media):
         return None
     return Key(BENCHMARK, (("media", media),), "boot_time", "s", "lower")
+
+
+def count(title: str, row: str) -> int | None:
+    """The boot cycles a row of ours names (``(20 boot cycles)``), None if it names none."""
+    found = CYCLES.search(row) if title in TABLES else None
+    return int(found.group(1)) if found else None
+
+
+def counted(cell: Cell, n: int) -> Cell:
+    """``cell`` with the row naming its ``n`` boot cycles, as the guide prints it."""
+    return Cell(cell.title, f"{CYCLES.sub('', cell.row)} ({n} boot cycles)", cell.column)
 
 
 def to_cell(key: Key) -> Cell | None:

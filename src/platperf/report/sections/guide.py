@@ -84,7 +84,7 @@ def build(data: ReportData) -> list[Section] | None:
                 first_line[title] = min(first_line.get(title, line), line)
         for key, figure in placement.board_figures(col.results).items():
             text = cell(figure)
-            for where in (guide.to_cell(key), *guide.also(key)):
+            for where in (guide.to_cell(key, figure.n), *guide.also(key)):
                 table = tables.get(where.title) or tables.setdefault(where.title, _Table(where.title))
                 if (i, where.column) not in table.columns:
                     table.columns.append((i, where.column))
