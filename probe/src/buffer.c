@@ -68,7 +68,7 @@ void *buffer_alloc(uint64_t bytes, int n, void **bufs)
     char *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    char *m = (char *)round_up((uint64_t)(uintptr_t)raw, align);
+    char *m = (char *)(uintptr_t)round_up((uint64_t)(uintptr_t)raw, align);
     if (m > raw)
         munmap(raw, (size_t)(m - raw));
     if (raw + over > m + len)
