@@ -183,7 +183,7 @@ int buffer_check_sizes(const struct run_ctx *ctx, const char *kernel, const uint
     uint64_t most = 0, most_size = 0;
     for (int i = 0; i < nsizes; i++) {
         uint64_t bytes = buffer_footprint(sizes[i], nbuf);
-        if (bytes > most) {
+        if (bytes > most || (bytes == most && sizes[i] > most_size)) {   /* whole huge pages: sizes tie */
             most = bytes;
             most_size = sizes[i];
         }
