@@ -258,8 +258,16 @@ def run_spread(b: Pool, n: Pool) -> tuple[float | None, str]:
     return None, ""
 
 
-def _interval(p: Pool) -> tuple[float, float]:
+def figure_interval(p: Pool) -> tuple[float, float]:
+    """95% bootstrap interval of a side's figure: over the run medians with two runs or more
+    (runs are the unit), else over the one run's samples."""
     return stats.bootstrap_median_ci(p.run_medians if len(p.runs) >= 2 else p.samples)
+
+
+def is_unstable(ci: tuple, figure: float, tolerance: float = TOLERANCE) -> bool:
+    """An interval wider than the tolerance (% of the figure): the figure cannot show a
+    change of that size."""
+    return width_pct(ci, figure) > tolerance
 
 
 def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
@@ -271,8 +279,8 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
     row.spread_pct, row.spread_basis = run_spread(b, n)
     if row.spread_pct is not None:
         row.runs_needed = stats.runs_needed(tolerance, row.spread_pct, alpha=alpha)
-    row.base_ci, row.new_ci = _interval(b), _interval(n)
-    row.unstable = any(_width_pct(ci, fig) > tolerance for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
+    row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
+    row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
     if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
         row.basis = "single-run" if min(rb, rn) < 2 else "too-few-runs"
@@ -311,7 +319,8 @@ def _decide(rows: list[Row], alpha: float):
             r.regression, r.improvement = worse, not worse
 
 
-def _width_pct(ci: tuple, figure: float) -> float:
+def width_pct(ci: tuple, figure: float) -> float:
+    """An interval's width in % of its figure."""
     return (ci[1] - ci[0]) / abs(figure) * 100.0 if figure else (0.0 if ci[0] == ci[1] else math.inf)
 
 
