@@ -33,6 +33,7 @@ const char *const page_choices[] = {"auto", "4k", "huge", NULL};
 static enum page_mode pages_asked = PAGES_AUTO;
 
 void buffer_set_pages(enum page_mode mode) { pages_asked = mode; }
+enum page_mode buffer_pages(void) { return pages_asked; }
 
 int thp_offered(void)
 {
@@ -45,7 +46,6 @@ int thp_offered(void)
     fclose(f);
     return line[0] && !strstr(line, "[never]");
 }
-enum page_mode buffer_pages(void) { return pages_asked; }
 
 /* auto and huge ask for transparent huge pages; the mapping is then whole, aligned huge
  * pages so that the kernel can back it with them (a huge page never straddles a VMA edge) */
@@ -111,7 +111,8 @@ void buffer_backing(void *mapping, uint64_t bytes, int n, struct page_backing *o
         if (sscanf(line, "%llx%c%llx ", &lo, &dash, &hi) == 3 && dash == '-') {
             if (inside)
                 break;
-            /* the mapping may have merged with a neighbour that has the same flags */
+            /* the mapping may have merged with a neighbour that has the same flags (another
+             * CPU's buffers in parallel mode): its huge pages are capped below */
             inside = lo <= start && start < hi;
         } else if (inside && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
             out->huge_bytes = (int64_t)kb * 1024;
