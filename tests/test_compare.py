@@ -370,3 +370,33 @@ def test_many_keys_of_identical_code_flag_none():
     rows = compare.compare_pools(*pools)
     assert sum(r.raw_p < 0.05 and r.big for r in rows) >= 3      # raw: false alarms
     assert not any(r.shown or r.regression for r in rows)         # adjusted: none
+
+
+def test_a_different_page_backing_is_said_not_hidden(tmp_path):
+    """The probe records what backed each buffer (pages.backing); compare names the keys whose
+    two sides differ, in the table, the document and the JSON export."""
+    def mk(backing, values):
+        lat = Result("mem-latency", {"size": 262144}, "latency", "ns", "lower", values,
+                     extra={"pages": {"asked": "auto", "backing": backing}})
+        same = Result("mem-latency", {"size": 4096}, "latency", "ns", "lower", [1.0, 1.0],
+                      extra={"pages": {"asked": "auto", "backing": "huge"}})
+        return [lat, same]
+    store = make_store(tmp_path, {"a": [mk("huge", [3.8, 3.81]), mk("huge", [3.79, 3.8])],
+                                  "b": [mk("4k", [4.4, 4.5]), mk("4k", [3.8, 3.82])]})
+    cmp = compare.compare_refs(store, "a", "b")
+    (differ,) = cmp.pages_differ
+    assert differ.key[1] == "size=262144" and (differ.pages_base, differ.pages_new) == ("huge", "4k")
+    db = store.url.removeprefix("sqlite:///")
+    table = invoke("compare", "a", "b", "--db", db).output
+    assert "differs: page backing: 1 key(s)" in table and "pages huge -> 4k" in table
+    md = invoke("compare", "a", "b", "--db", db, "--format", "md").output
+    assert "## Page backing differs" in md and "huge -&gt; 4k" in md
+    data = json.loads(invoke("compare", "a", "b", "--db", db, "--format", "json").output)
+    assert data["pages_differ"] == 1
+    assert {(r["params"], r["pages_base"], r["pages_new"]) for r in data["rows"]} == {
+        ("size=262144", "huge", "4k"), ("size=4096", "huge", "huge")}
+    # results that say nothing of their pages (imports, other kernels) are not a difference
+    (tmp_path / "p").mkdir()
+    plain = make_store(tmp_path / "p", {"a": [[Result("k", {}, "t", "ns", "lower", [1.0])]],
+                                        "b": [[Result("k", {}, "t", "ns", "lower", [1.0])]]})
+    assert not compare.compare_refs(plain, "a", "b").pages_differ

@@ -116,3 +116,44 @@ def test_guide_rst_parses_without_docutils_messages(db, tmp_path):
                                 settings_overrides={"warning_stream": err, "report_level": 2})
     assert err.getvalue() == ""
     assert HOSTILE in tree.astext()
+
+
+def _ci_store(tmp_path) -> str:
+    """One label, three runs on one CPU: a steady L1 figure, an L2 figure that moves from run
+    to run (3.8, 4.5, 3.9 ns), and a TF-A figure."""
+    from platperf.records import Result
+    path = str(tmp_path / "ci.db")
+    store = Store(path)
+    for l2 in (3.8, 4.5, 3.9):
+        run = store.begin_run(label="v1", suite="quick")
+        for size, ns in ((16384, 1.2), (262144, l2)):
+            store.add_result(run, Result("mem-latency", {"pattern": "random", "size": size, "stride": 64},
+                                         "latency", "ns", "lower", [ns, ns * 1.001, ns * 0.999],
+                                         cpu=0, cluster=0, core=0))
+        store.add_result(run, Result("tftf-rt-instr", {"test": "suspend_deepest_parallel"}, "powerdown",
+                                     "us", "lower", [104.5, 104.6, 104.7], mode="parallel", cluster=0, core=0))
+        store.finish_run(run, "complete")
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["md", "rst-grid", "rst-csv", "html"])
+def test_ci_shows_each_figures_interval_and_marks_the_unstable(tmp_path, fmt):
+    db = _ci_store(tmp_path)
+    plain = platperf("report", "v1", "--db", db, "--format", fmt)
+    with_ci = platperf("report", "v1", "--db", db, "--format", fmt, "--ci")
+    assert plain.returncode == 0 and with_ci.returncode == 0, with_ci.stderr
+    assert "95% intervals" not in plain.stdout and "unstable" not in plain.stdout
+    out = with_ci.stdout.replace("\\[", "[").replace("\\]", "]")   # md and rst escape brackets
+    assert "Figures with their 95% intervals" in out
+    # the steady figure: its interval over the three run medians is its one value
+    assert "1.20 [1.20, 1.20]" in out
+    # the L2 figure moved 18% between runs: its interval says so, and it is marked
+    assert "3.90 [3.80, 4.50] unstable" in out
+    # TF-A layout cells carry theirs too
+    assert "104.60 [104.60, 104.60]" in out
+    assert "unstable: 1 of 3" in out
+
+
+def test_ci_is_in_the_help_with_an_example():
+    out = platperf("report", "--help").stdout
+    assert "--ci" in out and "platperf report v2.12 --ci" in out

@@ -288,3 +288,14 @@ def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch
     out = execute(store, run_id, Target(), plan(suite, [0])[:1], place)
     assert out.status == "complete" and out.results == 1
     assert beats and beats[0] > started
+
+
+def test_a_suite_entry_chooses_the_page_backing(tmp_path):
+    """`pages` is an execution option of every kernel (platperf-probe --pages)."""
+    from conftest import require_probe
+    require_probe()
+    path = tmp_path / "lmbench-pages.toml"
+    path.write_text('[[bench]]\nkernel = "mem-latency"\nsize = "16k"\npages = "4k"\n')
+    suite = load_suite(str(path))
+    check_suite(suite, probe_kernels(LocalTarget()))
+    assert plan(suite, [0])[0].argv[-4:] == ["--size", "16k", "--pages", "4k"]

@@ -1,5 +1,11 @@
-/* Measurement buffers: page-aligned anonymous mappings, counted against --max-memory so a
- * run is refused up front rather than swapped or OOM-killed. */
+/* Measurement buffers: anonymous mappings, counted against --max-memory so a run is refused
+ * up front rather than swapped or OOM-killed, backed by the pages --pages asks for.
+ *
+ * Why huge pages by default: with 4 KiB pages a buffer's physical pages are random, so
+ * which L2/L3 sets a ring below the cache size fills changes from one process to the next
+ * (page colouring); a run whose pages crowd some sets measures a slower cache. A huge
+ * page is physically contiguous, so a ring inside one maps onto the sets the same way in
+ * every run (docs/probe.md "Page backing"). */
 #ifndef PLATPERF_BUFFER_H
 #define PLATPERF_BUFFER_H
 
@@ -14,10 +20,35 @@
 uint64_t mem_available(void);          /* MemAvailable from /proc/meminfo, bytes; 0 unknown */
 uint64_t default_memory_cap(void);     /* 50% of MemAvailable */
 size_t page_size(void);
-/* Bytes a set of n buffers of `bytes` each takes from buffer_alloc (with skews). */
+
+#define HUGE_PAGE_BYTES (2u << 20)   /* a PMD transparent huge page on x86_64 and 4K-granule arm64 */
+
+/* --pages: auto (the default) and huge ask for transparent huge pages (madvise), 4k asks
+ * for none (LMBench's malloc'd buffers, also where THP is "always"). */
+enum page_mode { PAGES_AUTO, PAGES_4K, PAGES_HUGE };
+extern const char *const page_choices[];   /* "auto", "4k", "huge": indexed by page_mode */
+void buffer_set_pages(enum page_mode mode);
+enum page_mode buffer_pages(void);
+/* 1 when /sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise" */
+int thp_offered(void);
+
+/* What backs a set of buffers: they span `bytes` (skews included); huge_bytes of the
+ * mapping are huge pages (smaps AnonHugePages), -1 when /proc/self/smaps cannot tell. */
+struct page_backing {
+    uint64_t bytes;
+    int64_t huge_bytes;
+};
+void buffer_backing(void *mapping, uint64_t bytes, int n, struct page_backing *out);
+/* "huge" (all of it), "4k" (none), "mixed", "unknown" */
+const char *page_backing_name(const struct page_backing *b);
+/* The result field: "pages":{"asked":"auto","backing":"huge","bytes":N,"huge_bytes":N} */
+void page_backing_json(const struct page_backing *b, char *out, size_t len);
+
+/* Bytes a set of n buffers of `bytes` each takes from buffer_alloc (with skews), whole
+ * huge pages unless --pages 4k. */
 uint64_t buffer_footprint(uint64_t bytes, int n);
 
-/* n buffers of `bytes` each, page-aligned then skewed by i*BUFFER_SKEW, zero-filled and
+/* n buffers of `bytes` each, page-aligned (huge-page-aligned unless --pages 4k) then skewed by i*BUFFER_SKEW, zero-filled and
  * touched by the calling (pinned) thread so pages are local to its node. bufs[i] gets
  * buffer i. Returns the mapping (for buffer_free) or NULL. */
 void *buffer_alloc(uint64_t bytes, int n, void **bufs);

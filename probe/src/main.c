@@ -4,7 +4,7 @@
  *   platperf-probe info
  *   platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]
  *                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]
- *                      [--output FILE] [--dir DIR]
+ *                      [--pages auto|4k|huge] [--output FILE] [--dir DIR]
  *   platperf-probe hello   (exits at once: the program lat_proc exec runs)
  * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
  */
@@ -40,7 +40,7 @@ static const char usage[] =
     "       platperf-probe info\n"
     "       platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]\n"
     "                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]\n"
-    "                      [--output FILE] [--dir DIR]\n"
+    "                      [--pages auto|4k|huge] [--output FILE] [--dir DIR]\n"
     "\n"
     "Runs memory kernels pinned to CPUs and writes JSON Lines (docs/results-format.md).\n"
     "  --cpus LIST       CPUs to measure on, e.g. 0,2-3 (default: the first online CPU)\n"
@@ -49,6 +49,9 @@ static const char usage[] =
     "  --warmup N        warm-up runs before them, each at most 20 ms, 0 to " STR(MAX_WARMUP) " (default 1)\n"
     "  --min-time S      shortest sample, seconds, 0 to 3600 (default 0.002; never under 1000 counter ticks)\n"
     "  --max-memory SIZE cap on buffers, k/m/g suffixes (default 50% of MemAvailable)\n"
+    "  --pages P         what backs the memory kernels' buffers: auto (default): transparent huge\n"
+    "                    pages where the kernel offers them, else 4 KiB; huge: refuse to run without\n"
+    "                    them; 4k: 4 KiB pages, as LMBench's malloc'd buffers (docs/probe.md)\n"
     "  --output FILE     write the records there instead of stdout\n"
     "  --dir DIR         where the OS kernels make their scratch directory, removed at the end\n"
     "                    (default $TMPDIR, else /tmp)\n"
@@ -381,6 +384,15 @@ static int cmd_run(int argc, char **argv)
                 return usage_error("--max-memory '%s' is not valid (valid: a size above 0 with k/m/g "
                                    "suffixes, such as 512m or 2g)", val);
             ctx.max_memory_arg = val;
+        } else if (strcmp(opt, "pages") == 0) {
+            int m = choice_index(page_choices, val);
+            if (m < 0)
+                return usage_error("--pages '%s' is not valid (valid: auto|4k|huge)", val);
+            if (m == PAGES_HUGE && !thp_offered())
+                return usage_error("--pages huge: this kernel offers no transparent huge pages "
+                                   "(/sys/kernel/mm/transparent_hugepage/enabled is 'never' or absent); "
+                                   "use --pages auto or 4k");
+            buffer_set_pages((enum page_mode)m);
         } else if (strcmp(opt, "output") == 0) {
             output = val;
         } else if (strcmp(opt, "dir") == 0) {
@@ -391,7 +403,7 @@ static int cmd_run(int argc, char **argv)
                 p++;
             if (p == nparams) {
                 size_t used = (size_t)snprintf(names, sizeof names, "--cpus --mode --samples --warmup "
-                                               "--min-time --max-memory --output --dir");
+                                               "--min-time --max-memory --pages --output --dir");
                 for (int q = 0; q < nparams && used < sizeof names; q++)
                     used += (size_t)snprintf(names + used, sizeof names - used, " --%s", k->params[q].name);
                 return usage_error("%s: unknown option '--%s' (valid: %s)", k->name, opt, names);

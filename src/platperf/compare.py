@@ -30,6 +30,11 @@ of the tolerance needs. Each side's figure carries a 95% bootstrap interval
 (:func:`platperf.stats.bootstrap_median_ci`, over the run medians, or over the samples of a
 single run); a figure whose interval is wider than the tolerance is *unstable*.
 
+The memory kernels record the pages that backed their buffers (``pages.backing`` of a
+result: huge, 4k, mixed); a key whose two sides were backed differently is noted
+(:attr:`Row.pages_differ`): below the last-level cache the backing changes which cache
+sets a buffer fills, at DRAM sizes 4 KiB pages add TLB misses (docs/probe.md).
+
 Presentation (tables, the TF-A layout) lives in :mod:`platperf.report.sections.compare`.
 """
 from __future__ import annotations
@@ -79,6 +84,12 @@ class Row:
     status: str = "both"     # both | added | removed
     raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
     big: bool = False        # at least the tolerance
+    pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
+    pages_new: str = ""      # ("" where the results do not say)
+
+    @property
+    def pages_differ(self) -> bool:
+        return bool(self.pages_base and self.pages_new and self.pages_base != self.pages_new)
 
     @property
     def benchmark(self):
@@ -112,6 +123,10 @@ class Comparison:
     def refused(self) -> list[Difference]:
         return [d for d in self.differences if d.refuse]
 
+    @property
+    def pages_differ(self) -> list[Row]:
+        return [r for r in self.rows if r.pages_differ]
+
 
 # -- pooling ----------------------------------------------------------------------------
 
@@ -122,6 +137,7 @@ class Pool:
     unit: str
     direction: str
     runs: list[list[float]]
+    pages: set = field(default_factory=set)   # page backings of the runs' buffers
 
     @property
     def samples(self) -> list[float]:
@@ -136,12 +152,25 @@ class Pool:
         """The median of the run medians (of the samples, for one run)."""
         return stats.median(self.run_medians)
 
+    @property
+    def pages_text(self) -> str:
+        return "+".join(sorted(self.pages))
+
+
+def _backing(extra) -> str | None:
+    pages = (extra or {}).get("pages") if isinstance(extra, dict) else None
+    backing = pages.get("backing") if isinstance(pages, dict) else None
+    return backing if backing not in (None, "unknown") else None
+
 
 def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[float],
-         runs_seen: dict):
+         runs_seen: dict, extra=None):
     p = pools.get(key)
     if p is None:
         p = pools[key] = Pool(unit, direction, [])
+    backing = _backing(extra)
+    if backing:
+        p.pages.add(backing)
     if runs_seen.get(key) == run and run is not None:
         p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
     else:
@@ -158,7 +187,7 @@ def pool_results(results) -> tuple[dict[tuple, Pool], list[str]]:
     for res in results:
         metrics.setdefault(res.metric, None)
         _add(pools, res.key, getattr(res, "run_id", None), res.unit, res.direction,
-             res.samples, seen)
+             res.samples, seen, res.extra)
     return pools, list(metrics)
 
 
@@ -178,17 +207,17 @@ def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]
     from .store import unpack_samples
     from .store.schema import results as t
     cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.cluster, t.c.core, t.c.metric, t.c.unit,
-            t.c.direction, t.c.samples)
+            t.c.direction, t.c.samples, t.c.extra)
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
     seen: dict = {}
     with store.engine.connect() as c:
         for run_id in run_ids:
             q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
-            for bench, params, mode, cluster, core, metric, unit, direction, blob in c.execute(q):
+            for bench, params, mode, cluster, core, metric, unit, direction, blob, extra in c.execute(q):
                 metrics.setdefault(metric, None)
                 _add(pools, (bench, params, mode, cluster, core, metric), run_id, unit, direction,
-                     unpack_samples(blob), seen)
+                     unpack_samples(blob), seen, extra)
     return pools, list(metrics)
 
 
@@ -229,21 +258,29 @@ def run_spread(b: Pool, n: Pool) -> tuple[float | None, str]:
     return None, ""
 
 
-def _interval(p: Pool) -> tuple[float, float]:
+def figure_interval(p: Pool) -> tuple[float, float]:
+    """95% bootstrap interval of a side's figure: over the run medians with two runs or more
+    (runs are the unit), else over the one run's samples."""
     return stats.bootstrap_median_ci(p.run_medians if len(p.runs) >= 2 else p.samples)
+
+
+def is_unstable(ci: tuple, figure: float, tolerance: float = TOLERANCE) -> bool:
+    """An interval wider than the tolerance (% of the figure): the figure cannot show a
+    change of that size."""
+    return width_pct(ci, figure) > tolerance
 
 
 def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
     mb, mn = b.figure, n.figure
     row = Row(key, n.unit, n.direction, mb, mn, n_base=len(b.samples), n_new=len(n.samples),
-              runs_base=len(b.runs), runs_new=len(n.runs))
+              runs_base=len(b.runs), runs_new=len(n.runs), pages_base=b.pages_text, pages_new=n.pages_text)
     row.delta_pct = (mn - mb) / abs(mb) * 100.0 if mb else (0.0 if mn == mb else None)
     big = mn != mb and (row.delta_pct is None or abs(row.delta_pct) >= tolerance)
     row.spread_pct, row.spread_basis = run_spread(b, n)
     if row.spread_pct is not None:
         row.runs_needed = stats.runs_needed(tolerance, row.spread_pct, alpha=alpha)
-    row.base_ci, row.new_ci = _interval(b), _interval(n)
-    row.unstable = any(_width_pct(ci, fig) > tolerance for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
+    row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
+    row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
     if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
         row.basis = "single-run" if min(rb, rn) < 2 else "too-few-runs"
@@ -282,7 +319,8 @@ def _decide(rows: list[Row], alpha: float):
             r.regression, r.improvement = worse, not worse
 
 
-def _width_pct(ci: tuple, figure: float) -> float:
+def width_pct(ci: tuple, figure: float) -> float:
+    """An interval's width in % of its figure."""
     return (ci[1] - ci[0]) / abs(figure) * 100.0 if figure else (0.0 if ci[0] == ci[1] else math.inf)
 
 
@@ -321,7 +359,7 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
 ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
-              "runs_needed", "base_ci", "new_ci", "unstable", "status")
+              "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new")
 
 
 def _json_value(value):
@@ -339,4 +377,5 @@ def to_json(cmp: Comparison) -> dict:
             "test": cmp.test, "alpha": cmp.alpha, "power": stats.POWER,
             "differences": [asdict(d) for d in cmp.differences],
             "rows": rows, "regressions": len(cmp.regressions),
+            "pages_differ": len(cmp.pages_differ),
             "unconfirmed": len(cmp.unconfirmed)}

@@ -42,7 +42,7 @@ MAX_REPEAT = 100
 # Keys of a suite entry that the runner itself reads; the rest are the probe's.
 RUNNER_KEYS = ("kernel", "mode", "title", "params")
 # Options every probe kernel takes (docs/results-format.md, probe CLI).
-EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory")
+EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory", "pages")
 # Seconds the probe gets to finish its sample after SIGINT before it is killed.
 INTERRUPT_GRACE_S = 10.0
 # Longest time a record read from the probe waits for its commit when more keep coming

@@ -87,6 +87,7 @@ struct bw_plan {
 struct bw_point {
     const struct bw_kernel *k;
     uint64_t size;
+    struct page_backing *backing;   /* one per job (job->index) */
 };
 
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
@@ -149,6 +150,7 @@ static int measure_on_cpu(struct cpu_job *job)
         exec_ready(job);
         return -1;
     }
+    buffer_backing(mapping, pt->size, pt->k->nbuf, &pt->backing[job->index]);
     if (pt->k->nbuf == 3) {   /* STREAM's initial values: a = 1, b = 2, c = 0 */
         for (uint64_t j = 0; j < pt->size / 8; j++) {
             ((double *)st.run.buf[0])[j] = 1.0;
@@ -166,10 +168,11 @@ static int run(struct run_ctx *ctx)
     struct bw_plan *plan = ctx->kernel_state;
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     double *mbs = malloc(sizeof(double) * (size_t)ctx->samples);
+    struct page_backing *backing = calloc((size_t)ctx->ncpus, sizeof *backing);
     int rc = 0;
     for (int k = 0; k < plan->nkernels && rc == 0; k++) {
         for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
-            struct bw_point pt = {plan->kernels[k], plan->sizes[s]};
+            struct bw_point pt = {plan->kernels[k], plan->sizes[s], backing};
             struct json_obj params;
             json_obj_init(&params);
             if (plan->isa && strncmp(pt.k->name, "peak-", 5) == 0)
@@ -190,14 +193,17 @@ static int run(struct run_ctx *ctx)
                 uint64_t bytes = pt.k->counted * pt.size * job->reps;
                 for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
                     mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
+                char pages[160];
+                page_backing_json(&backing[j], pages, sizeof pages);
                 struct result_record r = {"mem-bandwidth", params.text, job->cpu, "bandwidth", "MB/s", "higher",
-                                          mbs, job->nsamples, bytes, job->ticks, job, NULL, NULL};
+                                          mbs, job->nsamples, bytes, job->ticks, job, NULL, pages};
                 emit_record(ctx, &r);
             }
             exec_free_jobs(ctx, jobs);
         }
     }
     free(mbs);
+    free(backing);
     free(jobs);
     free(plan);
     return rc;

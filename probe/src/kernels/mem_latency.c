@@ -38,6 +38,7 @@ struct latency_plan {
 struct latency_point {
     const struct latency_plan *plan;
     uint64_t size;
+    struct page_backing *backing;   /* one per job (job->index) */
 };
 
 struct chase_state {
@@ -98,6 +99,7 @@ static int measure_on_cpu(struct cpu_job *job)
         exec_ready(job);
         return -1;
     }
+    buffer_backing(mapping, pt->size, 1, &pt->backing[job->index]);
     /* this CPU's own clock: on big.LITTLE the clusters differ */
     job->result = (void *)core_clock_on_cpu(job->cpu);
     struct chase_state st;
@@ -114,9 +116,10 @@ static int run(struct run_ctx *ctx)
 {
     struct latency_plan *plan = ctx->kernel_state;
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    struct page_backing *backing = calloc((size_t)ctx->ncpus, sizeof *backing);
     int rc = 0;
     for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
-        struct latency_point pt = {plan, plan->sizes[s]};
+        struct latency_point pt = {plan, plan->sizes[s], backing};
         struct json_obj params;
         json_obj_init(&params);
         json_obj_str(&params, "pattern", plan->pattern == CHASE_SEQ ? "seq" : "random");
@@ -133,12 +136,15 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
             if (outcome <= 0)
                 continue;
+            char pages[160];
+            page_backing_json(&backing[j], pages, sizeof pages);
             emit_job_op_latency(ctx, "mem-latency", params.text, job, job->result,
-                                job->reps * CHASE_UNROLL, NULL);
+                                job->reps * CHASE_UNROLL, pages);
         }
         exec_free_jobs(ctx, jobs);
     }
     free(jobs);
+    free(backing);
     free(plan);
     return rc;
 }

@@ -97,6 +97,9 @@ def _print_table(result, ci: bool):
     for d in result.differences:
         note = " (refused without --force)" if d.refuse else ""
         console.print(f"differs: {d.key}: {d.base} -> {d.new}{note}", markup=False)
+    pages = presentation.pages_section(result)
+    if pages:
+        console.print(f"differs: page backing: {pages.text}", markup=False)
     table = Table(title=f"{result.new_ref} vs {result.base_ref} "
                         f"(tolerance {result.tolerance:g}%, test {result.test})")
     names = ["Benchmark", "Params", "Mode", "Cluster", "Core", "Metric", "Unit", "Base", "New",
@@ -115,6 +118,8 @@ def _print_table(result, ci: bool):
             verdict += f", {presentation.runs_text(r)}"
         if r.unstable:
             verdict += (", " if verdict else "") + "unstable"
+        if r.pages_differ:
+            verdict += (", " if verdict else "") + f"pages {r.pages_base} -> {r.pages_new}"
         cells = [bench, params, mode, presentation.place(cluster), presentation.place(core), metric,
                  r.unit, presentation.number(r.base), presentation.number(r.new),
                  presentation.delta_text(r.delta_pct) if r.status == "both" else "", p,

@@ -22,11 +22,15 @@ def report(
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Directory to write into (required for all); "
                                                "without it one format goes to stdout."),
+    ci: bool = typer.Option(False, "--ci", help="Show each figure's 95% bootstrap interval in the "
+                                                "tables, and a table of every figure with its "
+                                                "interval; wider than 2% is marked unstable."),
     db: str = DbOption,
 ):
     """Write the performance report of stored runs.
 
     Example: platperf report v2.11 v2.12 --format all -o platperf-report
+    Example: platperf report v2.12 --ci --format rst-grid
     """
     from ..report import FORMATS, RENDERERS, render
     from ..report.data import load
@@ -43,7 +47,7 @@ def report(
         fail_exit(f"no database {db}; measure first with 'platperf run' or give --db")
     store = open_store(db, write=False)
     try:
-        data = load(store, runs)
+        data = load(store, runs, ci=ci)
     except StoreError as exc:
         fail_exit(str(exc))
     note_incomplete(r for col in data.columns for r in col.runs)

@@ -25,10 +25,21 @@ class RunColumn:
 class ReportData:
     columns: list[RunColumn]
     store: object = None        # for sections that read more (histograms)
+    ci: bool = False            # figures in tables with their 95% intervals (report --ci)
+    _intervals: dict | None = None
+
+    @property
+    def intervals(self) -> dict:
+        """(column name, key) -> :class:`platperf.report.intervals.Interval`, computed once."""
+        if self._intervals is None:
+            from .intervals import column_intervals
+            self._intervals = column_intervals(self)
+        return self._intervals
 
 
-def load(store, refs: list[str]) -> ReportData:
-    """Columns for ``refs`` (id, label or ``latest``); StoreError if one does not exist."""
+def load(store, refs: list[str], ci: bool = False) -> ReportData:
+    """Columns for ``refs`` (id, label or ``latest``); StoreError if one does not exist.
+    ``ci``: tables show each figure's 95% interval."""
     columns = []
     for ref in refs:
         runs = store.runs_for(ref)
@@ -43,7 +54,7 @@ def load(store, refs: list[str]) -> ReportData:
     for col in columns:
         if seen[col.name] > 1:
             col.name = f"{col.name} (run {', '.join(str(r['id']) for r in col.runs)})"
-    return ReportData(columns=columns, store=store)
+    return ReportData(columns=columns, store=store, ci=ci)
 
 
 _SIZE = re.compile(r"^\s*([0-9.]+)\s*([KMG]?)i?B?\s*$", re.I)

@@ -10,7 +10,7 @@ from ..data import ReportData
 from ..document import Document
 
 SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables",
-            "per_cpu", "c2c", "histograms", "interference", "history", "compare")
+            "per_cpu", "c2c", "histograms", "interference", "history", "compare", "intervals")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:
@@ -69,7 +69,8 @@ def _intervals(data: ReportData) -> dict:
 
 
 def _interval_fields(ci, median, tolerance: float) -> dict:
+    from ... import compare
     if ci is None or median is None:
         return {"median_ci_low": None, "median_ci_high": None, "unstable": None}
-    width = (ci[1] - ci[0]) / abs(median) * 100.0 if median else 0.0
-    return {"median_ci_low": ci[0], "median_ci_high": ci[1], "unstable": width > tolerance}
+    return {"median_ci_low": ci[0], "median_ci_high": ci[1],
+            "unstable": bool(median) and compare.is_unstable(ci, median, tolerance)}

@@ -138,6 +138,19 @@ def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
     return out
 
 
+def pages_section(cmp: compare.Comparison) -> Section | None:
+    """Keys whose buffers were backed by other pages on the two sides (probe --pages)."""
+    rows = cmp.pages_differ
+    if not rows:
+        return None
+    return Section("Page backing differs", text=(
+        f"{len(rows)} key(s) were measured in buffers backed by other pages on the two sides: "
+        "below the last-level cache the backing changes which cache sets a buffer fills, at DRAM "
+        "sizes 4 KiB pages add TLB misses that huge pages avoid (docs/probe.md, Page backing). "
+        "Run both sides with the same platperf-probe --pages."),
+        items=[(key_text(r.key), f"{r.pages_base} -> {r.pages_new}") for r in rows[:MAX_LISTED]])
+
+
 def document(cmp: compare.Comparison) -> Document:
     """The comparison as a Document: one grid table per (benchmark, params, mode), in the
     TF-A layout ``Cluster | Core | <metric>...``, cells annotated per :func:`cell`."""
@@ -151,6 +164,9 @@ def document(cmp: compare.Comparison) -> Document:
             "These differ between the two sides and change results:"),
             items=[(d.key + (" (refused without --force)" if d.refuse else ""),
                     f"{d.base} -> {d.new}") for d in cmp.differences]))
+    pages = pages_section(cmp)
+    if pages:
+        doc.sections.append(pages)
     doc.sections.append(_results_section(cmp))
     doc.sections.extend(_verdict_sections(cmp))
     doc.data = compare.to_json(cmp)
@@ -179,7 +195,9 @@ def section(cmp: compare.Comparison) -> Section:
     text = (f"{cmp.new_ref} against {cmp.base_ref}: {len(cmp.regressions)} regression(s), "
             f"{sum(r.improvement for r in cmp.rows)} improvement(s), {len(cmp.unconfirmed)} "
             f"unconfirmed change(s) over {sum(r.status == 'both' for r in cmp.rows)} keys. "
-            + method_text(cmp) + " " + detectable_text(cmp))
+            + method_text(cmp) + " " + detectable_text(cmp)
+            + (f" {len(cmp.pages_differ)} key(s) were measured on other page backing on the two "
+               "sides (probe --pages)." if cmp.pages_differ else ""))
     tables = [changes_table(cmp, shown[:MAX_LISTED])] if shown else []
     return Section(f"Compared with {cmp.base_ref}", text=text.strip(), tables=tables)
 

@@ -7,13 +7,15 @@ from collections import defaultdict
 from ... import stats
 from ..data import ReportData, data_caches
 from ..document import Plot, Section, Table, cell_text
+from ..intervals import with_interval
 from ..svg import line_plot, size_text
 
 MAX_SERIES = 10
 
 
-def _curves(data: ReportData, metric: str):
-    """{(column name, pattern/stride): {size: median over CPUs and pooled runs}}."""
+def _curves(data: ReportData, metric: str, keys: dict | None = None):
+    """{(column name, pattern/stride): {size: median over CPUs and pooled runs}}; ``keys``
+    gets the result keys behind each point, by (column name, pattern/stride, size)."""
     raw = defaultdict(lambda: defaultdict(list))
     for col in data.columns:
         modes = {r.mode for r in col.results if r.benchmark == "mem-latency"}
@@ -22,12 +24,25 @@ def _curves(data: ReportData, metric: str):
             if r.benchmark == "mem-latency" and r.metric == metric and r.mode == mode:
                 line = f"{r.params.get('pattern', '?')}/{r.params.get('stride', '?')}"
                 raw[(col.name, line)][r.params.get("size")].append(r.summary["median"])
+                if keys is not None:
+                    keys.setdefault((col.name, line, r.params.get("size")), set()).add(r.key)
     return {k: {size: stats.median(v) for size, v in sizes.items() if size}
             for k, sizes in raw.items()}
 
 
+def _cell(data: ReportData, value, behind: set) -> str:
+    """The point's figure; with --ci its interval, when one key is behind it (several CPUs
+    pooled: the intervals table has each)."""
+    text = cell_text(value)
+    if data.ci and len(behind) == 1:
+        col_name, key = next(iter(behind))
+        return with_interval(text, data.intervals.get((col_name, key)))
+    return text
+
+
 def build(data: ReportData) -> Section | None:
-    curves = _curves(data, "latency")
+    behind: dict = {}
+    curves = _curves(data, "latency", behind)
     if not curves:
         return None
     several = len(data.columns) > 1
@@ -39,7 +54,8 @@ def build(data: ReportData) -> Section | None:
                                                      for name, size in caches])
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
-    rows = [[size_text(s)] + [cell_text(curves[k].get(s)) for k in keys] for s in sizes]
+    rows = [[size_text(s)] + [_cell(data, curves[k].get(s), {(k[0], key) for key in behind.get((*k, s), ())})
+                              for k in keys] for s in sizes]
     headers = ["Size"] + [f"{col} {line} (ns)" if several else f"{line} (ns)" for col, line in keys]
     # a grid, not a csv-table: guide.rst's csv-tables are the guide's figures, which
     # `platperf ingest rst-csv-table` reads back; this curve repeats them per size

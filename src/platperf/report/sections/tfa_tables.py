@@ -8,6 +8,7 @@ from __future__ import annotations
 from ... import stats
 from ..data import ReportData
 from ..document import Section
+from ..intervals import with_interval
 from ..tfa import BENCHMARKS, METRIC_ORDER, grid_tables, number
 
 
@@ -21,8 +22,10 @@ def build(data: ReportData) -> Section | None:
                 metrics.setdefault(res.metric, None)
                 pooled.setdefault(res.key, (res.unit, []))[1].append(res.summary["median"])
         # several runs pooled under one label: the median of their medians
-        figures = [(key, unit, stats.median(medians)) for key, (unit, medians) in pooled.items()]
-        tables += grid_tables(figures, col.name, number, list(dict.fromkeys(METRIC_ORDER + tuple(metrics))))
+        figures = [(key, unit, (stats.median(medians), data.intervals.get((col.name, key)) if data.ci else None))
+                   for key, (unit, medians) in pooled.items()]
+        tables += grid_tables(figures, col.name, lambda fig: with_interval(number(fig[0]), fig[1]),
+                              list(dict.fromkeys(METRIC_ORDER + tuple(metrics))))
     if not tables:
         return None
     return Section(title="Firmware latencies per core (TF-A layout)", tables=tables, text=(

@@ -1,0 +1,56 @@
+"""Each figure of a report column with its 95% bootstrap interval (``platperf report --ci``).
+
+A column's figure for a key is the median of its runs' medians (one run: of its samples), as
+``platperf compare`` takes it, and its interval is compare's
+(:func:`platperf.compare.figure_interval`: over the run medians with two runs or more, else
+over the one run's samples). A figure whose interval is wider than compare's default
+tolerance is *unstable*: a change of that size would not show in it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import compare
+from .document import cell_text
+
+
+@dataclass
+class Interval:
+    figure: float
+    low: float
+    high: float
+    runs: int
+
+    @property
+    def width_pct(self) -> float:
+        return compare.width_pct((self.low, self.high), self.figure)
+
+    @property
+    def unstable(self) -> bool:
+        return compare.is_unstable((self.low, self.high), self.figure)
+
+
+def column_intervals(data) -> dict[tuple, Interval]:
+    """(column name, key) -> Interval for every key of every column (samples read once)."""
+    out = {}
+    if data.store is None:
+        return out
+    for col in data.columns:
+        pools, _ = compare.load_pools(data.store, [run["id"] for run in col.runs])
+        for key, pool in pools.items():
+            if pool.samples:
+                low, high = compare.figure_interval(pool)
+                out[(col.name, key)] = Interval(pool.figure, low, high, len(pool.runs))
+    return out
+
+
+def interval_text(iv: Interval | None, digits: int = 2) -> str:
+    """``[3.78, 3.82]``, with `` unstable`` when wider than the tolerance; "" without one."""
+    if iv is None:
+        return ""
+    return f"[{cell_text(iv.low, digits)}, {cell_text(iv.high, digits)}]" + (" unstable" if iv.unstable else "")
+
+
+def with_interval(text: str, iv: Interval | None) -> str:
+    """A table cell and its interval: ``3.80 [3.78, 3.82]``."""
+    return f"{text} {interval_text(iv)}" if iv is not None and text else text
