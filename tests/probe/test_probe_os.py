@@ -79,17 +79,41 @@ def test_each_os_row_is_a_result_under_its_pinned_key_or_a_warning(build, kernel
     assert list(tmp_path.iterdir()) == []      # the scratch directory is gone
 
 
-def test_exec_needs_binfmt_under_qemu_and_says_so():
-    """qemu-user without binfmt_misc cannot exec the aarch64 probe: a warning, not a crash."""
-    proc = run_probe("aarch64", "run", "os-proc", "--op", "fork,exec", *SMALL)
-    recs = records(proc.stdout)
-    fork = [r for r in recs if r["type"] == "result"]
-    assert [r["params"] for r in fork][0] == {"op": "fork"}
-    exec_rows = [r for r in recs if r["type"] == "result" and r["params"] == {"op": "exec"}]
+def test_exec_and_shell_run_the_program_given_each_time(tmp_path):
+    """--program is what exec and shell run (LMBench: a dynamic hello; default /bin/true)."""
+    log = tmp_path / "ran"
+    script = tmp_path / "hello"
+    script.write_text(f"#!/bin/sh\necho ran >> {log}\n")
+    script.chmod(0o755)
+    for op in ("exec", "shell"):
+        log.unlink(missing_ok=True)
+        recs = records(run_probe("native", "run", "os-proc", "--op", op, "--program", str(script), *SMALL).stdout)
+        r = next(r for r in recs if r["type"] == "result")
+        # another program is another measurement: it is in the key
+        assert r["params"] == {"op": op, "program": str(script)}
+        assert len(log.read_text().splitlines()) >= r["iterations"] * len(r["samples"])
+
+
+def test_exec_default_is_a_dynamic_program_under_lmbench_key():
+    recs = records(run_probe("native", "run", "os-proc", "--op", "fork,exec", *SMALL).stdout)
+    assert [r["params"] for r in recs if r["type"] == "result"] == [{"op": "fork"}, {"op": "exec"}]
+    listing = json.loads(run_probe("native", "list", "--json").stdout)
+    program = next(p for k in listing["kernels"] if k["name"] == "os-proc" for p in k["params"]
+                   if p["name"] == "program")
+    assert program["default"] == "/bin/true"
+    # dynamically linked, as LMBench's hello: the ELF names its interpreter (the loader)
+    assert b"/ld-linux" in open("/bin/true", "rb").read()
+
+
+def test_a_program_that_cannot_be_executed_is_a_warning_not_a_crash(tmp_path):
+    junk = tmp_path / "junk"
+    junk.write_bytes(b"\x7fELF not really")
+    junk.chmod(0o755)
+    recs = records(run_probe("native", "run", "os-proc", "--op", "fork,exec", "--program", str(junk), *SMALL).stdout)
+    assert [r["params"] for r in recs if r["type"] == "result"] == [{"op": "fork"}]
     warned = [r for r in recs if r["type"] == "warning" and r["code"] == "os-unsupported"]
-    assert len(exec_rows) + len(warned) == 1
-    if warned:
-        assert '{"op":"exec"}' in warned[0]["message"] and "exec" in warned[0]["message"]
+    assert len(warned) == 1 and warned[0]["params"] == {"op": "exec", "program": str(junk)}
+    assert "could not exec --program" in warned[0]["message"]
 
 
 def test_lat_ctx_subtracts_the_overhead_measured_before_it():
@@ -124,6 +148,8 @@ def test_sizes_and_counts_are_checked_by_their_declared_kind():
         (["os-fs", "--size", "0,2m"], "os-fs: --size 2097152 is too large (valid: at most 1.0 MiB)"),
         (["os-syscall", "--op", "null,nope"], "os-syscall: --op 'nope' is not valid (valid: a comma list of null|read"),
         (["os-syscall", "--dir", "/nonexistent/dir"], "--dir '/nonexistent/dir' is not a writable directory"),
+        (["os-proc", "--program", "true"], "os-proc: --program 'true' is not an executable file given by its absolute"),
+        (["os-proc", "--program", "/nonexistent/hello"], "--program '/nonexistent/hello' is not an executable file"),
     ]
     for args, message in cases:
         proc = run_probe("native", "run", *args, check=False)
