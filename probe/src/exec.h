@@ -61,9 +61,10 @@ struct cpu_job {
 /* A timed body: `reps` repetitions of the kernel's timed loop on state. */
 typedef void (*timed_body_fn)(void *state, uint64_t reps);
 
-/* Runs fn(job) on a thread pinned to each CPU of ctx->cpus: one after another in serial
- * mode, all at once in parallel mode (each job calls exec_ready() when set up; they are
- * released together). jobs must hold ctx->ncpus entries; the caller frees job ticks with
+/* Runs fn(job) pinned to each CPU of ctx->cpus: in serial mode on the calling thread, pinned
+ * to one CPU after another (its affinity restored at the end: the process stays
+ * single-threaded while it measures); in parallel mode on one thread per CPU, all at once
+ * (each job calls exec_ready() when set up; they are released together). jobs must hold ctx->ncpus entries; the caller frees job ticks with
  * exec_free_jobs(). Returns 0, or -1 if a thread could not be created. */
 int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job *jobs);
 void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs);
