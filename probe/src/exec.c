@@ -499,6 +499,27 @@ int exec_job_outcome(const struct cpu_job *job)
     return job->nsamples > 0;
 }
 
+int exec_measure_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, job_emit_fn emit, void *emit_arg)
+{
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    int rc = 0;
+    if (!jobs || exec_each_cpu(ctx, fn, arg, jobs) != 0) {
+        emit_error("thread-failed", "cannot start a measuring thread");
+        rc = 1;
+    }
+    for (int j = 0; jobs && j < ctx->ncpus; j++) {
+        int outcome = exec_job_outcome(&jobs[j]);
+        if (outcome < 0)
+            rc = 1;
+        if (outcome > 0 && emit(ctx, &jobs[j], emit_arg) != 0)
+            rc = 1;
+    }
+    if (jobs)
+        exec_free_jobs(ctx, jobs);
+    free(jobs);
+    return rc;
+}
+
 struct helper {
     pthread_t thread;
     int cpu;
