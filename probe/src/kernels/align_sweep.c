@@ -38,10 +38,12 @@ static const char *const kernel_choices[] = {"l1-chase", "add-chain", NULL};
 static const struct kernel_param params[] = {
     {"kernel", "l1-chase,add-chain", kernel_choices,
      "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true, .kind = PARAM_CHOICE},
-    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false, .kind = PARAM_TEXT},
-    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false, .kind = PARAM_TEXT},
+    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false,
+     .kind = PARAM_SIZE, .min = 1, .max = 65536},
+    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false,
+     .kind = PARAM_SIZE, .min = 1, .max = 65536},
     {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
-                          "noise a placement's spread is compared with)", false, .kind = PARAM_TEXT},
+                          "noise a placement's spread is compared with)", false, .kind = PARAM_COUNT, .min = 2, .max = 100},
     {NULL},
 };
 
@@ -97,7 +99,6 @@ static void original(int kernel, const unsigned char **start, const unsigned cha
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct sweep_plan *plan = calloc(1, sizeof *plan);
-    const char *step = kernel_value(ctx, "step"), *span = kernel_value(ctx, "span");
     char buf[64], *items[2];
     int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, 2);
     for (int i = 0; i < n; i++) {
@@ -105,21 +106,20 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         if (plan->nkernels == 0 || plan->kernels[0] != k)
             plan->kernels[plan->nkernels++] = k;
     }
-    if (parse_size(step, &plan->step) || plan->step == 0 || plan->step % TIMED_CODE_ALIGN) {
+    /* sizes and the round count are checked by their declared kinds (params.c); what is left
+     * depends on this machine (instruction size, page size) or on the two values together */
+    plan->step = kernel_size(ctx, "step");
+    plan->span = kernel_size(ctx, "span");
+    plan->rounds = (uint64_t)kernel_count(ctx, "rounds");
+    if (plan->step % TIMED_CODE_ALIGN) {
         snprintf(err, errlen, "align-sweep: --step '%s' is not valid (valid: a multiple of %d bytes, e.g. 16)",
-                 step, TIMED_CODE_ALIGN);
+                 kernel_value(ctx, "step"), TIMED_CODE_ALIGN);
         free(plan);
         return -1;
     }
-    if (parse_size(span, &plan->span) || plan->span < plan->step || plan->span > page_size()) {
+    if (plan->span < plan->step || plan->span > page_size()) {
         snprintf(err, errlen, "align-sweep: --span '%s' is not valid (valid: from --step to %zu bytes, e.g. 256)",
-                 span, page_size());
-        free(plan);
-        return -1;
-    }
-    const char *rounds = kernel_value(ctx, "rounds");
-    if (parse_size(rounds, &plan->rounds) || plan->rounds < 2 || plan->rounds > 100) {
-        snprintf(err, errlen, "align-sweep: --rounds '%s' is not valid (valid: 2 to 100)", rounds);
+                 kernel_value(ctx, "span"), page_size());
         free(plan);
         return -1;
     }
