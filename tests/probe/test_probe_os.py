@@ -142,7 +142,12 @@ def test_lat_sig_catch_and_prot_subtract_their_baselines():
     by_op = {r["params"]["op"]: r for r in recs if r["type"] == "result"}
     assert "overhead_subtracted" not in by_op["install"]
     assert by_op["catch"]["overhead_subtracted"] > 0          # sending signal 0
-    assert by_op["prot"]["overhead_subtracted"] > 0           # catching a signal
+    # prot less catch is ~0.5 us of two ~3 us timings: on a busy machine it may not be positive
+    exceeded = [w for w in recs if w["type"] == "warning" and w["code"] == "os-overhead-exceeds"]
+    if "prot" in by_op:
+        assert by_op["prot"]["overhead_subtracted"] > 0       # catching a signal
+    else:
+        assert [w["params"] for w in exceeded] == [{"op": "prot"}]
 
 
 def test_sizes_and_counts_are_checked_by_their_declared_kind():
