@@ -267,6 +267,24 @@ static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_
     return grown ? 0 : -1;
 }
 
+/* One placement's round, per CPU: its samples join the slot of (placement, job's CPU). */
+struct round_target {
+    struct sweep_slot *slots;   /* this placement's, one per CPU of ctx */
+    uint64_t ops_per_rep;
+    size_t capacity;
+};
+
+static int keep_round(struct run_ctx *ctx, struct cpu_job *job, void *arg)
+{
+    (void)ctx;
+    struct round_target *rt = arg;
+    if (add_round(&rt->slots[job->index], job, job->reps * rt->ops_per_rep, rt->capacity) != 0) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        return 1;
+    }
+    return 0;
+}
+
 static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
                       const struct sweep_slot *slot)
 {
@@ -290,12 +308,11 @@ static int run(struct run_ctx *ctx)
     size_t noffsets = (size_t)((plan->span + plan->step - 1) / plan->step);
     size_t nslots = (size_t)plan->nkernels * noffsets * (size_t)ctx->ncpus;
     size_t capacity = (size_t)plan->rounds * (size_t)ctx->samples;
-    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     struct sweep_slot *slots = calloc(nslots, sizeof *slots);
     /* the last round's copies: `code` and `loop_offset` of the records */
     struct placement *last = calloc((size_t)plan->nkernels * noffsets, sizeof *last);
     int rc = 0;
-    if (!jobs || !slots || !last) {
+    if (!slots || !last) {
         emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
         rc = 1;
     }
@@ -340,21 +357,8 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
                 break;
             }
-            if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
-                emit_error("thread-failed", "cannot start a measuring thread");
-                rc = 1;
-            }
-            for (int j = 0; j < ctx->ncpus; j++) {
-                int outcome = exec_job_outcome(&jobs[j]);
-                if (outcome < 0)
-                    rc = 1;
-                struct sweep_slot *slot = &slots[order[at] * (size_t)ctx->ncpus + (size_t)j];
-                if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
-                    emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
-                    rc = 1;
-                }
-            }
-            exec_free_jobs(ctx, jobs);
+            struct round_target rt = {&slots[order[at] * (size_t)ctx->ncpus], ops_per_rep, capacity};
+            rc = exec_measure_each_cpu(ctx, measure_on_cpu, pl, keep_round, &rt);
         }
     }
     free(order);
@@ -377,7 +381,6 @@ static int run(struct run_ctx *ctx)
             munmap(last[i].mapping, last[i].mapping_bytes);
     free(last);
     free(slots);
-    free(jobs);
     free(plan);
     return rc;
 }
