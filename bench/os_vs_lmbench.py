@@ -271,10 +271,15 @@ class Runner:
             t.ref.setdefault(grp.rows[0], []).append(float(out.stdout))
 
 
-# Rows outside +-10 %, measured reasons (docs/probe.md, "The OS kernels: side by side")
+# Rows outside +-10 %: the reason measured for each (docs/probe.md, "Measured against LMBench 3")
 WHY = {
-    "lat_proc-exec": "exec'd program: /bin/true (libc) vs LMBench's hello (libm + libc); see @hello",
-    "lat_proc-shell": "exec'd program: /bin/true (libc) vs LMBench's hello (libm + libc); see @hello",
+    "lat_proc-fork": "fork of the static probe: fewer mappings to copy than LMBench's dynamic program (C loop: "
+                     "static 100-152 us, dynamic + libm 186-231 us)",
+    "lat_proc-exec": "the fork above, plus the program: /bin/true (libc) vs LMBench's hello (libm + libc)",
+    "lat_proc-proccall": "LMBench subtracts its loop overhead (l_overhead) from 2 ns; the probe does not",
+    "lat_ctx": "a difference of two timings, each with a round-to-round spread of 1.2-4x here",
+    "lat_fs": "ext4 journal on a shared disk: round-to-round spread 5-14x on both tools",
+    "lat_mmap": "LMBench's spread over the rounds (3x) and whole-microsecond output",
 }
 
 
