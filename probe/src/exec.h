@@ -61,9 +61,10 @@ struct cpu_job {
 /* A timed body: `reps` repetitions of the kernel's timed loop on state. */
 typedef void (*timed_body_fn)(void *state, uint64_t reps);
 
-/* Runs fn(job) on a thread pinned to each CPU of ctx->cpus: one after another in serial
- * mode, all at once in parallel mode (each job calls exec_ready() when set up; they are
- * released together). jobs must hold ctx->ncpus entries; the caller frees job ticks with
+/* Runs fn(job) pinned to each CPU of ctx->cpus: in serial mode on the calling thread, pinned
+ * to one CPU after another (its affinity restored at the end: the process stays
+ * single-threaded while it measures); in parallel mode on one thread per CPU, all at once
+ * (each job calls exec_ready() when set up; they are released together). jobs must hold ctx->ncpus entries; the caller frees job ticks with
  * exec_free_jobs(). Returns 0, or -1 if a thread could not be created. */
 int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job *jobs);
 void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs);
@@ -92,6 +93,13 @@ char *exec_cost_json(const struct cpu_job *job);
 /* After exec_each_cpu(): 1 when the job has samples to emit (its preemption warning written),
  * 0 when it has none, -1 when it failed (its `error` record written). */
 int exec_job_outcome(const struct cpu_job *job);
+/* Emits a job's records (results, histograms); returns 0, or nonzero after an error record. */
+typedef int (*job_emit_fn)(struct run_ctx *ctx, struct cpu_job *job, void *emit_arg);
+/* Measure on every CPU, emit each job: exec_each_cpu(fn, arg), then for each job with
+ * samples (exec_job_outcome() > 0, its preemption warning or error record written)
+ * emit(ctx, job, emit_arg); the jobs are freed. Returns 0, or 1 when a thread could not
+ * start (error record "thread-failed"), a job failed or an emit did. */
+int exec_measure_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, job_emit_fn emit, void *emit_arg);
 /* Involuntary context switches of the calling thread so far (-1 if unknown). */
 long thread_involuntary_switches(void);
 /* Steal time of `cpu` so far in USER_HZ ticks, from the 8th value of its `cpuN` line in

@@ -5,7 +5,6 @@
  *   platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]
  *                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]
  *                      [--pages auto|4k|huge] [--output FILE] [--dir DIR]
- *   platperf-probe hello   (exits at once: the program lat_proc exec runs)
  * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
  */
 #include <errno.h>
@@ -493,11 +492,6 @@ static char *argv_json(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* before anything else (no counter calibration): lat_proc exec's program */
-    if (argc == 2 && strcmp(argv[1], "hello") == 0) {
-        ssize_t w = write(1, "Hello world\n", 12);
-        return w == 12 ? 0 : 0;
-    }
     prog_argv_json = argv_json(argc, argv);
     counter_init();
     if (argc < 2)

@@ -9,6 +9,7 @@ Builds: `make probe probe-cross`. Missing build, objdump or qemu: skipped, excep
 """
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import signal
@@ -121,13 +122,21 @@ def test_offsets_off_the_instruction_grid_are_refused_on_arm():
 
 
 @pytest.mark.parametrize("args,message", [(["--span", "8192"], "--span '8192' is not valid"),
-                                          (["--rounds", "1"], "--rounds '1' is not valid (valid: 2 to 100)"),
-                                          (["--step", "0"], "--step '0' is not valid"),
+                                          (["--rounds", "1"], "--rounds '1' is not valid (valid: an integer from 2 to 100)"),
+                                          (["--rounds", "x"], "--rounds 'x' is not valid"),
+                                          (["--step", "0"], "--step 0 is too small"),
+                                          (["--step", "16q"], "--step '16q' is not valid (valid: a size such as 16k"),
                                           (["--kernel", "l2-chase"], "l2-chase")])
 def test_bad_sweeps_are_refused_before_anything_is_written(args, message):
     proc = run_probe("native", "run", "align-sweep", *args, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert message in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_sweep_parameters_are_declared_sizes_and_a_count():
+    listing = json.loads(run_probe("native", "list", "--json").stdout)
+    kinds = {p["name"]: p["kind"] for k in listing["kernels"] if k["name"] == "align-sweep" for p in k["params"]}
+    assert kinds == {"kernel": "choice", "step": "size", "span": "size", "rounds": "count"}
 
 
 def test_an_interrupted_sweep_writes_what_it_measured():

@@ -38,10 +38,12 @@ static const char *const kernel_choices[] = {"l1-chase", "add-chain", NULL};
 static const struct kernel_param params[] = {
     {"kernel", "l1-chase,add-chain", kernel_choices,
      "timed loops to sweep: l1-chase (dependent loads around a 4 KiB ring), add-chain (dependent adds)", true, .kind = PARAM_CHOICE},
-    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false, .kind = PARAM_TEXT},
-    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false, .kind = PARAM_TEXT},
+    {"step", "16", NULL, "bytes between two placements (a multiple of the instruction size: 4 on Arm)", false,
+     .kind = PARAM_SIZE, .min = 1, .max = 65536},
+    {"span", "256", NULL, "placements cover offsets 0 to span - step (at most one page)", false,
+     .kind = PARAM_SIZE, .min = 1, .max = 65536},
     {"rounds", "3", NULL, "sweeps over every placement, one after the other (at least 2: the run-to-run "
-                          "noise a placement's spread is compared with)", false, .kind = PARAM_TEXT},
+                          "noise a placement's spread is compared with)", false, .kind = PARAM_COUNT, .min = 2, .max = 100},
     {NULL},
 };
 
@@ -97,7 +99,6 @@ static void original(int kernel, const unsigned char **start, const unsigned cha
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct sweep_plan *plan = calloc(1, sizeof *plan);
-    const char *step = kernel_value(ctx, "step"), *span = kernel_value(ctx, "span");
     char buf[64], *items[2];
     int n = split_list(kernel_value(ctx, "kernel"), buf, sizeof buf, items, 2);
     for (int i = 0; i < n; i++) {
@@ -105,21 +106,20 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         if (plan->nkernels == 0 || plan->kernels[0] != k)
             plan->kernels[plan->nkernels++] = k;
     }
-    if (parse_size(step, &plan->step) || plan->step == 0 || plan->step % TIMED_CODE_ALIGN) {
+    /* sizes and the round count are checked by their declared kinds (params.c); what is left
+     * depends on this machine (instruction size, page size) or on the two values together */
+    plan->step = kernel_size(ctx, "step");
+    plan->span = kernel_size(ctx, "span");
+    plan->rounds = (uint64_t)kernel_count(ctx, "rounds");
+    if (plan->step % TIMED_CODE_ALIGN) {
         snprintf(err, errlen, "align-sweep: --step '%s' is not valid (valid: a multiple of %d bytes, e.g. 16)",
-                 step, TIMED_CODE_ALIGN);
+                 kernel_value(ctx, "step"), TIMED_CODE_ALIGN);
         free(plan);
         return -1;
     }
-    if (parse_size(span, &plan->span) || plan->span < plan->step || plan->span > page_size()) {
+    if (plan->span < plan->step || plan->span > page_size()) {
         snprintf(err, errlen, "align-sweep: --span '%s' is not valid (valid: from --step to %zu bytes, e.g. 256)",
-                 span, page_size());
-        free(plan);
-        return -1;
-    }
-    const char *rounds = kernel_value(ctx, "rounds");
-    if (parse_size(rounds, &plan->rounds) || plan->rounds < 2 || plan->rounds > 100) {
-        snprintf(err, errlen, "align-sweep: --rounds '%s' is not valid (valid: 2 to 100)", rounds);
+                 kernel_value(ctx, "span"), page_size());
         free(plan);
         return -1;
     }
@@ -267,6 +267,24 @@ static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_
     return grown ? 0 : -1;
 }
 
+/* One placement's round, per CPU: its samples join the slot of (placement, job's CPU). */
+struct round_target {
+    struct sweep_slot *slots;   /* this placement's, one per CPU of ctx */
+    uint64_t ops_per_rep;
+    size_t capacity;
+};
+
+static int keep_round(struct run_ctx *ctx, struct cpu_job *job, void *arg)
+{
+    (void)ctx;
+    struct round_target *rt = arg;
+    if (add_round(&rt->slots[job->index], job, job->reps * rt->ops_per_rep, rt->capacity) != 0) {
+        emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
+        return 1;
+    }
+    return 0;
+}
+
 static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
                       const struct sweep_slot *slot)
 {
@@ -290,12 +308,11 @@ static int run(struct run_ctx *ctx)
     size_t noffsets = (size_t)((plan->span + plan->step - 1) / plan->step);
     size_t nslots = (size_t)plan->nkernels * noffsets * (size_t)ctx->ncpus;
     size_t capacity = (size_t)plan->rounds * (size_t)ctx->samples;
-    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     struct sweep_slot *slots = calloc(nslots, sizeof *slots);
     /* the last round's copies: `code` and `loop_offset` of the records */
     struct placement *last = calloc((size_t)plan->nkernels * noffsets, sizeof *last);
     int rc = 0;
-    if (!jobs || !slots || !last) {
+    if (!slots || !last) {
         emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
         rc = 1;
     }
@@ -340,21 +357,8 @@ static int run(struct run_ctx *ctx)
                 rc = 1;
                 break;
             }
-            if (exec_each_cpu(ctx, measure_on_cpu, pl, jobs) != 0) {
-                emit_error("thread-failed", "cannot start a measuring thread");
-                rc = 1;
-            }
-            for (int j = 0; j < ctx->ncpus; j++) {
-                int outcome = exec_job_outcome(&jobs[j]);
-                if (outcome < 0)
-                    rc = 1;
-                struct sweep_slot *slot = &slots[order[at] * (size_t)ctx->ncpus + (size_t)j];
-                if (outcome > 0 && add_round(slot, &jobs[j], jobs[j].reps * ops_per_rep, capacity) != 0) {
-                    emit_error("out-of-memory", "align-sweep: cannot hold the sweep's samples");
-                    rc = 1;
-                }
-            }
-            exec_free_jobs(ctx, jobs);
+            struct round_target rt = {&slots[order[at] * (size_t)ctx->ncpus], ops_per_rep, capacity};
+            rc = exec_measure_each_cpu(ctx, measure_on_cpu, pl, keep_round, &rt);
         }
     }
     free(order);
@@ -377,7 +381,6 @@ static int run(struct run_ctx *ctx)
             munmap(last[i].mapping, last[i].mapping_bytes);
     free(last);
     free(slots);
-    free(jobs);
     free(plan);
     return rc;
 }

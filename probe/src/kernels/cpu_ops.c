@@ -116,9 +116,16 @@ static int measure_on_cpu(struct cpu_job *job)
     return 0;
 }
 
-static void emit_chain(struct run_ctx *ctx, const struct op_chain *chain, struct cpu_job *job,
-                       double *ns, double *cycles)
+struct chain_emit {
+    const struct op_chain *chain;
+    double *ns, *cycles;   /* ctx->samples each */
+};
+
+static int emit_chain(struct run_ctx *ctx, struct cpu_job *job, void *arg)
 {
+    const struct chain_emit *ce = arg;
+    const struct op_chain *chain = ce->chain;
+    double *ns = ce->ns, *cycles = ce->cycles;
     const struct core_clock *cc = job->result;
     uint64_t ops = job->reps * (uint64_t)chain->unroll;
     char params_json[64];
@@ -126,7 +133,7 @@ static void emit_chain(struct run_ctx *ctx, const struct op_chain *chain, struct
     if (chain->extra_cycles && !cc->valid) {
         emit_warning("no-core-clock", "cpu-ops: mul and mod need the core clock to take their "
                      "extra cycle out; not measured", job->cpu);
-        return;
+        return 0;
     }
     for (int i = 0; i < job->nsamples; i++) {
         double per_op = (double)job->ticks[i] / (double)ops;
@@ -146,12 +153,12 @@ static void emit_chain(struct run_ctx *ctx, const struct op_chain *chain, struct
         r.clock = cc;
         emit_record(ctx, &r);
     }
+    return 0;
 }
 
 static int run(struct run_ctx *ctx)
 {
     struct ops_plan *plan = ctx->kernel_state;
-    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     double *ns = malloc(sizeof(double) * (size_t)ctx->samples);
     double *cycles = malloc(sizeof(double) * (size_t)ctx->samples);
     int rc = 0;
@@ -164,22 +171,11 @@ static int run(struct run_ctx *ctx)
             emit_warning("no-int-div", msg, -1);
             continue;
         }
-        if (exec_each_cpu(ctx, measure_on_cpu, (void *)chain, jobs) != 0) {
-            emit_error("thread-failed", "cannot start a measuring thread");
-            rc = 1;
-        }
-        for (int j = 0; j < ctx->ncpus; j++) {
-            int outcome = exec_job_outcome(&jobs[j]);
-            if (outcome < 0)
-                rc = 1;
-            if (outcome > 0)
-                emit_chain(ctx, chain, &jobs[j], ns, cycles);
-        }
-        exec_free_jobs(ctx, jobs);
+        struct chain_emit ce = {chain, ns, cycles};
+        rc = exec_measure_each_cpu(ctx, measure_on_cpu, (void *)chain, emit_chain, &ce);
     }
     free(ns);
     free(cycles);
-    free(jobs);
     free(plan);
     return rc;
 }

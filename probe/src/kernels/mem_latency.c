@@ -112,10 +112,18 @@ static int measure_on_cpu(struct cpu_job *job)
     return 0;
 }
 
+static int emit_point(struct run_ctx *ctx, struct cpu_job *job, void *params_json)
+{
+    const struct latency_point *pt = job->arg;
+    char pages[160];
+    page_backing_json(&pt->backing[job->index], pages, sizeof pages);
+    emit_job_op_latency(ctx, "mem-latency", params_json, job, job->result, job->reps * CHASE_UNROLL, pages);
+    return 0;
+}
+
 static int run(struct run_ctx *ctx)
 {
     struct latency_plan *plan = ctx->kernel_state;
-    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     struct page_backing *backing = calloc((size_t)ctx->ncpus, sizeof *backing);
     int rc = 0;
     for (int s = 0; s < plan->nsizes && !probe_interrupted() && rc == 0; s++) {
@@ -125,25 +133,8 @@ static int run(struct run_ctx *ctx)
         json_obj_str(&params, "pattern", plan->pattern == CHASE_SEQ ? "seq" : "random");
         json_obj_uint(&params, "size", pt.size);
         json_obj_uint(&params, "stride", plan->stride);
-        if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
-            emit_error("thread-failed", "cannot start a measuring thread");
-            rc = 1;
-        }
-        for (int j = 0; j < ctx->ncpus; j++) {
-            struct cpu_job *job = &jobs[j];
-            int outcome = exec_job_outcome(job);
-            if (outcome < 0)
-                rc = 1;
-            if (outcome <= 0)
-                continue;
-            char pages[160];
-            page_backing_json(&backing[j], pages, sizeof pages);
-            emit_job_op_latency(ctx, "mem-latency", params.text, job, job->result,
-                                job->reps * CHASE_UNROLL, pages);
-        }
-        exec_free_jobs(ctx, jobs);
+        rc = exec_measure_each_cpu(ctx, measure_on_cpu, &pt, emit_point, params.text);
     }
-    free(jobs);
     free(backing);
     free(plan);
     return rc;
