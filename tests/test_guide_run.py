@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import require_executable, require_probe
-from test_adapters import free_port, iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
+from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
 from test_guide_keys import by_column, platperf
 
 from platperf import guide, placement
