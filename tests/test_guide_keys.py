@@ -279,14 +279,21 @@ def test_compare_pairs_every_row_a_published_board_and_a_quick_run_both_have(qui
     assert all(status[key] == "removed" for key in published - measured)
 
 
-def test_a_quick_run_round_trips_through_the_report(quick_db):
-    r = platperf("report", "local", "--db", quick_db, "--format", "rst-csv")
+def read_back(db, label: str, figures: dict):
+    """The report's RST of run ``label``, imported again, beside what its ``figures`` (key ->
+    board figure) should give back: ``(back, expected)``, both {(label, key): (value, min, max)}."""
+    r = platperf("report", label, "--db", db, "--format", "rst-csv")
     assert r.returncode == 0, r.stderr
     back = by_column(rst_csv_table.parse(r.stdout, "report.rst"))
-    expected = {("local", key): (float(number(f.value)),
-                                 None if f.min is None else float(number(f.min)),
-                                 None if f.max is None else float(number(f.max)))
-                for key, f in measured_board_keys(quick_db).items()}
+    expected = {(label, key): (float(number(f.value)),
+                               None if f.min is None else float(number(f.min)),
+                               None if f.max is None else float(number(f.max)))
+                for key, f in figures.items()}
+    return back, expected
+
+
+def test_a_quick_run_round_trips_through_the_report(quick_db):
+    back, expected = read_back(quick_db, "local", measured_board_keys(quick_db))
     assert back == expected
     assert any(key.benchmark == "mem-latency" and dict(key.params)["pattern"] == "random" for _, key in back)
 

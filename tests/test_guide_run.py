@@ -21,11 +21,9 @@ from pathlib import Path
 import pytest
 from conftest import require_executable, require_probe
 from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
-from test_guide_keys import by_column, platperf
+from test_guide_keys import platperf, read_back
 
 from platperf import guide, placement
-from platperf.ingest import rst_csv_table
-from platperf.report.sections.guide import number
 from platperf.runner import SUITES_DIR
 
 GUIDE_SUITE = SUITES_DIR / "guide.toml"
@@ -119,13 +117,7 @@ def test_a_short_guide_run_reads_back_from_the_report_cell_for_cell(tmp_path, ip
     figures, runs = stored_board_figures(db, "local")
     assert [run["status"] for run in runs] == ["complete"]
 
-    r = platperf("report", "local", "--db", db, "--format", "rst-csv")
-    assert r.returncode == 0, r.stderr
-    back = by_column(rst_csv_table.parse(r.stdout, "report.rst"))
-    expected = {("local", key): (float(number(f.value)),
-                                 None if f.min is None else float(number(f.min)),
-                                 None if f.max is None else float(number(f.max)))
-                for key, f in figures.items()}
+    back, expected = read_back(db, "local", figures)
     # every measured figure comes back, under its key, with its value; nothing else comes back
     assert sorted(set(expected) - set(back), key=str) == []
     assert sorted(set(back) - set(expected), key=str) == []
