@@ -280,6 +280,11 @@ WHY = {
     "lat_ctx": "a difference of two timings, each with a round-to-round spread of 1.2-4x here",
     "lat_fs": "ext4 journal on a shared disk: round-to-round spread 5-14x on both tools",
     "lat_mmap": "LMBench's spread over the rounds (3x) and whole-microsecond output",
+    "lat_connect": "spread: C loop, LMBench's server/client variants and the probe's all 74-90 us, 50-107 us "
+                   "within one run",
+    "bw_file_rd": "spread: same calls and chunks; ratios 0.90-1.17 from run to run, both sides of 1",
+    "bw_mmap_rd": "spread: same calls; ratios 0.78-1.21 from run to run, both sides of 1",
+    "bw_unix": "spread: same calls and chunks; ratios 0.82-0.91 from run to run",
 }
 
 
