@@ -1,11 +1,11 @@
 #include "buffer.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "jsonl.h"
 #include "kernel.h"
 #include "params.h"
 
@@ -137,13 +137,14 @@ const char *page_backing_name(const struct page_backing *b)
 
 void page_backing_json(const struct page_backing *b, char *out, size_t len)
 {
-    if (b->huge_bytes < 0)
-        snprintf(out, len, "\"pages\":{\"asked\":\"%s\",\"backing\":\"unknown\",\"bytes\":%" PRIu64 "}",
-                 page_choices[pages_asked], b->bytes);
-    else
-        snprintf(out, len, "\"pages\":{\"asked\":\"%s\",\"backing\":\"%s\",\"bytes\":%" PRIu64
-                 ",\"huge_bytes\":%" PRId64 "}", page_choices[pages_asked], page_backing_name(b), b->bytes,
-                 b->huge_bytes);
+    struct json_obj o;
+    json_obj_init(&o);
+    json_obj_str(&o, "asked", page_choices[pages_asked]);
+    json_obj_str(&o, "backing", page_backing_name(b));
+    json_obj_uint(&o, "bytes", b->bytes);
+    if (b->huge_bytes >= 0)
+        json_obj_uint(&o, "huge_bytes", (uint64_t)b->huge_bytes);
+    snprintf(out, len, "\"pages\":%s", o.text);
 }
 
 static int cap_message(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,
