@@ -7,8 +7,9 @@ shared machine (other people's work, the hypervisor) touches every side alike:
 
   * A/A, single runs:   run A#i against run B#i, for each i (the mean share over the pairs);
   * A/A, N runs a side: label A (N runs) against label B (N runs);
-  * A/B, N runs a side: label A against label HOG, the hog (the probe's own read-bandwidth
-    kernel, 64 MiB) running on --hog-cpu while HOG is measured; the share of DRAM bandwidth
+  * A/B, N runs a side: label A against label HOG, the hog (the probe's own mem-bandwidth
+    kernel --hog on 256 MiB, default bzero: libc memset, whose non-temporal stores stream to
+    DRAM without reading) running on --hog-cpu while HOG is measured; the share of DRAM bandwidth
     keys called regressions. A DRAM key is a mem-bandwidth key whose buffers are larger
     than the last-level cache of --cpu (sysfs). Earlier versions of this bench counted
     every size >= 16 MiB; on a machine with a 32 MiB L3 (this VM) a 16 MiB buffer is partly
@@ -17,8 +18,12 @@ shared machine (other people's work, the hypervisor) touches every side alike:
     that share is still printed, as "keys >= 16 MiB".
 
 It also gives the run-to-run spread, (max - min) / median of the run medians over the 2N runs
-of A and B, of the L1 (16 KiB) and L2 (256 KiB) random-read latencies, and (when the probe
-records it) how many samples were retaken or marked for steal time.
+of A and B, of the L1 (16 KiB) and L2 (256 KiB) random-read latencies; the same spread of each
+run's fastest sample (interference inside a run only slows samples, so what is left is what
+moved whole runs: another tenant on the host, its clock); and (when the probe records it) how
+many samples were retaken or marked for steal time; and `platperf doctor`'s finding on the
+cores before and after the runs (core-shared: a neighbour on the host core that steal time
+does not show, which moves whole runs; docs/probe.md).
 
 It drives the `platperf` command of --code (default: this checkout's src/ and build tree's
 probe). `--before /tmp/main/src --before-probe /tmp/main/build/native/platperf-probe` also
@@ -102,10 +107,11 @@ def compare(base: str, new: str, db: Path, env) -> dict:
     return json.loads(proc.stdout)
 
 
-def spread(db: Path, labels: tuple[str, ...], size: int) -> float | None:
-    """(max - min) / median of the run medians of random-read latency at ``size``, in %."""
+def spread(db: Path, labels: tuple[str, ...], size: int, column: str = "median") -> float | None:
+    """(max - min) / median of the run medians (column "min": of the runs' fastest samples,
+    which interference within a run cannot slow) of random-read latency at ``size``, in %."""
     con = sqlite3.connect(db)
-    q = ("SELECT r.median FROM results r JOIN runs u ON u.id = r.run_id WHERE u.label IN "
+    q = (f"SELECT r.{column} FROM results r JOIN runs u ON u.id = r.run_id WHERE u.label IN "
          f"({','.join('?' * len(labels))}) AND r.benchmark = 'mem-latency' AND r.mode = 'serial' "
          "AND r.unit = 'ns' AND r.params LIKE ? AND r.params LIKE '%pattern=random%'")
     medians = [row[0] for row in con.execute(q, (*labels, f"%size={size},%"))]
@@ -130,11 +136,22 @@ def steal_counts(db: Path) -> tuple[int, int] | None:
     return (retaken, marked) if seen else None
 
 
-def start_hog(env, cpu: int) -> subprocess.Popen:
+def start_hog(env, cpu: int, kernel: str) -> subprocess.Popen:
+    """The probe's mem-bandwidth ``kernel`` on a 256 MiB buffer (8x this VM's L3), looping."""
     probe = env.get("PLATPERF_PROBE") or str(HERE / "build" / "probe" / "native" / "platperf-probe")
-    return subprocess.Popen([probe, "run", "mem-bandwidth", "--kernel", "rd", "--size", "64m",
+    return subprocess.Popen([probe, "run", "mem-bandwidth", "--kernel", kernel, "--size", "256m",
                              "--cpus", str(cpu), "--samples", "100000", "--min-time", "0.5"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def core_check(env) -> str:
+    """`platperf doctor`'s finding on the cores (a neighbour steal time does not show)."""
+    proc = platperf(["doctor", "--json"], env, check=False)
+    try:
+        found = [f for f in json.loads(proc.stdout)["findings"] if f["code"].startswith("core-")]
+    except (ValueError, KeyError):
+        return "doctor failed"
+    return f"{found[0]['level']} {found[0]['code']}: {found[0]['message']}" if found else "not checked"
 
 
 class Version:
@@ -177,6 +194,7 @@ class Version:
             "ab_slower": statistics.median(slower) if slower else None,
             "ab_mde": statistics.median(mdes) if mdes else None,
             "l1": spread(db, ("A", "B"), L1), "l2": spread(db, ("A", "B"), L2),
+            "l1_floor": spread(db, ("A", "B"), L1, "min"), "l2_floor": spread(db, ("A", "B"), L2, "min"),
             "steal": "not recorded" if steal is None else f"{steal[0]} retaken, {steal[1]} marked",
         }
 
@@ -191,6 +209,8 @@ def main() -> int:
     ap.add_argument("--suite", default="quick")
     ap.add_argument("--cpu", default="0", help="the measured CPU(s)")
     ap.add_argument("--hog-cpu", type=int, default=1)
+    ap.add_argument("--hog", default="bzero", help="the hog's mem-bandwidth kernel (default bzero: "
+                    "libc memset, whose non-temporal stores go straight to DRAM; rd: plain loads)")
     ap.add_argument("--code", default=str(HERE / "src"), help="src/ of the platperf to measure")
     ap.add_argument("--probe", help="the probe binary (default: this checkout's build tree)")
     ap.add_argument("--before", metavar="SRC", help="also measure this platperf (src/ of another "
@@ -208,13 +228,14 @@ def main() -> int:
     versions = [Version("after", opts.code, probe, where / "after.db")]
     if opts.before:
         versions.insert(0, Version("before", opts.before, opts.before_probe, where / "before.db"))
+    cores = [core_check(versions[-1].env)]
     total, done = 3 * opts.runs * len(versions), 0
     for i in range(opts.runs):
         for label in ("A", "B", "HOG"):
             for version in versions:
                 done += 1
                 print(f"[{done}/{total}] {version.name}: run {label}#{i + 1}", file=sys.stderr, flush=True)
-                hog = start_hog(versions[-1].env, opts.hog_cpu) if label == "HOG" else None
+                hog = start_hog(versions[-1].env, opts.hog_cpu, opts.hog) if label == "HOG" else None
                 try:
                     version.run(label, opts)
                 finally:
@@ -222,6 +243,7 @@ def main() -> int:
                         hog.kill()
                         hog.wait()
 
+    cores.append(core_check(versions[-1].env))
     llc = llc_bytes(opts.cpu)
     figures = [v.figures(opts.runs, llc) for v in versions]
     n = opts.runs
@@ -250,9 +272,13 @@ def main() -> int:
                       (f"A/B hog: change {n} runs detect (median)", "ab_mde"),
                       (f"L1 (16 KiB) latency: spread of {2 * n} run medians", "l1"),
                       (f"L2 (256 KiB) latency: spread of {2 * n} run medians", "l2"),
+                      (f"L1 (16 KiB): spread of {2 * n} runs' fastest samples", "l1_floor"),
+                      (f"L2 (256 KiB): spread of {2 * n} runs' fastest samples", "l2_floor"),
                       ("samples stolen from (steal)", "steal")):
         cells = "".join(f"{f[key] if isinstance(f[key], str) else pct(f[key]):>10}" for f in figures)
         print(f"{name:46}{cells}")
+    for when, finding in zip(("before the runs", "after them"), cores):
+        print(f"doctor, {when}: {finding}")
     return 1 if missed else 0
 
 

@@ -315,3 +315,72 @@ def test_doctor_reports_the_steal_rate_from_the_two_looks(tmp_path):
     # Bare metal trees without /proc/stat: no finding at all.
     (first / "proc/stat").unlink()
     assert "steal-time" not in codes(first)
+
+
+# -- a neighbour sharing the cores (issue 10) --------------------------------------------------
+
+def l1_records(samples_by_cpu: dict, preempted=(), stolen=(), ghz: float = 3.0) -> list[dict]:
+    """The probe's mem-latency results for doctor.core_probe_args: ns and cycles per CPU."""
+    out = [{"type": "meta"}]
+    for cpu, samples in samples_by_cpu.items():
+        common = {"type": "result", "benchmark": "mem-latency", "cpu": cpu, "preempted": list(preempted),
+                  "steal": {"ticks": 0, "retakes": 0, "samples": list(stolen)}}
+        out.append({**common, "unit": "ns", "samples": list(samples)})
+        out.append({**common, "unit": "cycles", "samples": [s * ghz for s in samples]})
+    return out
+
+
+def test_core_probe_command_measures_every_cpu_up_to_a_cap():
+    from platperf.doctor import CORE_MAX_CPUS, core_probe_args
+    args = core_probe_args([0, 1, 2, 3])
+    assert args[:2] == ["run", "mem-latency"] and args[args.index("--cpus") + 1] == "0,1,2,3"
+    big = core_probe_args(list(range(200)))
+    chosen = big[big.index("--cpus") + 1].split(",")
+    assert len(chosen) <= CORE_MAX_CPUS and chosen[0] == "0" and chosen[-1] != "199"
+
+
+def test_a_steady_core_is_ok_and_says_its_l1_hit():
+    from platperf.doctor import check_core_sharing
+    steady = [1.333 + 0.001 * (i % 7) for i in range(25)]
+    (f,) = check_core_sharing(l1_records({0: steady, 1: steady}), {})
+    assert (f.level, f.code) == ("ok", "core-steady")
+    assert "CPUs 0-1" in f.message and "4.0 cycles" in f.message and "1.33 ns" in f.message
+
+
+def test_a_core_whose_l1_hit_moves_is_shared_and_the_fix_fits_the_machine():
+    from platperf.doctor import check_core_sharing
+    steady = [1.30] * 25
+    moving = [1.30] * 10 + [1.50 + 0.01 * i for i in range(15)]     # p90 1.62: +25%
+    records = l1_records({0: steady, 1: moving})
+    (vm,) = check_core_sharing(records, {"virtualization": {"vm": True}})
+    assert (vm.level, vm.code) == ("warn", "core-shared")
+    assert "CPU 1 moved up to 25%" in vm.message and "1.30–1.62 ns" in vm.message
+    assert "dedicated physical cores" in vm.fix and vm.effect
+    (smt,) = check_core_sharing(records, {"smt": {"siblings": [[0, 1]]}})
+    assert "smt/control" in smt.fix
+    (bare,) = check_core_sharing(records, {})
+    assert "governor" in bare.fix
+
+
+def test_preempted_and_stolen_samples_are_not_held_against_the_core():
+    from platperf.doctor import check_core_sharing
+    samples = [1.30] * 22 + [3.0, 3.1, 3.2]
+    (f,) = check_core_sharing(l1_records({0: samples}, preempted=[22, 23], stolen=[24]), {})
+    assert f.code == "core-steady"
+    (g,) = check_core_sharing(l1_records({0: samples}), {})
+    assert g.code == "core-shared"
+
+
+def test_without_probe_results_the_core_is_not_checked():
+    from platperf.doctor import check_core_sharing
+    assert [f.code for f in check_core_sharing([{"type": "meta"}], {})] == ["core-not-checked"]
+    assert "core-steady" not in codes(SYSFS / "x86vm") and "core-shared" not in codes(SYSFS / "x86vm")
+
+
+def test_cli_measures_the_l1_hit_of_every_cpu_with_the_probe():
+    """The real probe on this machine: one core finding, either way (this machine may be shared)."""
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    found = [f for f in json.loads(result.stdout)["findings"] if f["code"].startswith("core-")]
+    assert len(found) == 1 and found[0]["code"] in ("core-steady", "core-shared"), found
+    assert " ns" in found[0]["message"]

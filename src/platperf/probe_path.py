@@ -63,10 +63,14 @@ def _from_env(name: str) -> Path:
 
 
 def _first_executable(paths) -> Path | None:
-    for path in paths:
-        if os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
+    """The most recently built of ``paths`` that exist (the first on a tie): in a checkout,
+    `make probe` rebuilds build/probe/ after the editable install copied the probe into
+    _bin/, and the stale copy must not shadow it."""
+    found = [p for p in paths if os.path.isfile(p) and os.access(p, os.X_OK)]
+    if not found:
+        return None
+    newest = max(os.stat(p).st_mtime for p in found)
+    return next(p for p in found if os.stat(p).st_mtime == newest)
 
 
 def _native_candidates() -> tuple[Path, ...]:
@@ -76,10 +80,10 @@ def _native_candidates() -> tuple[Path, ...]:
 def find_probe(arch: str | None = None) -> Path:
     """The probe for this machine (arch None) or for one of :data:`ARCHES`.
 
-    None: $PLATPERF_PROBE, else the package's native probe, else the build tree's.
-    An arch: $PLATPERF_PROBE_<ARCH>, else ``_bin/platperf-probe-<arch>``, else
-    ``build/probe/<arch>/platperf-probe`` (and the native locations when arch is this
-    machine's). Raises :class:`ProbeNotFound` saying what to build or install.
+    None: $PLATPERF_PROBE, else the package's native probe or the build tree's, whichever
+    was built last. An arch: $PLATPERF_PROBE_<ARCH>, else the newest of
+    ``_bin/platperf-probe-<arch>`` and ``build/probe/<arch>/platperf-probe`` (and the native
+    locations when arch is this machine's). Raises :class:`ProbeNotFound` saying what to build or install.
     """
     if arch is None:
         if os.environ.get("PLATPERF_PROBE"):

@@ -67,6 +67,25 @@ def test_a_missing_cross_probe_says_what_to_build(tmp_path, monkeypatch):
     assert "make probe-cross" in str(err.value) and "apt install gcc-" in str(err.value)
 
 
+def test_a_probe_rebuilt_after_the_install_is_the_one_run(tmp_path, monkeypatch):
+    """`make probe` in a checkout rebuilds build/probe/ after `pip install -e .` copied the
+    probe into _bin/ (copy2: same mtime): the newer build must not be shadowed by the copy."""
+    monkeypatch.setattr(probe_path, "_BIN", tmp_path / "bin")
+    monkeypatch.setattr(probe_path, "_BUILD", tmp_path / "build")
+    monkeypatch.delenv("PLATPERF_PROBE", raising=False)
+    copy, built = tmp_path / "bin" / "platperf-probe", tmp_path / "build" / "native" / "platperf-probe"
+    for path in (copy, built):
+        path.parent.mkdir(parents=True)
+        path.write_text("#!/bin/sh\n")
+        path.chmod(0o755)
+        os.utime(path, (1000, 1000))
+    assert find_probe() == copy                 # as installed: the package's copy
+    os.utime(built, (2000, 2000))
+    assert find_probe() == built                # rebuilt since: the build tree's
+    os.utime(copy, (3000, 3000))
+    assert find_probe() == copy                 # reinstalled since: the copy again
+
+
 def test_this_machines_arch_falls_back_to_the_native_probe(monkeypatch):
     native = find_probe()
     arch = probe_arch(platform.machine())

@@ -28,8 +28,9 @@ def doctor(
                                                                 "(not with --root)."),
 ):
     """Check a machine (this one, or --target) for what bends benchmark results: governor and frequency scaling,
-    boost, SMT siblings, CPU isolation, load and busy processes, virtual machine, the probe's
-    counter, resctrl. Each finding says what it does to results and how to fix it.
+    boost, SMT siblings, CPU isolation, load and busy processes, steal time, virtual machine, the
+    probe's counter, a neighbour sharing the cores (the L1 hit time of each CPU over 0.1 s, with
+    the probe), resctrl. Each finding says what it does to results and how to fix it.
 
     \b
     Examples:
@@ -68,7 +69,8 @@ def doctor(
         fingerprint = collect(machine, probe_meta)
     except TopologyError as exc:
         fail_exit(str(exc))
-    findings = check(machine, fingerprint=fingerprint, probe_meta=probe_meta)
+    core = _core_records(target, fingerprint) if probe and root == "/" and probe_meta else None
+    findings = check(machine, fingerprint=fingerprint, probe_meta=probe_meta, core_records=core)
     if json_out:
         print(json.dumps({"findings": [dataclasses.asdict(f) for f in findings],
                           "fingerprint": fingerprint}, indent=1))
@@ -98,6 +100,24 @@ def _probe_meta(path: Optional[Path], target) -> tuple[dict | None, str | None]:
         return probe_meta(target), None
     except Exception as exc:  # no probe built, or it failed: the other checks still stand
         return None, f"counter not checked: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+
+
+def _core_records(target, fp: dict) -> list[dict]:
+    """The probe's L1 hit times on each online CPU (doctor.core_probe_args); [] when the probe
+    fails (the check then says it was not measured)."""
+    from ..doctor import core_probe_args
+    from ..records import RecordError, read_stream
+    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
+    if not cpus:
+        return []
+    proc = target.run(core_probe_args(cpus))
+    try:
+        records = list(read_stream(proc, "platperf-probe mem-latency"))
+    except RecordError:
+        records = []
+    finally:
+        code = proc.wait()
+    return records if code == 0 else []
 
 
 def _print(fp: dict, findings, probe_note: str | None):
