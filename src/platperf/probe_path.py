@@ -62,15 +62,12 @@ def _from_env(name: str) -> Path:
     return Path(value)
 
 
-def _first_executable(paths) -> Path | None:
+def _newest_executable(paths) -> Path | None:
     """The most recently built of ``paths`` that exist (the first on a tie): in a checkout,
     `make probe` rebuilds build/probe/ after the editable install copied the probe into
     _bin/, and the stale copy must not shadow it."""
     found = [p for p in paths if os.path.isfile(p) and os.access(p, os.X_OK)]
-    if not found:
-        return None
-    newest = max(os.stat(p).st_mtime for p in found)
-    return next(p for p in found if os.stat(p).st_mtime == newest)
+    return max(found, key=lambda p: os.stat(p).st_mtime) if found else None
 
 
 def _native_candidates() -> tuple[Path, ...]:
@@ -88,7 +85,7 @@ def find_probe(arch: str | None = None) -> Path:
     if arch is None:
         if os.environ.get("PLATPERF_PROBE"):
             return _from_env("PLATPERF_PROBE")
-        found = _first_executable(_native_candidates())
+        found = _newest_executable(_native_candidates())
         if found is None:
             raise ProbeNotFound("platperf-probe is not built; run 'make probe' or reinstall platperf")
         return found
@@ -100,7 +97,7 @@ def find_probe(arch: str | None = None) -> Path:
     candidates = [_BIN / f"platperf-probe-{arch}", _BUILD / arch / "platperf-probe"]
     if arch == _host_arch():
         candidates += _native_candidates()
-    found = _first_executable(candidates)
+    found = _newest_executable(candidates)
     if found is not None:
         return found
     if arch in _CROSS_PACKAGES:

@@ -233,16 +233,23 @@ def probe_kernels(target) -> list[dict]:
         raise SuiteError("platperf-probe list --json did not print {\"kernels\": [...]}") from None
 
 
-def probe_meta(target) -> dict:
-    """The probe's ``meta`` record from ``platperf-probe info``."""
-    proc = target.run(["info"])
+def probe_records(target, args: list[str]) -> list[dict]:
+    """The records of ``platperf-probe ARGS`` on ``target`` (meta first); SuiteError when it
+    fails or prints nothing (RecordError when it prints a bad record)."""
+    name = f"platperf-probe {args[0]}"
+    proc = target.run(args)
     try:
-        records = list(read_stream(proc, "platperf-probe info"))
+        records = list(read_stream(proc, name))
     finally:
         code = proc.wait()
     if code != 0 or not records:
-        raise SuiteError(f"platperf-probe info failed (exit {code}): {proc.stderr_tail()}")
-    return records[0]
+        raise SuiteError(f"{name} failed (exit {code}): {proc.stderr_tail()}")
+    return records
+
+
+def probe_meta(target) -> dict:
+    """The probe's ``meta`` record from ``platperf-probe info``."""
+    return probe_records(target, ["info"])[0]
 
 
 # -- running ------------------------------------------------------------------------------

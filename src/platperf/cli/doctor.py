@@ -106,18 +106,13 @@ def _core_records(target, fp: dict) -> list[dict]:
     """The probe's L1 hit times on each online CPU (doctor.core_probe_args); [] when the probe
     fails (the check then says it was not measured)."""
     from ..doctor import core_probe_args
-    from ..records import RecordError, read_stream
+    from ..records import RecordError
+    from ..runner import SuiteError, probe_records
     cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
-    if not cpus:
-        return []
-    proc = target.run(core_probe_args(cpus))
     try:
-        records = list(read_stream(proc, "platperf-probe mem-latency"))
-    except RecordError:
-        records = []
-    finally:
-        code = proc.wait()
-    return records if code == 0 else []
+        return probe_records(target, core_probe_args(cpus)) if cpus else []
+    except (SuiteError, RecordError):
+        return []
 
 
 def _print(fp: dict, findings, probe_note: str | None):
