@@ -434,6 +434,8 @@ def _run_step(step, target, writer, out, state, place, progress, stop, transform
         proc.wait()
         state["proc"] = None
         return "failed", str(exc)
+    finally:
+        feed.close()
     code = proc.wait()
     writer.commit()
     state["proc"] = None
@@ -478,6 +480,9 @@ def _store_record(rec, writer, out, state, place, transform, errors):
     return None
 
 
+FEED_RECORDS = 4096     # records read ahead of the store at most
+
+
 class _Feed:
     """The probe's records, read by their own thread into a queue.
 
@@ -489,7 +494,10 @@ class _Feed:
     DONE, NOTHING = object(), object()
 
     def __init__(self, proc, name: str):
-        self._queue: queue.Queue = queue.Queue()
+        # Bounded: when the store falls behind, the reader waits, the pipe fills and the probe
+        # waits on its write (back-pressure), instead of the queue growing without end.
+        self._queue: queue.Queue = queue.Queue(maxsize=FEED_RECORDS)
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self._read, args=(proc, name), daemon=True,
                                         name=f"read {name}")
         self._thread.start()
@@ -497,11 +505,26 @@ class _Feed:
     def _read(self, proc, name):
         try:
             for rec in read_stream(proc, name):
-                self._queue.put(("record", rec))
+                if not self._put(("record", rec)):
+                    return
         except BaseException as exc:   # handed to the storing thread, which raises it
-            self._queue.put(("raise", exc))
+            self._put(("raise", exc))
         else:
-            self._queue.put(("done", None))
+            self._put(("done", None))
+
+    def _put(self, item) -> bool:
+        """Wait for room; False once the storing thread has stopped listening (close())."""
+        while not self._closed.is_set():
+            try:
+                self._queue.put(item, timeout=POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def close(self):
+        """The storing thread is done with this feed: a reader waiting for room gives up."""
+        self._closed.set()
 
     def next(self, timeout: float):
         try:

@@ -193,10 +193,11 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
 
 def _metadata_label(definition) -> str | None:
     import yaml
+    from ..bounded import BoundError, load_yaml
     try:
-        data = yaml.safe_load(definition or "") or {}
+        data = load_yaml(definition or "", "the job definition from the server") or {}
         value = data.get("metadata", {}).get("platperf.label")
-    except (yaml.YAMLError, AttributeError):
+    except (yaml.YAMLError, BoundError, AttributeError):
         return None
     return str(value) if value is not None else None
 

@@ -76,12 +76,12 @@ def describe_board(run: LavaRun, into: Path):
     """(measure.Description, None) of the board from the job's snapshot, unpacked under
     ``into``; or (None, why there is none)."""
     from ..measure import describe_machine
-    from ..targets.remote_sysroot import SnapshotError, unpack_snapshot
+    from ..targets.remote_sysroot import SnapshotError, snapshot_sysroot
     log = run.log
     if log.snapshot is None:
         return None, log.snapshot_error or "the log holds no board snapshot"
     try:
-        sysroot = unpack_snapshot(log.snapshot, into / "board", log.snapshot_interval or 0.2)
+        sysroot = snapshot_sysroot(log.snapshot, log.snapshot_interval or 0.2)
         return describe_machine(sysroot, run.stream.meta), None
     except (SnapshotError, ValueError, OSError) as exc:
         return None, f"the board snapshot in the log cannot be read ({exc})"

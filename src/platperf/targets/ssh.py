@@ -16,19 +16,23 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import selectors
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
+from ..records import MAX_LINE
 from . import TIMED_OUT, CommandResult, TargetError
-from .remote_sysroot import SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot, unpack_snapshot
+from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
+                             snapshot_sysroot)
 
 SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
@@ -36,6 +40,10 @@ ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board
 KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 # A board that is off, or an sshd that accepts and never answers: one line within 30 s.
 CONNECT_TIMEOUT_S = 15
+# What one request may bring back from a board: a tool's whole output, a snapshot (its own,
+# smaller cap), a setup answer. Beyond it platperf stops reading and kills the request.
+MAX_OUTPUT = 64 << 20
+TIMED_OUT_CAPTURE, TOO_LONG = -1001, -1002     # capture()'s own return codes
 # The sample the doctor compares: the same as doctor.check_busy_processes's default.
 SAMPLE_INTERVAL_S = 0.2
 
@@ -134,7 +142,6 @@ class SshTarget:
         self._control = self._tmp / "cm"
         self._connected = False
         self._probe: str | None = None      # the probe's path on the board, once set up
-        self._snapshots = 0
         # A caller that exits without close() still leaves no master or temp dir behind.
         self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp)
 
@@ -153,13 +160,14 @@ class SshTarget:
         started here would hold our pipes open)."""
         return [*self._ssh("-T", "-o", "ControlMaster=no"), command]
 
-    def _round_trip(self, command: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    def _round_trip(self, command: str, stdin: bytes = b"", limit: int = MAX_OUTPUT) -> subprocess.CompletedProcess:
         self._connect()
-        try:
-            done = subprocess.run(self._session(command), input=stdin, capture_output=True,
-                                  timeout=ROUND_TRIP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s") from None
+        done = capture(self._session(command), stdin, ROUND_TRIP_TIMEOUT_S, limit)
+        if done.returncode == TIMED_OUT_CAPTURE:
+            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s")
+        if done.returncode == TOO_LONG:
+            raise TargetError(f"{self.host}: the board sent more than {limit >> 20} MiB for one "
+                              f"request; platperf stopped reading (docs/security.md)")
         if done.returncode == SSH_EXIT_ERROR:
             raise TargetError(f"connection to {self.host} lost: "
                               f"{_last_line(done.stderr.decode(errors='replace')) or 'ssh exited 255'}")
@@ -294,19 +302,19 @@ class SshTarget:
         self._connect()
         # `exec`: the shell's PID becomes the tool's, so a timeout can kill it on the board.
         line = f"echo $$; exec {' '.join(map(shlex.quote, argv))}"
-        try:
-            done = subprocess.run(self._session(line), input=stdin, capture_output=True,
-                                  timeout=timeout)
-            out, err, code, stopped = done.stdout, done.stderr, done.returncode, False
-        except subprocess.TimeoutExpired as exc:
-            out, err, code, stopped = exc.stdout or b"", exc.stderr or b"", TIMED_OUT, True
+        done = capture(self._session(line), stdin, timeout, MAX_OUTPUT)
+        out, err, code = done.stdout, done.stderr, done.returncode
+        stopped = code in (TIMED_OUT_CAPTURE, TOO_LONG)
+        if stopped:
+            code = TIMED_OUT if code == TIMED_OUT_CAPTURE else 1
         pid, _, out = out.partition(b"\n")
         text, err_text = out.decode(errors="replace"), err.decode(errors="replace")
         if not pid.strip().isdigit():    # the remote shell never started: ssh itself failed
             raise TargetError(f"connection to {self.host} lost: {_last_line(err_text) or f'ssh exited {code}'}")
         if stopped:   # sshd made the shell a session leader: its group is all the tool started
             self.signal(-int(pid), "KILL")
-            err_text += f"\n{argv[0]}: stopped after {timeout:g} s\n"
+            err_text += (f"\n{argv[0]}: stopped after {timeout:g} s\n" if code == TIMED_OUT else
+                         f"\n{argv[0]}: stopped: it printed more than {MAX_OUTPUT >> 20} MiB\n")
         return CommandResult(code, text, err_text)
 
     def which(self, name: str) -> str | None:
@@ -324,8 +332,8 @@ class SshTarget:
         self._connect()
         setup.start()
         try:
-            done = self._round_trip(f"sh -s -- '' {interval:g}",
-                                    stdin=SNAPSHOT_SCRIPT.encode())
+            done = self._round_trip(f"sh -s -- '' {interval:g}", stdin=SNAPSHOT_SCRIPT.encode(),
+                                    limit=MAX_SNAPSHOT_BYTES)
         finally:
             setup.join()
         if failed:
@@ -333,9 +341,8 @@ class SshTarget:
         if done.returncode != 0:
             raise TargetError(f"{self.host}: reading /sys and /proc failed (exit {done.returncode}): "
                               f"{_last_line(done.stderr.decode(errors='replace'))}")
-        self._snapshots += 1
         try:
-            return unpack_snapshot(done.stdout, self._tmp / f"sysroot{self._snapshots}", interval)
+            return snapshot_sysroot(done.stdout, interval)
         except SnapshotError as exc:
             raise TargetError(f"{self.host}: {exc}") from None
 
@@ -368,6 +375,60 @@ def _stop_master(exit_argv: list[str], tmp: Path):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+
+
+def capture(argv: list[str], stdin: bytes, timeout: float | None, limit: int) -> subprocess.CompletedProcess:
+    """``argv`` run to its end with ``stdin``, its stdout and stderr read up to ``limit`` bytes
+    each: memory stays bounded whatever the other side sends. On ``timeout`` or ``limit`` the
+    process (an ssh session) is killed and the code is TIMED_OUT_CAPTURE or TOO_LONG."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    outputs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
+    feeder.start()
+    code = None
+    with selectors.DefaultSelector() as sel:
+        for stream in outputs:
+            sel.register(stream, selectors.EVENT_READ)
+        while sel.get_map():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                code = TIMED_OUT_CAPTURE
+                break
+            for key, _ in sel.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    continue
+                buffer = outputs[key.fileobj]
+                buffer += chunk
+                if len(buffer) > limit:
+                    del buffer[limit:]
+                    code = TOO_LONG
+            if code is not None:
+                break
+    if code is not None:
+        proc.kill()
+    returned = proc.wait()
+    feeder.join(5)
+    for stream in outputs:
+        stream.close()
+    return subprocess.CompletedProcess(argv, returned if code is None else code,
+                                       bytes(outputs[proc.stdout]), bytes(outputs[proc.stderr]))
+
+
+def _feed(pipe, data: bytes):
+    try:
+        pipe.write(data)
+    except (BrokenPipeError, OSError):
+        pass      # the other side stopped reading: its exit status says why
+    finally:
+        try:
+            pipe.close()
+        except OSError:
+            pass
+
+
 class RemoteProbe:
     """The probe running on the board, its stdout streamed back through ssh."""
 
@@ -379,7 +440,7 @@ class RemoteProbe:
         self._stderr = collections.deque(maxlen=20)
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
-        first = self.proc.stdout.readline()
+        first = self.proc.stdout.readline(MAX_LINE + 1)
         self.pid = int(first) if first.strip().isdigit() else None
         self._first = "" if self.pid is not None else first
         self._lost: str | None = None
@@ -392,7 +453,8 @@ class RemoteProbe:
     def __iter__(self):
         if self._first:
             yield self._first
-        yield from iter(self.proc.stdout.readline, "")
+        # At most MAX_LINE + 1 characters a line: read_stream refuses a longer one.
+        yield from iter(lambda: self.proc.stdout.readline(MAX_LINE + 1), "")
 
     def interrupt(self):
         """SIGINT to the probe on the board: it finishes its sample and writes `end`."""
