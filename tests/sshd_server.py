@@ -48,7 +48,9 @@ nouname)
 nomktemp)
     PATH="@DIR@/nomktemp-bin:$PATH" ;;
 liar)
-    # `platperf-probe run ...` prints what the test wrote into @DIR@/liar.jsonl instead.
+    # `platperf-probe run ...` prints what the test wrote into @DIR@/liar.jsonl (or runs
+    # @DIR@/liar-run) instead; the /sys and /proc snapshot is @DIR@/liar-snapshot's, if there.
+    case $cmd in "sh -s -- "*) [ -x "@DIR@/liar-snapshot" ] && exec "@DIR@/liar-snapshot" ;; esac
     cmd=$(printf '%s\n' "$cmd" | sed 's|exec "\$P"|exec "@DIR@/liar" "$P"|g') ;;
 noexec)
     # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
@@ -74,7 +76,10 @@ exit 127
 LIAR = '''#!/bin/sh
 # A board whose probe lies: `run` prints the test's records; list and info are the real probe's.
 P=$1; shift
-[ "$1" = run ] && exec cat "@DIR@/liar.jsonl"
+if [ "$1" = run ]; then
+    [ -x "@DIR@/liar-run" ] && exec "@DIR@/liar-run"
+    exec cat "@DIR@/liar.jsonl"
+fi
 exec "$P" "$@"
 '''
 

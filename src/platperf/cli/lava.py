@@ -197,7 +197,9 @@ def _metadata_label(definition) -> str | None:
     try:
         data = load_yaml(definition or "", "the job definition from the server") or {}
         value = data.get("metadata", {}).get("platperf.label")
-    except (yaml.YAMLError, BoundError, AttributeError):
+    except BoundError as exc:
+        fail_exit(f"{exc}; give --label")
+    except (yaml.YAMLError, AttributeError):
         return None
     return str(value) if value is not None else None
 
@@ -214,6 +216,8 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
         fail_exit(f"{exc}" + (f" (LAVA: {lava_error})" if lava_error else ""))
     log, stream = run.log, run.stream
     lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
+    if log.snapshot_error:        # a snapshot the log announced but that cannot be read: suspect
+        stream.unfinished.append(log.snapshot_error)
     if lava_error and stream.status != "complete":
         # LAVA's own words first: they say why the run is short (a timeout, a lost board)
         stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
