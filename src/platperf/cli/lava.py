@@ -204,7 +204,8 @@ def _metadata_label(definition) -> str | None:
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):
     """The run of one job log, described by the board snapshot in it, into the store."""
     from ..ingest import IngestError
-    from ..ingest.lava import describe_board, read_run
+    from ..ingest.lava import read_run
+    from ..measure import describe_job_board
     from ..runner import with_probe_warnings
     from .ingest import store_probe_run
     try:
@@ -217,7 +218,7 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
         # LAVA's own words first: they say why the run is short (a timeout, a lost board)
         stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
     with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
-        described, why = describe_board(run, Path(tmp))
+        described, why = describe_job_board(run, Path(tmp))
     findings = described.findings if described else []
     fingerprint = described.fingerprint if described else _from_meta(stream.meta)
     findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings

@@ -114,16 +114,3 @@ def format_cpu_list(cpus) -> str:
         parts.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
         i = j + 1
     return ",".join(parts)
-
-
-def parse_size(text: str | None) -> int | None:
-    """Cache sizes as sysfs writes them (``32K``, ``2048K``, ``32M``) in bytes."""
-    if not text:
-        return None
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    try:
-        if text[-1].upper() in units:
-            return int(text[:-1]) * units[text[-1].upper()]
-        return int(text)
-    except ValueError:
-        return None
