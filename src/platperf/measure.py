@@ -13,7 +13,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .runner import Around, Outcome, Progress, Step, StopRequest, execute_runs, probe_meta
+from .runner.executor import Around, Progress, StopRequest, execute_runs
+from .runner.probe import probe_meta
+from .runner.sink import Outcome, RunSink
+from .runner.suite import Step
 
 
 @dataclass
@@ -78,7 +81,7 @@ def measure(store, target, description: Description, steps: list[Step], *, suite
             stop: StopRequest | None = None, around: Around | None = None,
             begun=None) -> Outcome:
     """One run of ``steps`` on ``target``: begin it with ``description``, store every record
-    as it arrives, finish it (complete, partial or failed; see runner.execute).
+    as it arrives, finish it (complete, partial or failed; see runner.executor.execute).
 
     ``begun(run_id)`` is called once the run exists (e.g. to name it on a progress line).
     """
@@ -91,17 +94,17 @@ def measure_runs(store, target, description: Description, steps: list[Step], *, 
                  progress: Progress | None = None, stop: StopRequest | None = None,
                  around: Around | None = None, begun=None) -> list[Outcome]:
     """``repeat`` runs of ``steps`` under one label, their steps interleaved
-    (runner.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
-    run_ids = []
+    (runner.executor.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
+    sinks = []
     for _ in range(repeat):
-        run_ids.append(store.begin_run(label=label, target=target.name, suite=suite,
-                                       fingerprint=description.fingerprint,
-                                       findings=description.findings, note=note,
-                                       meta=description.meta))
+        run_id = store.begin_run(label=label, target=target.name, suite=suite,
+                                 fingerprint=description.fingerprint, findings=description.findings,
+                                 note=note, meta=description.meta)
+        sinks.append(RunSink(store, run_id, description.place, findings=description.findings,
+                             has_meta=description.meta is not None))
         if begun is not None:
-            begun(run_ids[-1])
-    return execute_runs(store, run_ids, target, steps, description.place, progress, stop=stop,
-                        around=around)
+            begun(run_id)
+    return execute_runs(sinks, target, steps, progress, stop=stop, around=around)
 
 
 # -- several boards at once -----------------------------------------------------------------

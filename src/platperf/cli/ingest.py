@@ -137,7 +137,7 @@ def _ingest_probe_run(files, label, target, note, root, db):
 
     Exit 2 when the run is partial or failed (as `platperf run`), after storing it."""
     from ..ingest.probe_jsonl import ProbeStream
-    from ..runner import with_probe_warnings
+    from ..runner.sink import with_probe_warnings
     from ..topology import TopologyError
 
     place = _topology_place(root) if root is not None else None

@@ -54,7 +54,7 @@ def interference(
     from ..interference import InterferenceError, Matrix, make_plan
     from ..measure import describe, measure
     from ..probe_path import ProbeNotFound
-    from ..runner import SuiteError
+    from ..runner.suite import SuiteError
     from ..targets import UnknownTarget, get_target
     from ..targets.local import LocalTarget
 
@@ -77,8 +77,7 @@ def interference(
         store = open_store(db)
         # Mitigations read the target's own /sys and /proc; on a board, what platperf would
         # write on this machine (dma-latency hold, resctrl groups) is recorded as not applied.
-        matrix = Matrix(store, plan, root=the_target.sysroot(),
-                        local=isinstance(the_target, LocalTarget))
+        matrix = Matrix(plan, root=the_target.sysroot(), local=isinstance(the_target, LocalTarget))
         progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
         try:
             if progress:

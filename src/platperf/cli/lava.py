@@ -34,7 +34,7 @@ PriorityOption = typer.Option("medium", "--priority", help="LAVA priority: high,
 
 def _job_text(suite, device_type, template, arch, label, mode, timeout, priority) -> str:
     from ..lava.job import build_job, dump_job, load_template
-    from ..runner import SuiteError, load_suite
+    from ..runner.suite import SuiteError, load_suite
     try:
         job = build_job(load_suite(suite), load_template(device_type, template), label=label,
                         device_type=device_type, arch=arch, mode=mode, timeout_minutes=timeout,
@@ -206,7 +206,7 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
     from ..ingest import IngestError
     from ..ingest.lava import read_run
     from ..measure import describe_job_board
-    from ..runner import with_probe_warnings
+    from ..runner.sink import with_probe_warnings
     from .ingest import store_probe_run
     try:
         run = read_run(lines, f"{name} [probe output]")

@@ -64,8 +64,8 @@ def run(
     arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
     from ..measure import close_boards, measure_boards, prepare_boards
-    from ..runner import (MAX_REPEAT, SuiteError, check_suite, choose_cpus, load_suite, plan,
-                          probe_kernels)
+    from ..runner.probe import probe_kernels
+    from ..runner.suite import MAX_REPEAT, SuiteError, check_suite, choose_cpus, load_suite, plan
     from ..targets import UnknownTarget, get_target, target_names
 
     if targets is not None and targets != "all":
