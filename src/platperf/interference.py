@@ -165,6 +165,33 @@ class Matrix:
                              out.histograms, self.notes, out.signal)
 
 
+class MatrixRequest:
+    """The matrix as a measuring request (platperf.measure.requests): one run on one board,
+    the plan checked against the board's online CPUs, mitigations applied around each cell on
+    the board's own /sys and /proc (what platperf would write on this machine, a dma-latency
+    hold or resctrl groups, is recorded as not applied on a board)."""
+
+    name, repeat = "interference", 1
+
+    def __init__(self, label: str | None = None, **plan_args):
+        self.plan = make_plan(**plan_args)     # the checks that need no board, at once
+        self.label, self._args = label, plan_args
+        self.note = (f"interference victim {self.plan.victim}, aggressors "
+                     f"{','.join(map(str, self.plan.aggressors)) or 'none'}")
+        self.matrix: Matrix | None = None
+
+    def steps(self, target, description) -> list:
+        self.plan = make_plan(**self._args, online=description.online())
+        self.matrix = Matrix(self.plan, root=description.sysroot, local=target.local)
+        return self.matrix.steps
+
+    def around(self, sink, step):
+        return self.matrix.around(sink, step)
+
+    def outcome(self, out) -> "MatrixOutcome":
+        return self.matrix.outcome(out)
+
+
 def _cell_transform(cell: Cell, applied: list[dict]):
     def transform(rec: dict) -> dict:
         return {**rec, "params": {**rec["params"], "mitigation": cell.mitigation},

@@ -101,11 +101,9 @@ def check(
       platperf targets check am62x juno
       platperf targets check ssh://root@192.168.1.20 --json
     """
-    from ..measure import Board, close_boards, prepare_boards
-    from ..targets import get_target
-    boards: list[Board] = prepare_boards(list(dict.fromkeys(names)), get_target, lambda t, d: [])
-    close_boards(boards)
-    rows = [_checked(b) for b in boards]
+    from ..measure.boards import Session
+    with Session(list(dict.fromkeys(names))) as session:    # described, then closed
+        rows = [_checked(b) for b in session.boards]
     if json_out:
         print(json.dumps(rows))
     for row in rows:

@@ -167,13 +167,24 @@ def choose_cpus(requested: str | None, online: list[int]) -> list[int]:
     return cpus
 
 
+def check_mode(mode: str | None):
+    """A ``--mode`` that overrides every entry's: serial, parallel or both (None: the entries')."""
+    if mode is not None and mode not in MODES:
+        raise SuiteError(f"unknown mode '{mode}' (valid: {', '.join(MODES)})")
+
+
+def check_repeat(runs: int):
+    """Runs of one suite (``--repeat``, a suite's ``repeat``): 1 to MAX_REPEAT."""
+    if not 1 <= runs <= MAX_REPEAT:
+        raise SuiteError(f"--repeat {runs}: give a number of runs from 1 to {MAX_REPEAT}")
+
+
 def plan(suite: Suite, cpus: list[int] | str, mode: str | None = None) -> list[Step]:
     """The probe invocations for ``suite``; ``mode`` overrides every entry's mode.
 
     ``cpus`` is a list, or a text given to ``--cpus`` as it is: a LAVA job's ``$CPUS``, the
     device's online list known only when the job runs (platperf.lava.job)."""
-    if mode is not None and mode not in MODES:
-        raise SuiteError(f"unknown mode '{mode}' (valid: {', '.join(MODES)})")
+    check_mode(mode)
     cpu_list = cpus if isinstance(cpus, str) else ",".join(map(str, cpus))
     steps = []
     for number, entry in enumerate(suite.entries, 1):

@@ -37,6 +37,7 @@ NOT_FOUND, TIMED_OUT = 127, 124
 
 class Target(Protocol):
     name: str
+    local: bool      # the machine platperf runs on (its /dev and /sys are platperf's to write)
 
     def run(self, argv: list[str]) -> ProbeProcess: ...
     def sysroot(self) -> "SysRoot": ...      # the target's /sys and /proc

@@ -59,6 +59,8 @@ class LocalProbe:
 
 
 class LocalTarget:
+    local = True     # this machine: platperf may write its /dev and /sys (mitigations)
+
     def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/", name: str = "local"):
         self.probe, self.name = probe, name
         self.root = root   # "/" but in tests, which point it at a fixture tree

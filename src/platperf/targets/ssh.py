@@ -113,6 +113,8 @@ def _last_line(text: str) -> str:
 
 
 class SshTarget:
+    local = False
+
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
