@@ -141,7 +141,7 @@ def find_tool(target, adapter, entry: dict) -> str:
     """The tool's path on the target: the entry's ``binary``, the inventory's ``tools`` table
     for this adapter, else ``TOOL`` on the board's PATH. Raises Missing."""
     name = adapter.__name__.rsplit(".", 1)[1]
-    named = entry.get("binary") or (getattr(target, "tools", None) or {}).get(name)
+    named = entry.get("binary") or target.tools.get(name)
     path = target.which(named or adapter.TOOL)
     if path is None:
         where = f"'{named}'" if named else f"{adapter.TOOL} (not on the board's PATH)"

@@ -8,10 +8,14 @@ from typing import Optional
 
 import typer
 
+def _target_forms() -> str:
+    from ..targets.schemes import TARGETS
+    return ", ".join(TARGETS)
+
+
 TargetOption = typer.Option(
     "local", "--target",
-    help="Where the probe runs: local, ssh://[user@]host[:port], or an inventory name "
-         "(platperf targets list).")
+    help=f"Where the probe runs: {_target_forms()}, or an inventory name (platperf targets list).")
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")

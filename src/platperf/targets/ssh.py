@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
-from . import TIMED_OUT, CommandResult, TargetError
+from .base import TIMED_OUT, CommandResult, TargetError
 from .remote_sysroot import SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot, unpack_snapshot
 
 SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
@@ -118,6 +118,7 @@ class SshTarget:
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
+        self.tools: dict = {}
         self.user, self.host, self.port = parse_ssh_url(url)
         if remote_dir is not None and (not remote_dir or any(ord(c) < 32 for c in remote_dir)):
             raise TargetError(f"--remote-dir {remote_dir!r}: give a directory path without "
