@@ -168,7 +168,8 @@ def real_probe(monkeypatch, tmp_path):
 
 
 def test_builtin_suites_are_valid_for_the_real_probe(real_probe):
-    from platperf.runner import builtin_suites, check_suite, load_suite, probe_kernels
+    from platperf.runner.probe import probe_kernels
+    from platperf.runner.suite import builtin_suites, check_suite, load_suite
     from platperf.targets.local import LocalTarget
     kernels = probe_kernels(LocalTarget())
     for name in builtin_suites():
@@ -231,7 +232,8 @@ def test_results_are_placed_by_the_topology_of_the_root(setup):
 # -- runs as the unit: --repeat (issue 10) --------------------------------------------------
 
 def test_interleave_turns_the_order_of_the_runs_from_step_to_step():
-    from platperf.runner import Step, interleave
+    from platperf.runner.executor import interleave
+    from platperf.runner.suite import Step
     steps = [Step(n, "k", "serial", [], f"s{n}") for n in (1, 2, 3)]
     order = [(i, s.title) for i, s in interleave(steps, 3)]
     assert order == [(0, "s1"), (1, "s1"), (2, "s1"), (1, "s2"), (2, "s2"), (0, "s2"),
@@ -266,7 +268,7 @@ def test_a_suite_says_how_many_runs_and_repeat_overrides_it(setup):
     out = json.loads(platperf("run", "--suite", "twice.toml", "--db", "r.db", "--json",
                               "--repeat", "1").stdout)
     assert out["run_ids"] == [out["run_id"]]
-    from platperf.runner import load_suite
+    from platperf.runner.suite import load_suite
     assert load_suite("quick").repeat == 3
 
 

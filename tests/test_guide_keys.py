@@ -18,7 +18,7 @@ from platperf.guide import fallback
 from platperf.guide.keys import Cell, Key
 from platperf.ingest import rst_csv_table
 from platperf.records import canonical_params
-from platperf.report.sections.guide import number
+from platperf.vocab.figures import number
 
 # TI's whole guide is not ours to copy into the repository (tests/fixtures/ingest/rst/guide.rst
 # is an excerpt); the reference documents sit beside the project, or PLATPERF_REFERENCE names them

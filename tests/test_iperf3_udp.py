@@ -19,7 +19,7 @@ from platperf.adapters import iperf3
 from platperf.adapters.iperf3 import FRAME_OVERHEAD, PARAMS, Trial, next_rate
 from platperf.guide.keys import Key
 from platperf.guide.tables import ethernet
-from platperf.runner import SUITES_DIR
+from platperf.runner.suite import SUITES_DIR
 from platperf.targets.local import LocalTarget
 
 

@@ -96,7 +96,7 @@ def _probe_meta(path: Optional[Path], target) -> tuple[dict | None, str | None]:
     if target is None:
         return None, None
     try:
-        from ..runner import probe_meta
+        from ..runner.probe import probe_meta
         return probe_meta(target), None
     except Exception as exc:  # no probe built, or it failed: the other checks still stand
         return None, f"counter not checked: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
@@ -107,7 +107,8 @@ def _core_records(target, fp: dict) -> list[dict]:
     fails (the check then says it was not measured)."""
     from ..doctor import core_probe_args
     from ..records import RecordError
-    from ..runner import SuiteError, probe_records
+    from ..runner.probe import probe_records
+    from ..runner.suite import SuiteError
     cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
     try:
         return probe_records(target, core_probe_args(cpus)) if cpus else []

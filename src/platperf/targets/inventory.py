@@ -54,8 +54,9 @@ def check_name(name: str):
 
 
 def check_url(url: str):
-    if url != "local" and not url.startswith("ssh://"):
-        raise InventoryError(f"target URL '{url}' is neither local nor ssh://[user@]host[:port]")
+    from .schemes import TARGETS, scheme_of
+    if scheme_of(url) is None:
+        raise InventoryError(f"target URL '{url}' is neither {' nor '.join(TARGETS)}")
 
 
 class Inventory:

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
 from ..records import MAX_LINE
-from . import NOT_FOUND, TIMED_OUT, CommandResult
+from .base import NOT_FOUND, TIMED_OUT, CommandResult
 
 
 class LocalProbe:
@@ -61,8 +61,11 @@ class LocalProbe:
 
 
 class LocalTarget:
+    local = True     # this machine: platperf may write its /dev and /sys (mitigations)
+
     def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/", name: str = "local"):
         self.probe, self.name = probe, name
+        self.tools: dict = {}
         self.root = root   # "/" but in tests, which point it at a fixture tree
 
     def run(self, argv: list[str]) -> LocalProbe:

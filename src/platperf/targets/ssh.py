@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
 from ..records import MAX_LINE
-from . import TIMED_OUT, CommandResult, TargetError
+from .base import TIMED_OUT, CommandResult, TargetError
 from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
                              snapshot_sysroot)
 
@@ -121,9 +121,12 @@ def _last_line(text: str) -> str:
 
 
 class SshTarget:
+    local = False
+
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
+        self.tools: dict = {}
         self.user, self.host, self.port = parse_ssh_url(url)
         if remote_dir is not None and (not remote_dir or any(ord(c) < 32 for c in remote_dir)):
             raise TargetError(f"--remote-dir {remote_dir!r}: give a directory path without "

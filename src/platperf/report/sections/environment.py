@@ -4,9 +4,9 @@ Read from the stored fingerprint and probe meta; a key a fingerprint lacks shows
 """
 from __future__ import annotations
 
+from ...vocab.sizes import size_label
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table
-from ..svg import size_text
 
 
 def _brief(value, limit: int = 160) -> str:
@@ -34,7 +34,7 @@ def _cpu(fp: dict) -> str:
 
 
 def _caches(fp: dict) -> str:
-    return ", ".join(f"{name} {size_text(size)}" for name, size in data_caches(fp))
+    return ", ".join(f"{name} {size_label(size)}" for name, size in data_caches(fp))
 
 
 def _kernel(fp: dict, key: str) -> str:
