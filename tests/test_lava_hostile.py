@@ -4,8 +4,6 @@ test's own on 127.0.0.1 (a real LAVA server never answers like this: tests/test_
 against the real one)."""
 from __future__ import annotations
 
-import gzip
-import base64
 import json
 import os
 import subprocess

@@ -13,6 +13,13 @@ import yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml when it is there
 
+# What a board's /sys and /proc snapshot may hold (targets/remote_sysroot.py). A large server's
+# is a few MiB (cpuinfo and /proc/stat grow with the CPUs, /proc/<pid> with the processes);
+# more is a board that lies, and reading stops.
+MAX_SNAPSHOT_BYTES = 64 << 20
+MAX_SNAPSHOT_FILES = 200_000
+MAX_SNAPSHOT_FILE_BYTES = 8 << 20
+
 MAX_YAML_BYTES = 16 << 20      # a LAVA job definition carrying a probe is about 2 MB
 MAX_YAML_NODES = 1_000_000     # after aliases are expanded
 

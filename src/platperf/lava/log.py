@@ -23,8 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-from ..bounded import BoundError, gunzip, load_yaml
-from ..targets.remote_sysroot import MAX_SNAPSHOT_BYTES
+from ..bounded import MAX_SNAPSHOT_BYTES, BoundError, gunzip, load_yaml
 
 _JOB_ID = re.compile(r"/lava-(\d+)/bin/lava-test-runner|dispatcher/tmp/(\d+)\b")
 

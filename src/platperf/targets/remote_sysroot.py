@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from ..bounded import MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILE_BYTES, MAX_SNAPSHOT_FILES
 from ..machine.sysroot import SysRoot
 
 # $1: a root prefix (empty on a board, a fixture tree in the tests); $2: seconds between the
@@ -89,11 +90,6 @@ procs
 '''
 
 
-# What a board's snapshot may hold. A large server's is a few MiB (cpuinfo and /proc/stat grow
-# with the CPUs, /proc/<pid> with the processes); more is a board that lies, and reading stops.
-MAX_SNAPSHOT_BYTES = 64 << 20
-MAX_SNAPSHOT_FILES = 200_000
-MAX_SNAPSHOT_FILE_BYTES = 8 << 20
 
 
 class SnapshotError(ValueError):

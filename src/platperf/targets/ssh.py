@@ -16,14 +16,12 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
-import selectors
 import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 import weakref
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -31,6 +29,7 @@ from urllib.parse import urlsplit
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
 from ..records import MAX_LINE
 from .base import TIMED_OUT, CommandResult, TargetError
+from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
 from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
                              snapshot_sysroot)
 
@@ -40,10 +39,6 @@ ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board
 KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 # A board that is off, or an sshd that accepts and never answers: one line within 30 s.
 CONNECT_TIMEOUT_S = 15
-# What one request may bring back from a board: a tool's whole output, a snapshot (its own,
-# smaller cap), a setup answer. Beyond it platperf stops reading and kills the request.
-MAX_OUTPUT = 64 << 20
-TIMED_OUT_CAPTURE, TOO_LONG = -1001, -1002     # capture()'s own return codes
 # The sample the doctor compares: the same as doctor.check_busy_processes's default.
 SAMPLE_INTERVAL_S = 0.2
 
@@ -378,58 +373,6 @@ def _stop_master(exit_argv: list[str], tmp: Path):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-
-
-def capture(argv: list[str], stdin: bytes, timeout: float | None, limit: int) -> subprocess.CompletedProcess:
-    """``argv`` run to its end with ``stdin``, its stdout and stderr read up to ``limit`` bytes
-    each: memory stays bounded whatever the other side sends. On ``timeout`` or ``limit`` the
-    process (an ssh session) is killed and the code is TIMED_OUT_CAPTURE or TOO_LONG."""
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    outputs = {proc.stdout: bytearray(), proc.stderr: bytearray()}
-    deadline = None if timeout is None else time.monotonic() + timeout
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True)
-    feeder.start()
-    code = None
-    with selectors.DefaultSelector() as sel:
-        for stream in outputs:
-            sel.register(stream, selectors.EVENT_READ)
-        while sel.get_map():
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                code = TIMED_OUT_CAPTURE
-                break
-            for key, _ in sel.select(left):
-                chunk = os.read(key.fd, 1 << 16)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                buffer = outputs[key.fileobj]
-                buffer += chunk
-                if len(buffer) > limit:
-                    del buffer[limit:]
-                    code = TOO_LONG
-            if code is not None:
-                break
-    if code is not None:
-        proc.kill()
-    returned = proc.wait()
-    feeder.join(5)
-    for stream in outputs:
-        stream.close()
-    return subprocess.CompletedProcess(argv, returned if code is None else code,
-                                       bytes(outputs[proc.stdout]), bytes(outputs[proc.stderr]))
-
-
-def _feed(pipe, data: bytes):
-    try:
-        pipe.write(data)
-    except (BrokenPipeError, OSError):
-        pass      # the other side stopped reading: its exit status says why
-    finally:
-        try:
-            pipe.close()
-        except OSError:
-            pass
 
 
 class RemoteProbe:
