@@ -24,15 +24,28 @@ def probe_kernels(target) -> list[dict]:
         raise SuiteError("platperf-probe list --json did not print {\"kernels\": [...]}") from None
 
 
-def probe_records(target, args: list[str]) -> list[dict]:
+# `platperf-probe info` or `list` answer in well under a second on any board; one that has not
+# in this long is stopped (a probe that hangs, a board that stopped it).
+QUERY_TIMEOUT_S = 120.0
+
+
+def probe_records(target, args: list[str], timeout: float = QUERY_TIMEOUT_S) -> list[dict]:
     """The records of ``platperf-probe ARGS`` on ``target`` (meta first); SuiteError when it
-    fails or prints nothing (RecordError when it prints a bad record)."""
+    fails, prints nothing or has not ended after ``timeout`` seconds (RecordError when it
+    prints a bad record)."""
     name = f"platperf-probe {args[0]}"
     proc = target.run(args)
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         records = list(read_stream(proc, name))
     finally:
         code = proc.wait()
+        stopped = not watchdog.is_alive() and watchdog.finished.is_set() and code != 0
+        watchdog.cancel()
+    if stopped:
+        raise SuiteError(f"{name} did not answer in {timeout:g} s on {target.name}; stopped")
     if code != 0 or not records:
         raise SuiteError(f"{name} failed (exit {code}): {proc.stderr_tail()}")
     return records
