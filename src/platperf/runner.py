@@ -25,11 +25,11 @@ import queue
 import signal
 import threading
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Optional
 
+from . import toml as tomllib
 from .adapters import ToolStep, check_entries
 from .adapters import execute as execute_tool
 from .adapters import plan as plan_tools
