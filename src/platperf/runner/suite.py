@@ -10,10 +10,10 @@ already has through its adapter (``platperf.adapters``), after the probe's steps
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import toml as tomllib
 from ..adapters import check_entries
 from ..adapters import plan as plan_tools
 
