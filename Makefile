@@ -18,15 +18,23 @@ PROBE_SRC := $(shell find probe -type f 2>/dev/null)
 # for the store tests against a real server (tests/pg_server.py starts its own), a real sshd
 # (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run) and schema
 # (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py),
-# ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py).
+# ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py),
+# QEMU's Arm system emulators and dtc for the virtual boards (tests/vboard.py).
 DEB_TEST := gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu \
             binutils-arm-linux-gnueabihf qemu-user-static chromium cmake postgresql \
             openssh-server openssh-client lava-dispatcher lava-common \
-            openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd
+            openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd \
+            qemu-system-arm device-tree-compiler binutils
+# The virtual boards are built from Debian's own arm64 and armhf packages (a kernel, busybox,
+# dropbear), fetched by the tests with apt-get download: apt must know those architectures.
+FOREIGN_ARCHES := arm64 armhf
+# Another apt or dpkg may be running: wait for its lock; a mirror mid-sync: try again.
+APT := DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3
+APT_UPDATE := for i in 1 2 3; do $(APT) update -qq && break; sleep 20; done
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 
-.PHONY: run test probe probe-cross venv deps deps-bench bench clean
+.PHONY: run test probe probe-cross venv deps deps-bench bench clean vboard vboard-stop
 
 run: venv
 	$(PLATPERF) run --suite $(SUITE) --db $(DB) --label local
@@ -55,13 +63,19 @@ $(BUILD)/armv7/platperf-probe: $(PROBE_SRC)
 	cmake -S probe -B $(BUILD)/armv7 $(CMAKE_FLAGS) -DCMAKE_TOOLCHAIN_FILE=cmake/arm-linux-gnueabihf.cmake >/dev/null
 	cmake --build $(BUILD)/armv7 --parallel
 
-# Installs missing Debian packages (as root, or with sudo when it is there).
+# Installs missing Debian packages (as root, or with sudo when it is there), and adds the
+# foreign architectures the virtual boards' packages come from.
 deps:
-	@missing=""; for p in $(DEB_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; update=; \
+	for a in $(FOREIGN_ARCHES); do \
+	  dpkg --print-foreign-architectures | grep -qx $$a || { $$SUDO dpkg --add-architecture $$a; update=1; }; \
+	  apt-cache show busybox-static:$$a >/dev/null 2>&1 || update=1; \
+	done; \
+	missing=""; for p in $(DEB_TEST); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing$$update" ]; then $$SUDO sh -c '$(APT_UPDATE)'; fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
-	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO $(APT) install -y -qq $$missing >/dev/null; \
 	fi
 
 deps-bench:
@@ -76,6 +90,15 @@ test: deps venv probe probe-cross
 
 bench: deps-bench venv probe
 	@for s in bench/*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
+
+# A virtual aarch64 board to try platperf on (docs/vboard.md): QEMU boots Debian's arm64
+# kernel; it prints the ssh alias to pass to --target. VBOARD_ARGS: e.g. --arch armv7,
+# --sockets 2 --clusters 2 --cores 2, --idle-states.
+VBOARD_ARGS ?=
+vboard: deps venv probe-cross
+	$(PY) tests/vboard.py start $(VBOARD_ARGS)
+vboard-stop:
+	$(PYTHON) tests/vboard.py stop $(VBOARD_ARGS)
 
 clean:
 	rm -rf build $(VENV) src/platperf/_bin
