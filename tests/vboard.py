@@ -50,6 +50,7 @@ HERE = Path(__file__).resolve()
 MODULES = ("failover", "net_failover", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
            "virtio_pci", "virtio_net")
 MEMORY_MB = 512
+APT_LISTS = Path("/var/lib/apt/lists")
 BOOT_TIMEOUT_S = 300     # TCG on a busy 2-core machine: an 8-CPU guest can take a minute
 
 
@@ -95,7 +96,7 @@ def missing_parts(arch: str = "aarch64") -> str | None:
                           ("ssh", "openssh-client"), ("ssh-keygen", "openssh-client")):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (Debian {package}; make deps)"
-    if _show([guest.kernel], guest.deb_arch) is None:
+    if candidates(guest, cache_dir()) is None:
         return (f"Debian's {guest.deb_arch} packages are not known to apt "
                 f"(dpkg --add-architecture {guest.deb_arch}; apt-get update; or make deps)")
     try:
@@ -121,17 +122,44 @@ def _show(names: list[str], deb_arch: str) -> list[dict] | None:
     return out if len(out) == len(names) else None
 
 
+def _lists_stamp() -> str:
+    try:
+        return str(max(p.stat().st_mtime_ns for p in APT_LISTS.iterdir()))
+    except (OSError, ValueError):
+        return "none"
+
+
+def candidates(guest: Guest, cache: Path) -> tuple[str, list[dict]] | None:
+    """The kernel package's name (the one the metapackage names) and apt's candidate of each
+    package the guest is made of; remembered until apt's package lists change (apt-cache takes
+    seconds on a busy machine). None when apt does not know them."""
+    memo = cache / "debs" / f"candidates-{guest.deb_arch}.json"
+    key = {"lists": _lists_stamp(), "kernel": guest.kernel, "packages": list(guest.packages)}
+    try:
+        saved = json.loads(memo.read_text())
+        if saved["key"] == key:
+            return saved["image"], saved["fields"]
+    except (OSError, ValueError, KeyError):
+        pass
+    meta = _show([guest.kernel], guest.deb_arch)
+    if not meta:
+        return None
+    image = meta[0]["Depends"].split()[0]     # linux-image-6.1.0-50-arm64 (= 6.1.176-1)
+    fields = _show([image, *guest.packages], guest.deb_arch)
+    if not fields:
+        return None
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps({"key": key, "image": image, "fields": fields}))
+    return image, fields
+
+
 def download(guest: Guest, into: Path) -> dict[str, Path]:
     """The guest's .deb files, fetched with apt-get when the cache lacks that version."""
-    fields = _show([guest.kernel], guest.deb_arch)
-    if not fields:
-        raise VboardError(f"apt knows no {guest.kernel}:{guest.deb_arch} "
+    found = candidates(guest, into.parent)
+    if found is None:
+        raise VboardError(f"apt cannot show {guest.kernel}, {', '.join(guest.packages)} for {guest.deb_arch} "
                           f"(dpkg --add-architecture {guest.deb_arch}; apt-get update)")
-    image = fields[0]["Depends"].split()[0]     # linux-image-6.1.0-50-arm64 (= 6.1.176-1)
-    names = [image, *guest.packages]
-    fields = _show(names, guest.deb_arch)
-    if not fields:
-        raise VboardError(f"apt cannot show {', '.join(names)} for {guest.deb_arch} (apt-get update)")
+    image, fields = found
     into.mkdir(parents=True, exist_ok=True)
     # apt-get download's file name: the version with its epoch, ':' written as %3a.
     debs = {f["Package"]: into / f"{f['Package']}_{f['Version'].replace(':', '%3a')}_{f['Architecture']}.deb"
@@ -314,6 +342,10 @@ class Image:
     kernel_version: str
 
 
+_BUILT: dict[tuple, Image] = {}     # what build() made in this process
+KEEP_IMAGES = 4                     # per architecture: checkouts with other probes share the cache
+
+
 def build(arch: str = "aarch64", probe: str | os.PathLike | None = None, cache: Path | None = None,
           log=None) -> Image:
     """The kernel and initramfs of ``arch``'s virtual board, built from Debian's packages (or
@@ -323,6 +355,14 @@ def build(arch: str = "aarch64", probe: str | os.PathLike | None = None, cache: 
     guest = GUESTS[arch]
     cache = cache or cache_dir()
     probe = Path(probe) if probe else find_probe(arch)
+    made = _BUILT.get((arch, probe, cache))
+    if made is None or not made.initramfs.exists():
+        _BUILT[(arch, probe, cache)] = made = _build(guest, probe, cache, log)
+    return made
+
+
+def _build(guest: Guest, probe: Path, cache: Path, log) -> Image:
+    arch = guest.arch
     started = time.monotonic()
     debs = download(guest, cache / "debs")
     downloaded = time.monotonic()
@@ -335,15 +375,20 @@ def build(arch: str = "aarch64", probe: str | os.PathLike | None = None, cache: 
     if (out / "initramfs.cpio.gz").exists():
         _say(log, f"vboard {arch}: image {out.name} cached (packages {downloaded - started:.1f} s)")
         return _image(arch, out)
-    for old in (cache / "images").glob(f"{arch}-*"):     # one image per architecture is kept
-        shutil.rmtree(old, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{arch}-", dir=cache))
     try:
         _assemble(guest, debs, probe, tmp)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.rename(out)
+        try:
+            tmp.rename(out)
+        except OSError:          # another test session built the same image meanwhile
+            if not (out / "initramfs.cpio.gz").exists():
+                raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    images = sorted((cache / "images").glob(f"{arch}-*"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in images[KEEP_IMAGES:]:
+        shutil.rmtree(old, ignore_errors=True)
     _say(log, f"vboard {arch}: packages {downloaded - started:.1f} s, "
               f"image built in {time.monotonic() - downloaded:.1f} s")
     return _image(arch, out)
@@ -454,13 +499,45 @@ IDLE_STATES = '''
 '''
 
 
-def with_idle_states(dts: str) -> str:
-    """The guest's device tree (dtc source) with two PSCI idle states for every CPU: a retention
-    state and a power-down state (QEMU's PSCI answers CPU_SUSPEND with a WFI, so Linux counts
-    the power-down state as rejected every time: a firmware that refuses a state)."""
-    dts, cpus = re.subn(r"(\n\t+cpu@[0-9a-f]+ \{\n)", r"\1\t\t\tcpu-idle-states = <0x7f01 0x7f02>;\n", dts)
-    # A node's properties come before its subnodes: the idle states go before the first CPU.
-    dts, n = re.subn(r"\n(?=\t+cpu@)", "\n" + IDLE_STATES.lstrip("\n"), dts, count=1)
+# Cortex-A57's caches (its TRM): L1d 32 KiB 2-way, L1i 48 KiB 3-way, 64-byte lines; one L2 per
+# cluster, 2 MiB 16-way (Juno r1's A57 pair). QEMU describes none: Linux then knows the levels
+# (CLIDR) but no sizes, as on most arm64 boards.
+L1_CACHES = ("d-cache-size = <0x8000>", "d-cache-line-size = <64>", "d-cache-sets = <256>",
+             "i-cache-size = <0xc000>", "i-cache-line-size = <64>", "i-cache-sets = <256>")
+L2_CACHE = '''
+		l2-cache{n} {{
+			compatible = "cache";
+			cache-unified;
+			cache-level = <2>;
+			cache-size = <0x200000>;
+			cache-line-size = <64>;
+			cache-sets = <2048>;
+			phandle = <{phandle:#x}>;
+		}};
+'''
+L2_PHANDLE = 0x7f10
+
+
+def board_dts(dts: str, idle_states: bool = False, cluster_cores: int | None = None) -> str:
+    """The guest's device tree (dtc source) with what a real board's describes and QEMU's does
+    not: two PSCI idle states for every CPU, a retention and a power-down state (QEMU's PSCI
+    answers CPU_SUSPEND with a WFI, so Linux counts the power-down state as rejected every
+    time: a firmware that refuses a state); ``cluster_cores``: the caches, an L2 shared by
+    each cluster of that many CPUs."""
+    def cpu_properties(m):
+        cpu = int(m.group(2), 16)
+        props = ["cpu-idle-states = <0x7f01 0x7f02>"] if idle_states else []
+        if cluster_cores:
+            props += [*L1_CACHES, f"next-level-cache = <{L2_PHANDLE + cpu // cluster_cores:#x}>"]
+        return m.group(1) + "".join(f"\t\t\t{p};\n" for p in props)
+
+    dts, cpus = re.subn(r"(\n\t+cpu@([0-9a-f]+) \{\n)", cpu_properties, dts)
+    nodes = IDLE_STATES.lstrip("\n") if idle_states else ""
+    if cluster_cores:
+        nodes += "".join(L2_CACHE.lstrip("\n").format(n=i, phandle=L2_PHANDLE + i)
+                         for i in range(-(-cpus // cluster_cores)))
+    # A node's properties come before its subnodes: the new nodes go before the first CPU.
+    dts, n = re.subn(r"\n(?=\t+cpu@)", "\n" + nodes, dts, count=1)
     if n != 1 or cpus == 0:
         raise VboardError("the guest's device tree has no cpus node with cpu@N nodes")
     return dts
@@ -470,7 +547,7 @@ class VirtualBoard:
     """One QEMU guest and the ssh client config that reaches it as ``ssh://<alias>``."""
 
     def __init__(self, image: Image, workdir: str | os.PathLike, sockets: int = 1, clusters: int = 1,
-                 cores: int = 2, idle_states: bool = False, alias: str | None = None):
+                 cores: int = 2, idle_states: bool = False, caches: bool = False, alias: str | None = None):
         self.image = image
         self.guest = GUESTS[image.arch]
         self.dir = Path(workdir)
@@ -478,6 +555,7 @@ class VirtualBoard:
         self.smp = (sockets, clusters, cores)
         self.cpus = sockets * clusters * cores
         self.idle_states = idle_states
+        self.caches = caches
         self.alias = alias or f"vboard-{image.arch}"
         self.port = free_port()
         self.client_config = self.dir / "ssh_config"
@@ -497,12 +575,12 @@ class VirtualBoard:
                 "-device", "virtio-net-pci,netdev=net0,romfile=", *extra]
 
     def _dtb(self) -> Path:
-        """QEMU's own device tree for this machine, with the idle states added."""
+        """QEMU's own device tree for this machine, with idle states and caches added."""
         dumped, dtb = self.dir / "qemu.dtb", self.dir / "guest.dtb"
         subprocess.run(self.qemu_argv(machine=f",dumpdtb={dumped}"), check=True, capture_output=True)
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dumped)], check=True,
                              capture_output=True, text=True).stdout
-        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=with_idle_states(dts),
+        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=board_dts(dts, self.idle_states, self.smp[2] if self.caches else None),
                        check=True, capture_output=True, text=True)
         return dtb
 
@@ -526,7 +604,7 @@ Host {self.alias}
         """Boot the guest and wait until its dropbear answers. QEMU runs in a session of its
         own: it outlives this process until :meth:`stop` (make vboard); its pid is in qemu.pid."""
         self._write_client_config()
-        extra = ["-dtb", str(self._dtb())] if self.idle_states else []
+        extra = ["-dtb", str(self._dtb())] if self.idle_states or self.caches else []
         argv = self.qemu_argv(*extra, "-serial", f"file:{self.console}")
         started = time.monotonic()
         with open(self.dir / "qemu.log", "wb") as log:
@@ -603,14 +681,17 @@ except ImportError:       # make vboard runs this file without the test extra
 if pytest is not None:
     @pytest.fixture(scope="session")
     def vboard_aarch64(tmp_path_factory):
-        """An aarch64 board: one package of 2 clusters x 2 cores, with PSCI idle states."""
-        board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=2, cores=2, idle_states=True)
+        """An aarch64 board: one package of 2 clusters x 2 cores, with PSCI idle states and its
+        caches in the device tree."""
+        board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=2, cores=2, idle_states=True,
+                       caches=True)
         yield board
         board.stop()
 
     @pytest.fixture(scope="session")
     def vboard_aarch64_2s(tmp_path_factory):
-        """A multi-socket aarch64 board: 2 packages x 2 clusters x 2 cores, as -smp 8,sockets=2,clusters=2,cores=2."""
+        """A multi-socket aarch64 board: 2 packages x 2 clusters x 2 cores, as -smp 8,sockets=2,
+        clusters=2,cores=2; no cache sizes in its device tree, as on most arm64 boards."""
         board = _board(tmp_path_factory, "aarch64", sockets=2, clusters=2, cores=2)
         yield board
         board.stop()
@@ -650,7 +731,7 @@ def cmd_stop(arch: str) -> int:
     return 0
 
 
-def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: bool) -> int:
+def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: bool, caches: bool) -> int:
     why = missing_parts(arch)
     if why:
         print(f"vboard: {why}", file=sys.stderr)
@@ -659,7 +740,7 @@ def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: b
     try:
         image = build(arch, log=print)
         board = VirtualBoard(image, _state_dir(arch), sockets=sockets, clusters=clusters, cores=cores,
-                             idle_states=idle_states)
+                             idle_states=idle_states, caches=caches)
         board.start()
     except (VboardError, subprocess.CalledProcessError) as exc:
         print(f"vboard: {exc}", file=sys.stderr)
@@ -682,8 +763,10 @@ def main(argv=None) -> int:
     parser.add_argument("--sockets", type=int, default=1)
     parser.add_argument("--clusters", type=int, default=2)
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--idle-states", action="store_true",
-                        help="add PSCI idle states (retention, power-down) to the device tree")
+    parser.add_argument("--idle-states", action=argparse.BooleanOptionalAction, default=True,
+                        help="PSCI idle states (retention, power-down) in the device tree (aarch64 only)")
+    parser.add_argument("--caches", action=argparse.BooleanOptionalAction, default=True,
+                        help="the caches in the device tree: L1 per core, an L2 per cluster (aarch64 only)")
     args = parser.parse_args(argv)
     if args.action == "stop":
         return cmd_stop(args.arch)
@@ -695,7 +778,9 @@ def main(argv=None) -> int:
             return 2
         print(json.dumps({k: str(v) for k, v in dataclasses.asdict(image).items()}))
         return 0
-    return cmd_start(args.arch, args.sockets, args.clusters, args.cores, args.idle_states)
+    arm64 = args.arch == "aarch64"     # the device tree additions are tried on aarch64 only
+    return cmd_start(args.arch, args.sockets, args.clusters, args.cores, args.idle_states and arm64,
+                     args.caches and arm64)
 
 
 if __name__ == "__main__":
