@@ -6,7 +6,7 @@ topology, and an SSH server (dropbear) on 127.0.0.1. Nothing is built from sourc
 
 * :func:`build` downloads the Debian packages of one architecture (``apt-get download``, cached
   by file name, which carries the version) and writes a kernel and an initramfs: busybox-static,
-  dropbear-bin and the libraries it needs (libgmp10 is missing from its declared dependencies),
+  dropbear-bin and the libraries it loads (libgmp10 through libtomcrypt1, not in its own Depends),
   the virtio modules Debian builds as modules, a pre-generated host key (dropbear ``-R`` would
   make a new one each boot), the user's key, and the project's static probe. The images are
   cached too, keyed by the packages, the probe and this file.
@@ -63,7 +63,7 @@ class Guest:
     qemu: str
     machine: str
     cpu: str
-    # dropbear-bin's libraries: its declared Depends and libgmp10, which it needs but does not declare.
+    # dropbear-bin's libraries: its Depends, and libgmp10, which libtomcrypt1 loads (not in dropbear-bin's list).
     packages: tuple[str, ...] = ("busybox-static", "dropbear-bin", "libc6", "libcrypt1", "zlib1g",
                                  "libtomcrypt1", "libtommath1", "libgmp10")
 
@@ -716,6 +716,14 @@ def _is_our_qemu(pid: int, guest: Guest) -> bool:
         return False
 
 
+def _shown(path: Path) -> Path:
+    """``path`` relative to the current directory when it is below it (make vboard's output)."""
+    try:
+        return path.resolve().relative_to(Path.cwd())
+    except ValueError:
+        return path.resolve()
+
+
 def cmd_stop(arch: str) -> int:
     pidfile = _state_dir(arch) / "qemu.pid"
     if not pidfile.exists():
@@ -745,14 +753,16 @@ def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: b
     except (VboardError, subprocess.CalledProcessError) as exc:
         print(f"vboard: {exc}", file=sys.stderr)
         return 2
-    config = board.client_config.resolve()
-    print(f"vboard {arch}: {board.cpus} CPUs ({sockets} package(s) x {clusters} cluster(s) x {cores} cores), "
-          f"kernel {image.kernel_version}, ssh answered {board.boot_s:.1f} s after start")
+    config = _shown(board.client_config)
+    platperf = Path(sys.executable).with_name("platperf")
+    platperf = _shown(platperf) if platperf.exists() else "platperf"
+    print(f"vboard {arch}: {board.cpus} CPUs as {sockets} package x {clusters} cluster x {cores} core, "
+          f"Debian kernel {image.kernel_version}; ssh answered {board.boot_s:.1f} s after start")
     print(f"  ssh -F {config} {board.alias}")
-    print(f"  PLATPERF_SSH_CONFIG={config} platperf doctor --target ssh://{board.alias}")
-    print(f"  PLATPERF_SSH_CONFIG={config} platperf run --suite quick --target ssh://{board.alias}")
-    print(f"  or add 'Include {config}' to ~/.ssh/config and use --target ssh://{board.alias}")
-    print(f"  stop it: make vboard-stop  (or kill {board.proc.pid})")
+    print(f"  PLATPERF_SSH_CONFIG={config} {platperf} doctor --target ssh://{board.alias}")
+    print(f"  PLATPERF_SSH_CONFIG={config} {platperf} run --suite quick --target ssh://{board.alias}")
+    print(f"  (or add 'Include {config.resolve()}' to ~/.ssh/config)")
+    print(f"stop it: make vboard-stop (QEMU pid {board.proc.pid}); figures under emulation mean nothing")
     return 0
 
 
