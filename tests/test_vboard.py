@@ -12,6 +12,7 @@ server, no cache sizes as on most arm64 boards) and ``vboard_armv7``. Under TCG 
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -21,6 +22,8 @@ import sys
 import time
 
 import pytest
+import vboard
+from conftest import require_executable
 
 SMALL = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["16k", "64k"]\n'
          'samples = 2\nwarmup = 0\nmin_time = 0.002\n')
@@ -84,6 +87,87 @@ def shown(board, label: str, db, cwd) -> dict:
     done = platperf(board, "show", label, "--db", str(db), "--json", cwd=cwd, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+# -- how the board is made (no QEMU needed) --------------------------------------------------------
+QEMU_CPUS = """/dts-v1/;
+
+/ {
+	cpus {
+		#size-cells = <0x00>;
+		#address-cells = <0x01>;
+
+		cpu-map {
+
+			socket0 {
+
+				cluster0 {
+
+					core0 {
+						cpu = <0x8002>;
+					};
+				};
+
+				cluster1 {
+
+					core0 {
+						cpu = <0x8001>;
+					};
+				};
+			};
+		};
+
+		cpu@0 {
+			phandle = <0x8002>;
+			reg = <0x00>;
+			enable-method = "psci";
+			compatible = "arm,cortex-a57";
+			device_type = "cpu";
+		};
+
+		cpu@1 {
+			phandle = <0x8001>;
+			reg = <0x01>;
+			enable-method = "psci";
+			compatible = "arm,cortex-a57";
+			device_type = "cpu";
+		};
+	};
+};
+"""
+
+
+def test_the_device_tree_gets_idle_states_and_an_l2_per_cluster(tmp_path):
+    """QEMU's cpus node (as dtc prints it) with two idle states for every CPU and, for clusters
+    of one core, one L2 per CPU: dtc compiles it, and reads back what was added."""
+    dtc = require_executable("dtc", "Debian device-tree-compiler; make deps")
+    source = vboard.board_dts(QEMU_CPUS, idle_states=True, cluster_cores=1)
+    dtb = tmp_path / "guest.dtb"
+    subprocess.run([dtc, "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=source, text=True, check=True)
+    back = subprocess.run([dtc, "-q", "-I", "dtb", "-O", "dts", str(dtb)], capture_output=True, text=True,
+                          check=True).stdout
+    assert back.count("cpu-idle-states = <0x7f01 0x7f02>;") == 2
+    assert 'entry-method = "psci";' in back and "arm,psci-suspend-param = <0x10000>;" in back
+    assert "next-level-cache = <0x7f10>;" in back and "next-level-cache = <0x7f11>;" in back
+    assert back.count("cache-level = <0x02>;") == 2
+    assert vboard.board_dts(QEMU_CPUS) == QEMU_CPUS
+
+
+def test_the_host_key_made_by_ssh_keygen_is_written_in_dropbears_format(tmp_path):
+    """dropbear's ed25519 key file: string "ssh-ed25519", string seed||public key; the public
+    key is the one ssh-keygen put in the .pub file the client trusts."""
+    keygen = require_executable("ssh-keygen", "Debian openssh-client; make deps")
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
+    key = vboard.dropbear_host_key((tmp_path / "k").read_text())
+    kind_len = int.from_bytes(key[:4], "big")
+    assert key[4:4 + kind_len] == b"ssh-ed25519"
+    secret_len = int.from_bytes(key[4 + kind_len:8 + kind_len], "big")
+    secret = key[8 + kind_len:]
+    assert secret_len == len(secret) == 64
+    public_blob = base64.b64decode((tmp_path / "k.pub").read_text().split()[1])
+    assert secret[32:] == public_blob[-32:]
+    with pytest.raises(vboard.VboardError):
+        vboard.dropbear_host_key("-----BEGIN OPENSSH PRIVATE KEY-----\nbm90IGEga2V5\n-----END OPENSSH PRIVATE KEY-----\n")
 
 
 # -- a run, and the board as platperf describes it ----------------------------------------------

@@ -11,7 +11,7 @@ topology, and an SSH server (dropbear) on 127.0.0.1. Nothing is built from sourc
   make a new one each boot), the user's key, and the project's static probe. The images are
   cached too, keyed by the packages, the probe and this file.
 * :class:`VirtualBoard` starts ``qemu-system-*`` with ``-smp N,sockets=S,clusters=C,cores=K``,
-  optionally idle states added to its device tree, its SSH port forwarded from 127.0.0.1 only
+  optionally idle states and caches added to its device tree, its SSH port forwarded from 127.0.0.1 only
   (``-netdev user,restrict=on``: the guest reaches nothing else), and writes an ``ssh_config``
   whose Host alias (``vboard-aarch64``) ``platperf --target ssh://vboard-aarch64`` takes.
 * The pytest fixtures (session scope, started on first use) and ``python tests/vboard.py
@@ -19,8 +19,9 @@ topology, and an SSH server (dropbear) on 127.0.0.1. Nothing is built from sourc
   for functional tests only.
 
 The cache is ``$PLATPERF_VBOARD_CACHE``, else ``$XDG_CACHE_HOME/platperf/vboard``, else
-``~/.cache/platperf/vboard``. The Debian package lists of arm64 and armhf must be there:
-``dpkg --add-architecture arm64 armhf`` and ``apt-get update`` (the Makefile's ``deps``).
+``~/.cache/platperf/vboard``. apt must know Debian's arm64 and armhf packages:
+``dpkg --add-architecture arm64``, the same for armhf, then ``apt-get update`` (the Makefile's
+``deps`` does it).
 """
 from __future__ import annotations
 
@@ -436,8 +437,8 @@ def _assemble(guest: Guest, debs: dict[str, Path], probe: Path, out: Path):
               "etc/dropbear"):
         add_dir(d)
     add_dir("tmp", 0o1777)
-    add_dir("root/.ssh", 0o700)
     add_dir("root", 0o700)
+    add_dir("root/.ssh", 0o700)
     entries.append(("dev/console", stat.S_IFCHR | 0o600, b"5,1"))
     add_file("bin/busybox", (root / "bin/busybox").read_bytes(), 0o755)
     entries.append(("init", stat.S_IFLNK | 0o777, b"/bin/busybox"))
