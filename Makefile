@@ -98,7 +98,7 @@ VBOARD_ARGS ?=
 vboard: deps venv probe-cross
 	$(PY) tests/vboard.py start $(VBOARD_ARGS)
 vboard-stop:
-	$(PYTHON) tests/vboard.py stop $(VBOARD_ARGS)
+	$(PY) tests/vboard.py stop $(VBOARD_ARGS)
 
 clean:
 	rm -rf build $(VENV) src/platperf/_bin

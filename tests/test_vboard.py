@@ -16,7 +16,6 @@ import base64
 import json
 import os
 import re
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import time
 import pytest
 import vboard
 from conftest import require_executable
+from test_ssh_run import stored
 
 SMALL = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["16k", "64k"]\n'
          'samples = 2\nwarmup = 0\nmin_time = 0.002\n')
@@ -73,14 +73,6 @@ def table(tables: dict, starts: str) -> dict | None:
 
 def is_figure(cell) -> bool:
     return bool(re.fullmatch(r"-?\d+(\.\d+)?", str(cell).strip()))
-
-
-def stored(db) -> int:
-    try:
-        with sqlite3.connect(db) as con:
-            return con.execute("select count(*) from results").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def shown(board, label: str, db, cwd) -> dict:

@@ -45,6 +45,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
+from sshd_server import free_port
+
 HERE = Path(__file__).resolve()
 # The modules Debian builds as modules that virtio-net-pci needs, in load order (virtio and
 # virtio_ring are built in; a module the kernel has built in is skipped).
@@ -472,12 +475,6 @@ def _say(log, text: str):
 
 
 # -- the running board ------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 IDLE_STATES = '''
 		idle-states {
 			entry-method = "psci";
@@ -676,35 +673,31 @@ def _board(tmp_path_factory, arch: str, **topology) -> VirtualBoard:
     return VirtualBoard(image, tmp_path_factory.mktemp(f"vboard-{arch}"), **topology).start()
 
 
-try:
-    import pytest
-except ImportError:       # make vboard runs this file without the test extra
-    pytest = None
+@pytest.fixture(scope="session")
+def vboard_aarch64(tmp_path_factory):
+    """An aarch64 board: one package of 2 clusters x 2 cores, with PSCI idle states and its
+    caches in the device tree."""
+    board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=2, cores=2, idle_states=True,
+                   caches=True)
+    yield board
+    board.stop()
 
-if pytest is not None:
-    @pytest.fixture(scope="session")
-    def vboard_aarch64(tmp_path_factory):
-        """An aarch64 board: one package of 2 clusters x 2 cores, with PSCI idle states and its
-        caches in the device tree."""
-        board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=2, cores=2, idle_states=True,
-                       caches=True)
-        yield board
-        board.stop()
 
-    @pytest.fixture(scope="session")
-    def vboard_aarch64_2s(tmp_path_factory):
-        """A multi-socket aarch64 board: 2 packages x 2 clusters x 2 cores, as -smp 8,sockets=2,
-        clusters=2,cores=2; no cache sizes in its device tree, as on most arm64 boards."""
-        board = _board(tmp_path_factory, "aarch64", sockets=2, clusters=2, cores=2)
-        yield board
-        board.stop()
+@pytest.fixture(scope="session")
+def vboard_aarch64_2s(tmp_path_factory):
+    """A multi-socket aarch64 board: 2 packages x 2 clusters x 2 cores, as -smp 8,sockets=2,
+    clusters=2,cores=2; no cache sizes in its device tree, as on most arm64 boards."""
+    board = _board(tmp_path_factory, "aarch64", sockets=2, clusters=2, cores=2)
+    yield board
+    board.stop()
 
-    @pytest.fixture(scope="session")
-    def vboard_armv7(tmp_path_factory):
-        """An armv7 board (armmp kernel, Cortex-A15): one cluster of 2 cores."""
-        board = _board(tmp_path_factory, "armv7", sockets=1, clusters=1, cores=2)
-        yield board
-        board.stop()
+
+@pytest.fixture(scope="session")
+def vboard_armv7(tmp_path_factory):
+    """An armv7 board (armmp kernel, Cortex-A15): one cluster of 2 cores."""
+    board = _board(tmp_path_factory, "armv7", sockets=1, clusters=1, cores=2)
+    yield board
+    board.stop()
 
 
 # -- make vboard --------------------------------------------------------------------------------
