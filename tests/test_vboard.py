@@ -8,7 +8,8 @@ dropbear and busybox on the board.
 Three guests for the whole session, each booted on first use: ``vboard_aarch64`` (one package
 of 2 clusters x 2 cores, its device tree with a retention and a power-down idle state and the
 caches), ``vboard_aarch64_2s`` (2 packages x 2 clusters x 2 cores, as a multi-socket Arm
-server, no cache sizes as on most arm64 boards) and ``vboard_armv7``. Under TCG figures mean nothing: these tests are functional, never timing.
+server, no cache sizes as on most arm64 boards) and ``vboard_armv7``. Under TCG figures mean
+nothing: these tests are functional, never timing.
 """
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 import vboard
 from conftest import require_executable
+from test_psci import wait_for
 from test_ssh_run import stored
 
 SMALL = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["16k", "64k"]\n'
@@ -40,21 +41,12 @@ def platperf(board, *args: str, cwd, timeout: float = 600, **kw):
                           capture_output=True, text=True, timeout=timeout, **kw)
 
 
-def wait_for(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def online(board) -> str:
     return board.ssh("cat /sys/devices/system/cpu/online").stdout.strip()
 
 
 def probes_on(board) -> list[str]:
-    """The board's processes running a platperf probe (busybox ps: PID USER COMMAND)."""
+    """The board's processes running a platperf probe (busybox ps)."""
     out = board.ssh("ps -o pid,args").stdout.splitlines()
     return [line for line in out if "platperf-probe" in line and "ps -o" not in line]
 
