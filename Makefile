@@ -25,10 +25,15 @@ DEB_RUN := gcc libc6-dev cmake python3-venv \
 # for the store tests against a real server (tests/pg_server.py starts its own), a real sshd
 # (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run) and schema
 # (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py),
-# ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py).
+# ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py),
+# QEMU's Arm system emulators and dtc for the virtual boards (tests/vboard.py).
 DEB_TEST := binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf qemu-user-static chromium \
             postgresql openssh-server openssh-client lava-dispatcher lava-common \
-            openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd
+            openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd \
+            qemu-system-arm device-tree-compiler binutils
+# The virtual boards are built from Debian's own arm64 and armhf packages (a kernel, busybox,
+# dropbear), fetched by the tests with apt-get download: apt must know those architectures.
+FOREIGN_ARCHES := arm64 armhf
 # Peers measured by bench/ in the same run.
 DEB_BENCH := likwid rt-tests mbw
 
@@ -56,7 +61,7 @@ if [ -n "$$missing" ]; then \
 fi
 endef
 
-.PHONY: run test wheel probe probe-cross venv venv-run deps deps-run deps-bench bench clean
+.PHONY: run test wheel probe probe-cross venv venv-run deps deps-run deps-bench bench clean vboard vboard-stop
 
 # Every run `make run` just made (the suite's `repeat`) is in the report: its label's.
 run: venv-run
@@ -99,7 +104,15 @@ $(BUILD)/armv7/platperf-probe: $(PROBE_SRC)
 
 deps-run:
 	$(call apt_install,$(DEB_RUN))
+# The foreign architectures first (their package lists come with the update apt_install makes).
 deps:
+	@SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	for a in $(FOREIGN_ARCHES); do \
+	  dpkg --print-foreign-architectures | grep -qx $$a && \
+	    apt-cache show busybox-static:$$a >/dev/null 2>&1 && continue; \
+	  $$SUDO dpkg --add-architecture $$a; \
+	  for try in 1 2 3 4 5 6 7 8 9 10; do $$SUDO apt-get $(APT) update -qq && break; sleep 15; done; \
+	done
 	$(call apt_install,$(DEB_RUN) $(DEB_TEST))
 deps-bench:
 	$(call apt_install,$(DEB_BENCH))
@@ -109,6 +122,15 @@ test: deps venv probe probe-cross
 
 bench: deps-bench venv probe
 	@for s in bench/*.py; do echo "== $$s"; $(PY) $$s || exit 1; done
+
+# A virtual aarch64 board to try platperf on (docs/vboard.md): QEMU boots Debian's arm64
+# kernel; it prints the ssh alias to pass to --target. VBOARD_ARGS: e.g. --arch armv7,
+# --sockets 2 --clusters 2 --cores 2, --idle-states.
+VBOARD_ARGS ?=
+vboard: deps venv probe-cross
+	$(PY) tests/vboard.py start $(VBOARD_ARGS)
+vboard-stop:
+	$(PY) tests/vboard.py stop $(VBOARD_ARGS)
 
 clean:
 	rm -rf build dist $(VENV) src/platperf/_bin
