@@ -80,8 +80,9 @@ def job(
     if output is None:
         sys.stdout.write(text)
         return
+    from .. import atomic
     try:
-        output.write_text(text)
+        atomic.write_text(output, text)
     except OSError as exc:
         fail_exit(f"cannot write {output}: {exc.strerror}")
     print(f"wrote {output} ({len(text) // 1024} KiB)", file=sys.stderr)
