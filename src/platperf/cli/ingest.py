@@ -177,7 +177,7 @@ def _ingest_probe_run(files, label, target, note, root, db):
 
 
 def store_probe_run(db, stream, results, *, label, target, source, note, fingerprint, findings,
-                    meta, place=None, origin: str):
+                    meta, place=None, origin: str, suite=None):
     """A probe stream (ingest.probe_jsonl.ProbeStream) stored as one run, in one transaction,
     as `platperf run` stores it; ``place`` gives the (cluster, core) of histograms and of
     results not yet placed. Prints the run; exit 2 when it is partial or failed (after storing).
@@ -189,7 +189,7 @@ def store_probe_run(db, stream, results, *, label, target, source, note, fingerp
     store = open_store(db)
     try:
         with store.transaction() as c:
-            run_id = store.begin_run(label=label, target=target, source=source, note=note,
+            run_id = store.begin_run(label=label, target=target, suite=suite, source=source, note=note,
                                      fingerprint=fingerprint, findings=findings, meta=meta, conn=c)
             store.add_results(run_id, results, conn=c)
             for rec in stream.histograms:

@@ -168,7 +168,7 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
     try:
         if poll is not None:
             def said(job):
-                device = f" on {job['actual_device']}" if job.get("actual_device") else ""
+                device = f" on {job['device']}" if job.get("device") else ""
                 print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
             job = server.wait(job_id, poll, progress=said)
         else:
@@ -177,28 +177,21 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
             print(f"platperf: note: job {job_id} is {job.get('state')}: storing what its log "
                   "holds so far", file=sys.stderr)
         log = server.log(job_id)
+        lava_error = None
+        if job.get("state") == "Finished" and job.get("health") != "Complete":
+            lava_error = failure(job, server.error(job_id))
+        if label is None:
+            label = server.metadata(job_id).get("platperf.label")
     except LavaError as exc:
         fail_exit(str(exc))
-    lava_error = failure(job) if job.get("state") == "Finished" else None
-    label = label or _metadata_label(job.get("definition"))
     if label is None:
         fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
     lava = server.run_meta(job_id, job)
     text = log.decode("utf-8", errors="replace")
-    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=label, target=target,
+    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=str(label), target=target,
            note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
     if lava_error:
         fail_exit(f"LAVA job {job_id}: {lava_error}")
-
-
-def _metadata_label(definition) -> str | None:
-    import yaml
-    try:
-        data = yaml.safe_load(definition or "") or {}
-        value = data.get("metadata", {}).get("platperf.label")
-    except (yaml.YAMLError, AttributeError):
-        return None
-    return str(value) if value is not None else None
 
 
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):
@@ -225,7 +218,7 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
     source_note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
     if lava.get("url"):
         source_note += f" {lava['url']}"
-    store_probe_run(db, stream, run.results, label=label,
+    store_probe_run(db, stream, run.results, label=label, suite=log.suite,
                     target=target or lava.get("device") or "lava", source="ingest:lava",
                     note=(note or source_note) + where, fingerprint=fingerprint,
                     findings=findings, meta={**stream.meta, "lava": lava},
