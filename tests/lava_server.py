@@ -10,7 +10,9 @@
 * ``lava-worker --ping-interval 1``: it runs ``lava-run`` for each job scheduled on its
   devices and sends the log back;
 * the device ``ssh01`` of LAVA's ``ssh`` device type: the session's sshd
-  (tests/sshd_server.py), which is this machine.
+  (tests/sshd_server.py), which is this machine;
+* the device ``qemu01`` of LAVA's ``qemu`` device type: the worker starts the QEMU guest a
+  job names (kernel, initramfs), on QEMU's user network with ``restrict=on``.
 
 lava-server is configured entirely by environment (:meth:`LavaLab.environment`):
 ``DATABASE_URL`` and ``LAVA_SETTINGS_*`` for the devices directory, the job outputs, the
@@ -46,6 +48,7 @@ USER = "ci-bot"
 TOKEN = "lab-token-3f9a0c51"
 WORKER = "worker01"
 SSH_DEVICE = "ssh01"
+QEMU_DEVICE = "qemu01"
 READY_S = 120
 
 
@@ -109,13 +112,14 @@ class LavaLab:
             _psql(self.database_url, "-f", str(cache))
             return worker_token
         self.manage("migrate", "--noinput")
-        _, _, worker = self._manage_together(
+        *_, worker = self._manage_together(
             ["users", "add", USER, "--email", "ci-bot@example.org"],
-            ["device-types", "add", "ssh"],
+            ["device-types", "add", "ssh"], ["device-types", "add", "qemu"],
             ["workers", "add", WORKER])
         worker_token = worker.split("Token:")[1].split()[0]
         self._manage_together(["tokens", "add", "--user", USER, "--secret", TOKEN],
-                              ["devices", "add", "--device-type", "ssh", "--worker", WORKER, SSH_DEVICE])
+                              ["devices", "add", "--device-type", "ssh", "--worker", WORKER, SSH_DEVICE],
+                              ["devices", "add", "--device-type", "qemu", "--worker", WORKER, QEMU_DEVICE])
         if cache is not None:
             dump = subprocess.run(["pg_dump", "--no-owner", "--no-privileges", self.database_url],
                                   capture_output=True, text=True, check=True).stdout
@@ -129,6 +133,7 @@ class LavaLab:
         begin = time.monotonic()
         worker_token = self._create_database()
         self.write_dictionary(SSH_DEVICE, ssh_dictionary(sshd))
+        self.write_dictionary(QEMU_DEVICE, QEMU_DICTIONARY)
         self._restart_job_ids()
         logs = self.dir / "logs"
         as_me = ["--user", pwd.getpwuid(os.getuid()).pw_name, "--group", grp.getgrgid(os.getgid()).gr_name]
@@ -233,7 +238,8 @@ def _cache_file() -> Path | None:
                              capture_output=True, text=True).stdout.strip()
     if not version:
         return None
-    recipe = hashlib.sha256(f"{USER} {TOKEN} {WORKER} {SSH_DEVICE} ssh".encode()).hexdigest()[:12]
+    recipe = f"{USER} {TOKEN} {WORKER} ssh {SSH_DEVICE} qemu {QEMU_DEVICE}"
+    recipe = hashlib.sha256(recipe.encode()).hexdigest()[:12]
     home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return home / "platperf-tests" / f"lava-server-{version}-{recipe}.sql"
 
@@ -254,6 +260,14 @@ def ssh_dictionary(sshd) -> str:
 {{% set ssh_identity_file = '{sshd.dir / "user_key"}' %}}
 {{# no schroot boot method: LAVA's ssh device type offers one by default #}}
 {{% block schroot %}}{{% endblock schroot %}}
+"""
+
+
+# The lab's QEMU guests: the job says which kernel, initramfs, CPU and machine (its context);
+# the lab keeps their network to QEMU's own user network, where they reach nothing else.
+QEMU_DICTIONARY = """{% extends 'qemu.jinja2' %}
+{% set netdevice = 'user,restrict=on' %}
+{% set mac_addr = '52:54:00:12:34:59' %}
 """
 
 

@@ -130,7 +130,7 @@ def test_what_lava_keeps_of_the_definition_fits_its_4096_bytes_of_result_metadat
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--device-type", "nosuch"], "no shipped template for device type 'nosuch' (shipped: am62xx-sk, juno-r1, ssh)"),
+    (["--device-type", "nosuch"], "no shipped template for device type 'nosuch' (shipped: am62xx-sk, juno-r1, qemu, ssh)"),
     (["--device-type", "ssh"], "names no arch; give --arch"),
     (["--device-type", "ssh", "--arch", "mips"], "unknown --arch 'mips'"),
     (["--device-type", "juno-r1", "--suite", "nosuch"], "unknown suite 'nosuch'"),
