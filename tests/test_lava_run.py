@@ -159,7 +159,7 @@ def test_ingested_figures_are_the_probes_own(lava_job, db_url):
     assert f"{8 * job_cpus(log)} results" in done.stdout and "complete" in done.stdout
     store = Store(db_url)
     run = store.runs()[-1]
-    assert run["status"] == "complete" and run["source"] == "ingest:lava"
+    assert run["status"] == "complete" and run["source"] == "ingest:lava" and run["suite"] == "tiny"
     assert run["meta"]["lava"]["job_id"] == job_id
     assert run["meta"]["type"] == "meta" and run["meta"]["arch"] == probe_arch(platform.machine())
     # every sample, not only the medians LAVA shows
@@ -243,6 +243,8 @@ def test_a_job_that_times_out_in_lava_gives_a_partial_run_with_what_came_before(
     ingested = ingest([log, "--label", "timeout"], db)
     assert ingested.returncode == 2 and "partial" in ingested.stdout
     assert "the log holds 1 of the job's 2 probe commands" in ingested.stderr
+    # LAVA's reason, from the log's own record of the `job` test case
+    assert "is partial: LAVA: lava-test-shell timed out after 15 seconds; " in ingested.stderr
     kept = stored_results(db, Store(db).runs()[-1]["id"])
     written = probe_results(copy)           # the device kept the first command's records only
     assert len(written) == 2 * job_cpus(log)       # 2 metrics a CPU

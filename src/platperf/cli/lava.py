@@ -206,9 +206,10 @@ def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str
         fail_exit(f"{exc}" + (f" (LAVA: {lava_error})" if lava_error else ""))
     log, stream = run.log, run.stream
     lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
-    if lava_error and stream.status != "complete":
+    if stream.status != "complete" and (lava_error or log.job_error):
         # LAVA's own words first: they say why the run is short (a timeout, a lost board)
-        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
+        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}" if lava_error
+                                 else f"LAVA: {log.job_error}")
     with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
         described, why = describe_board(run, Path(tmp))
     findings = described.findings if described else []

@@ -48,6 +48,7 @@ class JobLog:
     noise: int = 0                        # lines inside a JSONL section that were no record
     job_id: str | None = None             # from the dispatcher's paths, when the log has them
     lava_error: str | None = None         # the dispatcher's own error line, if any
+    job_error: str | None = None          # why LAVA ended the job: its `job` result's error_msg
     _b64: list[str] | None = None
 
     def read(self, lines: Iterable[str]) -> Iterator[str]:
@@ -136,6 +137,10 @@ def device_lines(lines: Iterable[str], into: JobLog | None = None) -> Iterator[s
                     into.job_id = match[1] or match[2]
             if level == "error" and into.lava_error is None:
                 into.lava_error = message
+        if (into is not None and level == "results" and isinstance(message, dict)
+                and message.get("definition") == "lava" and message.get("case") == "job"
+                and message.get("error_msg")):
+            into.job_error = str(message["error_msg"])
         if level == "target" and isinstance(message, str):
             # The dispatcher's shell logger writes every " as \" (lava_dispatcher/shell.py);
             # each " it wrote has that one backslash before it.
