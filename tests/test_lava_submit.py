@@ -23,34 +23,11 @@ import yaml
 from conftest import require_module, require_probe
 
 from lava_server import SSH_DEVICE
+from test_lava_run import SLOW_SUITE, TINY_SUITE  # a quick suite; one whose 2nd command takes 20 s
 from platperf.probe_path import probe_arch
 from platperf.store import Store
 
 PLATPERF = [sys.executable, "-m", "platperf"]
-TINY_SUITE = """\
-name = "tiny"
-description = "two small rings, serial and parallel"
-[[bench]]
-kernel = "mem-latency"
-size = ["16k", "32k"]
-samples = 3
-min_time = 0.01
-mode = "both"
-"""
-# A quick first probe command, then one of 20 s and more.
-SLOW_SUITE = """\
-name = "slow"
-[[bench]]
-kernel = "mem-latency"
-size = ["16k"]
-samples = 3
-min_time = 0.01
-[[bench]]
-kernel = "mem-latency"
-size = ["16k", "32k", "64k", "128k"]
-samples = 5
-min_time = 1.0
-"""
 
 
 def platperf(args, env, **kwargs) -> subprocess.CompletedProcess:
