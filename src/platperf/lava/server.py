@@ -9,8 +9,9 @@ lavacli keeps identities in ``$XDG_CONFIG_HOME/lavacli.yaml`` (``~/.config`` by 
       token: ...
 
 (``lavacli identities add --uri https://lava.example.org/RPC2 --username ci-bot --token ... lab``).
-platperf reads the same file, so a lab's existing identities work as they are; the REST API
-is on the same host (``/RPC2`` dropped), the token goes in ``Authorization: Token ...``.
+platperf reads the same file, so a lab's existing identities work as they are: XML-RPC at
+the uri, the REST API on the same host (``/RPC2`` dropped) with the token in
+``Authorization: Token ...``.
 
 The calls, as lava-server (2023.01, run by the tests) answers them:
 
@@ -34,14 +35,14 @@ import base64
 import json
 import os
 import time
-import xmlrpc.client
-from xml.parsers.expat import ExpatError
 import urllib.error
 import urllib.request
+import xmlrpc.client
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
+from xml.parsers.expat import ExpatError
 
 import yaml
 
