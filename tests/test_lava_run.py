@@ -249,3 +249,21 @@ def test_a_job_that_times_out_in_lava_gives_a_partial_run_with_what_came_before(
     written = probe_results(copy)           # the device kept the first command's records only
     assert len(written) == 2 * job_cpus(log)       # 2 metrics a CPU
     assert all(kept[key] == samples for key, samples in written.items())
+
+
+def test_a_kernel_message_inside_the_board_snapshot_is_left_out(lava_job, db_url, tmp_path):
+    """A serial console prints the kernel's messages among the job's lines (seen on LAVA's
+    qemu device: "hrtimer: interrupt took ... ns" in the middle of the snapshot's base64)."""
+    log, copy, _ = lava_job
+    lines = log.read_text().splitlines(keepends=True)
+    begin = next(i for i, line in enumerate(lines) if "PLATPERF-SNAPSHOT-BEGIN" in line)
+    second = [i for i in range(begin + 1, len(lines)) if '"lvl": "target"' in lines[i]][1]
+    kernel = '{"dt": "2026-11-25T13:41:50.000000", "lvl": "target", "msg": "[   31.698730] hrtimer: interrupt took 68353616 ns"}\n'
+    noisy = tmp_path / "noisy.log"
+    noisy.write_text("".join(lines[:second] + [kernel] + lines[second:]))     # after the 1st base64 line
+    done = ingest([noisy, "--label", "noisy"], db_url)
+    assert done.returncode == 0, done.stderr
+    run = Store(db_url).runs()[-1]
+    assert run["status"] == "complete" and run["fingerprint"]["hostname"] == socket.gethostname()
+    assert stored_results(db_url, run["id"]) == probe_results(copy)
+    assert any("1 console line(s)" in f["message"] for f in run["findings"])
