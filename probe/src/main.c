@@ -19,7 +19,7 @@
 #include "buffer.h"
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
 #include "scratch.h"

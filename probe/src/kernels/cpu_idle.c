@@ -21,7 +21,7 @@
 
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "sysfs_guard.h"
 

@@ -13,7 +13,7 @@
 
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
 #include "timed_loops.h"
@@ -172,7 +172,7 @@ static int run(struct run_ctx *ctx)
             continue;
         }
         struct chain_emit ce = {chain, ns, cycles};
-        rc = exec_measure_each_cpu(ctx, measure_on_cpu, (void *)chain, emit_chain, &ce);
+        rc = measure_each_cpu(ctx, measure_on_cpu, (void *)chain, emit_chain, &ce);
     }
     free(ns);
     free(cycles);

@@ -25,7 +25,7 @@
 #include "counter.h"
 #include "exec.h"
 #include "histogram.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "kernels/aggressors.h"
 #include "params.h"
@@ -422,8 +422,9 @@ static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
 static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu, const char *metric,
                      const char *unit, double value, uint64_t passes)
 {
-    emit_result(ctx, "latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
-                NULL);
+    struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
+                              NULL, NULL, NULL, NULL};
+    emit_record(ctx, &r);
 }
 
 static int run(struct run_ctx *ctx)

@@ -226,7 +226,7 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
             row_warning("os-unsupported", msg, job->cpu, c);
             continue;
         }
-        int outcome = exec_job_outcome(job);
+        int outcome = job_outcome(job);
         if (outcome < 0)
             rc = 1;
         if (outcome <= 0)
