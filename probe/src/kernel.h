@@ -124,6 +124,9 @@ struct kernel {
     int (*prepare)(struct run_ctx *ctx, char *err, size_t errlen);
     /* Measure and emit records. Return 0, or nonzero after emit_error() (end: failed). */
     int (*run)(struct run_ctx *ctx);
+    /* NULL, or why the kernel runs in serial mode only: --mode parallel is refused with it
+     * (main.c, before prepare). */
+    const char *serial_only;
 };
 
 /* The value of parameter `name` as typed (never NULL for a declared parameter). */

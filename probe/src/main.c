@@ -439,6 +439,8 @@ static int cmd_run(int argc, char **argv)
     for (int p = 0; p < nparams; p++)
         if (param_check(k, &k->params[p], ctx.values[p], &ctx.parsed[p], err, sizeof err) != 0)
             return usage_error("%s", err);
+    if (k->serial_only && ctx.mode == MODE_PARALLEL)
+        return usage_error("%s: --mode parallel is not valid (valid: serial; %s)", k->name, k->serial_only);
     if (k->prepare && k->prepare(&ctx, err, sizeof err) != 0)
         return usage_error("%s", err);
 
