@@ -74,6 +74,27 @@ void jw_element_object(void)
     fresh = 1;
 }
 
+static void element(void)
+{
+    if (!fresh)
+        fputc(',', out);
+    fresh = 0;
+}
+
+void jw_element_array(void) { element(); fputc('[', out); fresh = 1; }
+void jw_element_uint(uint64_t v) { element(); fprintf(out, "%" PRIu64, v); }
+
+static void g_value(double v, int digits)
+{
+    if (isfinite(v))
+        fprintf(out, "%.*g", digits, v);
+    else
+        fputs("null", out);
+}
+
+void jw_element_g(double v, int digits) { element(); g_value(v, digits); }
+void jw_g(const char *key, double v, int digits) { jw_key(key); g_value(v, digits); }
+
 void jw_flag_indexes(const char *key, const unsigned char *flags, int n)
 {
     jw_key(key);
@@ -181,6 +202,16 @@ void json_obj_uint(struct json_obj *o, const char *key, uint64_t value)
 {
     char v[24];
     snprintf(v, sizeof v, "%" PRIu64, value);
+    json_obj_add(o, key, v);
+}
+
+void json_obj_g(struct json_obj *o, const char *key, double value, int digits)
+{
+    char v[40];
+    if (isfinite(value))
+        snprintf(v, sizeof v, "%.*g", digits, value);
+    else
+        snprintf(v, sizeof v, "null");
     json_obj_add(o, key, v);
 }
 

@@ -29,6 +29,13 @@ void jw_array(const char *key);
 void jw_element_object(void);
 void jw_object_end(void);
 void jw_array_end(void);
+/* Elements of an open array: an array or a number (a count, or a figure to `digits`
+ * significant digits, as %.<digits>g writes it; non-finite: null). */
+void jw_element_array(void);
+void jw_element_uint(uint64_t v);
+void jw_element_g(double v, int digits);
+/* "key":<v to `digits` significant digits>, as jw_element_g. */
+void jw_g(const char *key, double v, int digits);
 /* "key":[i,...]: the indexes i < n whose flags[i] is set. */
 void jw_flag_indexes(const char *key, const unsigned char *flags, int n);
 
@@ -52,5 +59,6 @@ void json_obj_init(struct json_obj *o);
 void json_obj_str(struct json_obj *o, const char *key, const char *value);
 void json_obj_uint(struct json_obj *o, const char *key, uint64_t value);
 void json_obj_num(struct json_obj *o, const char *key, double value);
+void json_obj_g(struct json_obj *o, const char *key, double value, int digits);   /* %.<digits>g */
 
 #endif

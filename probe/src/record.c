@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "counter.h"
+#include "histogram.h"
 #include "summary.h"
 
 void emit_record(struct run_ctx *ctx, const struct result_record *r)
@@ -182,4 +183,37 @@ int measure_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, job_emit_fn 
         exec_free_jobs(ctx, jobs);
     free(jobs);
     return rc;
+}
+
+void jw_histogram(const struct histogram *h, double tick, uint64_t t_first)
+{
+    jw_array("buckets");
+    for (unsigned b = 0; b < HIST_BUCKETS; b++)
+        if (h->counts[b]) {
+            jw_element_array();
+            jw_element_g((double)hist_bucket_lower(b) * tick, 9);
+            jw_element_g((double)hist_bucket_upper(b) * tick, 9);
+            jw_element_uint(h->counts[b]);
+            jw_array_end();
+        }
+    jw_array_end();
+    struct hist_top top[HIST_TOP];
+    unsigned ntop = hist_top_sorted(h, top);
+    jw_array("top");
+    for (unsigned i = 0; i < ntop; i++) {
+        jw_element_object();
+        jw_g("value", (double)top[i].value * tick, 9);
+        jw_g("t_ns", (double)(top[i].t - t_first) * tick, 9);
+        jw_object_end();
+    }
+    jw_array_end();
+    if (h->raw) {
+        jw_object("raw");
+        jw_array("values");
+        for (size_t i = 0; i < h->raw_n; i++)
+            jw_element_g((double)h->raw[i] * tick, 9);
+        jw_array_end();
+        jw_bool("truncated", h->raw_n < h->count);
+        jw_object_end();
+    }
 }

@@ -49,6 +49,12 @@ void emit_end(const char *status, int results, double elapsed_s);
  * with its retakes and marked samples, and the thread's context switches. */
 void jw_job(const struct cpu_job *job);
 
+struct histogram;
+/* Inside a `histogram` record: "buckets" ([lower, upper, count] of every bucket used),
+ * "top" (value and t_ns, from counter value t_first) and, with raw values, "raw"
+ * ({"values": [...], "truncated": bool}); figures in ns of `tick_ns` per tick, 9 digits. */
+void jw_histogram(const struct histogram *h, double tick_ns, uint64_t t_first);
+
 /* A `warning` record for a job whose samples stayed preempted or stolen from (no-op
  * otherwise); call from the thread that emits the job's results. */
 void report_preemption(const struct cpu_job *job);
