@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
 from test_guide_keys import platperf, read_back
 
 from platperf import guide, placement
+from platperf import toml as tomllib
 from platperf.runner.suite import SUITES_DIR
 
 GUIDE_SUITE = SUITES_DIR / "guide.toml"

@@ -38,14 +38,21 @@ int tracer_open(struct tracer *t, const char *root, struct sysfs_guard *g, char 
                  "fix: mount -t tracefs nodev /sys/kernel/tracing", base);
         return -1;
     }
-    /* an instance of our own: its buffer and events leave the system's tracing untouched */
+    /* an instance of our own: its buffer and events leave the system's tracing untouched.
+     * Recorded with the guardian before it exists (tracer_create makes it once the guardian
+     * runs), so no kill of the probe can leave it behind. */
     snprintf(t->dir, sizeof t->dir, "%s/instances/platperf-hotplug-%d", base, (int)getpid());
+    guard_rmdir(g, t->dir);
+    return 0;
+}
+
+int tracer_create(struct tracer *t, char *why, size_t whylen)
+{
     if (mkdir(t->dir, 0700) != 0) {
         snprintf(why, whylen, "cannot create the tracefs instance %s: %s", t->dir, strerror(errno));
         t->dir[0] = 0;
         return -1;
     }
-    guard_rmdir(g, t->dir);
     t->buf = malloc(TRACE_BUF);
     return 0;
 }

@@ -20,9 +20,11 @@ struct tracer {
     char *buf;
 };
 
-/* An instance of the probe's own under root's tracefs (its removal kept by the guard); -1
- * with why (one line saying what to do) when there is no tracefs or no cpuhp events. */
+/* An instance of the probe's own under root's tracefs, its removal recorded with the guard
+ * before it exists; -1 with why (one line saying what to do) when there is no tracefs or no
+ * cpuhp events. tracer_create() makes it, once the guardian runs (-1 with why). */
 int tracer_open(struct tracer *t, const char *root, struct sysfs_guard *g, char *why, size_t whylen);
+int tracer_create(struct tracer *t, char *why, size_t whylen);
 /* The cpuhp events on, with one clock for every CPU; 0 or an errno value. */
 int tracer_enable(struct tracer *t);
 /* The instance's buffer emptied, before an operation. */

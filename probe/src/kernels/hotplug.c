@@ -226,10 +226,10 @@ static int guard_cpus(const struct hotplug_plan *plan, struct sysfs_guard *guard
         emit_warning("tracefs-unavailable", msg, -1);
     if (guard_start(guard, msg, sizeof msg) != 0) {
         emit_error("guard-failed", msg);
-        if (tracer->dir[0])
-            rmdir(tracer->dir);
         return 1;
     }
+    if (tracer->dir[0] && tracer_create(tracer, msg, sizeof msg) != 0)
+        emit_warning("tracefs-unavailable", msg, -1);
     if (tracer->dir[0] && tracer_enable(tracer) != 0) {
         emit_warning("tracefs-unavailable", "cannot enable the cpuhp events in the tracefs instance: "
                      "operations are not split into the kernel's steps", -1);

@@ -193,9 +193,12 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
 
 def _metadata_label(definition) -> str | None:
     import yaml
+    from ..bounded import BoundError, load_yaml
     try:
-        data = yaml.safe_load(definition or "") or {}
+        data = load_yaml(definition or "", "the job definition from the server") or {}
         value = data.get("metadata", {}).get("platperf.label")
+    except BoundError as exc:
+        fail_exit(f"{exc}; give --label")
     except (yaml.YAMLError, AttributeError):
         return None
     return str(value) if value is not None else None

@@ -56,15 +56,15 @@ def describe_machine(sysroot, meta: dict | None) -> Description:
     return Description(meta, fingerprint, findings, topology, machine)
 
 
-def describe_job_board(run, into):
+def describe_job_board(run):
     """(Description, None) of a LAVA job's board from the snapshot in its log (an
-    ingest.lava.LavaRun), unpacked under ``into``; or (None, why there is none)."""
-    from ..targets.remote_sysroot import SnapshotError, unpack_snapshot
+    ingest.lava.LavaRun), read in memory; or (None, why there is none)."""
+    from ..targets.remote_sysroot import SnapshotError, snapshot_sysroot
     log = run.log
     if log.snapshot is None:
         return None, log.snapshot_error or "the log holds no board snapshot"
     try:
-        sysroot = unpack_snapshot(log.snapshot, into / "board", log.snapshot_interval or 0.2)
+        sysroot = snapshot_sysroot(log.snapshot, log.snapshot_interval or 0.2)
         return describe_machine(sysroot, run.stream.meta), None
     except (SnapshotError, ValueError, OSError) as exc:
         return None, f"the board snapshot in the log cannot be read ({exc})"

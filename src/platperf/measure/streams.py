@@ -12,7 +12,6 @@ Everything is read and checked before the store is opened, so that bad input sto
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,11 +108,12 @@ def read_lava_log(lines, name: str, *, lava: dict, lava_error: str | None = None
         raise
     log, stream = job.log, job.stream
     lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
+    if log.snapshot_error:        # a snapshot the log announced but that cannot be read: suspect
+        stream.unfinished.append(log.snapshot_error)
     if lava_error and stream.status != "complete":
         # LAVA's own words first: they say why the run is short (a timeout, a lost board)
         stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
-    with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
-        described, why = describe_job_board(job, Path(tmp))
+    described, why = describe_job_board(job)
     note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
     if lava.get("url"):
         note += f" {lava['url']}"

@@ -189,7 +189,8 @@ class _Steps:
         name = f"probe output of '{step.title}' (suite entry {step.number})"
         proc = self.proc = self.target.run(step.argv)
         feed = RecordFeed(proc, name)
-        end, errors, interrupted_at = None, [], None
+        end, errors, interrupted_at, timed_out = None, [], None, False
+        deadline = time.monotonic() + step.timeout
         try:
             while True:
                 rec = feed.next(POLL_S)
@@ -204,7 +205,8 @@ class _Steps:
                         sink.probe_record(rec, transform)
                     self.progress.record(rec)
                 sink.commit_due(more_waiting=feed.waiting())
-                if self.stop.is_set() and interrupted_at is None:
+                if interrupted_at is None and (self.stop.is_set() or time.monotonic() > deadline):
+                    timed_out = not self.stop.is_set()
                     proc.interrupt()
                     interrupted_at = time.monotonic()
                 elif interrupted_at is not None and (self.stop.hurried() or
@@ -214,9 +216,14 @@ class _Steps:
             sink.commit()
             self.kill()
             return "failed", str(exc)
+        finally:
+            feed.close()
         code = proc.wait()
         sink.commit()
         self.proc = None
+        if timed_out:
+            return "partial", (f"'{step.title}' did not end within its {step.timeout:g} s timeout "
+                               f"and was stopped (a suite entry's `timeout = SECONDS` sets it)")
         return _verdict(step, name, proc, code, end, errors, self.stop)
 
 
@@ -225,7 +232,9 @@ def _verdict(step, name, proc, code, end, errors, stop):
         if stop.is_set():
             return "partial", "interrupted before the probe wrote 'end'"
         tail = proc.stderr_tail()
-        how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+        # A signal is -N from a local child, 128+N through a board's shell (an SSH target)
+        signum = -code if code < 0 else code - 128 if 128 < code < 160 else None
+        how = f"killed by signal {signum}" if signum else f"exit {code}"
         return "partial", (f"{name}: the probe stopped without an 'end' record "
                            f"({how}{': ' + tail if tail else ''})")
     if end["status"] == "failed" or errors:

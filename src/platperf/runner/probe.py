@@ -24,15 +24,28 @@ def probe_kernels(target) -> list[dict]:
         raise SuiteError("platperf-probe list --json did not print {\"kernels\": [...]}") from None
 
 
-def probe_records(target, args: list[str]) -> list[dict]:
+# `platperf-probe info` or `list` answer in well under a second on any board; one that has not
+# in this long is stopped (a probe that hangs, a board that stopped it).
+QUERY_TIMEOUT_S = 120.0
+
+
+def probe_records(target, args: list[str], timeout: float = QUERY_TIMEOUT_S) -> list[dict]:
     """The records of ``platperf-probe ARGS`` on ``target`` (meta first); SuiteError when it
-    fails or prints nothing (RecordError when it prints a bad record)."""
+    fails, prints nothing or has not ended after ``timeout`` seconds (RecordError when it
+    prints a bad record)."""
     name = f"platperf-probe {args[0]}"
     proc = target.run(args)
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         records = list(read_stream(proc, name))
     finally:
         code = proc.wait()
+        stopped = not watchdog.is_alive() and watchdog.finished.is_set() and code != 0
+        watchdog.cancel()
+    if stopped:
+        raise SuiteError(f"{name} did not answer in {timeout:g} s on {target.name}; stopped")
     if code != 0 or not records:
         raise SuiteError(f"{name} failed (exit {code}): {proc.stderr_tail()}")
     return records
@@ -41,6 +54,9 @@ def probe_records(target, args: list[str]) -> list[dict]:
 def probe_meta(target) -> dict:
     """The probe's ``meta`` record from ``platperf-probe info``."""
     return probe_records(target, ["info"])[0]
+
+
+FEED_RECORDS = 4096     # records read ahead of the store at most
 
 
 class RecordFeed:
@@ -54,7 +70,10 @@ class RecordFeed:
     DONE, NOTHING = object(), object()
 
     def __init__(self, proc, name: str):
-        self._queue: queue.Queue = queue.Queue()
+        # Bounded: when the store falls behind, the reader waits, the pipe fills and the probe
+        # waits on its write (back-pressure), instead of the queue growing without end.
+        self._queue: queue.Queue = queue.Queue(maxsize=FEED_RECORDS)
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self._read, args=(proc, name), daemon=True,
                                         name=f"read {name}")
         self._thread.start()
@@ -62,11 +81,26 @@ class RecordFeed:
     def _read(self, proc, name):
         try:
             for rec in read_stream(proc, name):
-                self._queue.put(("record", rec))
+                if not self._put(("record", rec)):
+                    return
         except BaseException as exc:   # handed to the storing thread, which raises it
-            self._queue.put(("raise", exc))
+            self._put(("raise", exc))
         else:
-            self._queue.put(("done", None))
+            self._put(("done", None))
+
+    def _put(self, item) -> bool:
+        """Wait for room; False once the storing thread has stopped listening (close())."""
+        while not self._closed.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def close(self):
+        """The storing thread is done with this feed: a reader waiting for room gives up."""
+        self._closed.set()
 
     def next(self, timeout: float):
         try:

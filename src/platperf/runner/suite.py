@@ -10,10 +10,10 @@ already has through its adapter (``platperf.adapters``), after the probe's steps
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import toml as tomllib
 from ..adapters import check_entries
 from ..adapters import plan as plan_tools
 
@@ -22,7 +22,11 @@ MODES = ("serial", "parallel", "both")
 # Runs a `platperf run` may make of one suite (--repeat, a suite's `repeat = N`).
 MAX_REPEAT = 100
 # Keys of a suite entry that the runner itself reads; the rest are the probe's.
-RUNNER_KEYS = ("kernel", "mode", "title", "params")
+RUNNER_KEYS = ("kernel", "mode", "title", "params", "timeout")
+# A step (one probe invocation) that has not ended after this many seconds is stopped and its
+# run kept as partial: a board whose probe hangs, is stopped (SIGSTOP) or never answers.
+# A suite entry sets its own with `timeout = SECONDS`.
+DEFAULT_STEP_TIMEOUT_S = 7200.0
 # Options every probe kernel takes (docs/results-format.md, probe CLI).
 EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory", "pages")
 
@@ -96,6 +100,15 @@ def probe_options(entry: dict) -> dict:
     return options
 
 
+def step_timeout(entry: dict, number: int) -> float:
+    """The entry's `timeout` in seconds (a positive number), or the default."""
+    value = entry.get("timeout", DEFAULT_STEP_TIMEOUT_S)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 7 * 86400:
+        raise SuiteError(f"[[bench]] entry {number} ({entry.get('kernel')}): timeout = {value!r} must be "
+                         f"a number of seconds from 0 to 604800, e.g. timeout = 600")
+    return float(value)
+
+
 def option_name(key: str) -> str:
     return key.replace("_", "-")
 
@@ -142,6 +155,7 @@ class Step:
     mode: str
     argv: list[str]
     title: str
+    timeout: float = DEFAULT_STEP_TIMEOUT_S   # seconds before the step is stopped
 
 
 def parse_cpulist(text: str) -> list[int]:
@@ -197,5 +211,6 @@ def plan(suite: Suite, cpus: list[int] | str, mode: str | None = None) -> list[S
                 if option_name(key) not in EXECUTION_OPTIONS + ("size",):  # short titles
                     described.append(option_value(value))
             title = entry.get("title") or " ".join([entry["kernel"], *described])
-            steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})"))
+            steps.append(Step(number, entry["kernel"], m, argv, f"{title} ({m})",
+                              step_timeout(entry, number)))
     return steps + plan_tools(suite.tools, suite.tool_params)

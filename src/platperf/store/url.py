@@ -97,6 +97,9 @@ def _sqlite_file(name: str, write: bool, forced_ro: bool) -> Target:
         if write:
             raise StoreError(f"cannot create database {shown}: directory {parent} does not exist")
         raise StoreError(f"no database {shown}: directory {parent} does not exist")
+    if not write and not path.exists():
+        # A reading command given a mistyped path must not leave an empty database behind.
+        raise StoreError(f"no database {shown}; measure first with 'platperf run' or give --db")
     file_ok = os.access(path, os.W_OK) if path.exists() else os.access(parent, os.W_OK)
     # WAL needs the -wal and -shm files next to the database: a directory we cannot write
     # makes the database read-only even when the file itself is writable.
@@ -111,8 +114,6 @@ def _sqlite_file(name: str, write: bool, forced_ro: bool) -> Target:
     if writable:
         return Target(url=f"sqlite:///{path}", shown=shown,
                       connect_args={"timeout": BUSY_TIMEOUT_S})
-    if not path.exists():
-        raise StoreError(f"no database {shown}; measure first with 'platperf run' or give --db")
     # Read-only. Without a -wal file and with no way to create the -shm file SQLite cannot
     # open a WAL database unless told nobody writes it (immutable); otherwise mode=ro still
     # sees what a live writer commits.

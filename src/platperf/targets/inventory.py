@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .. import toml as tomllib
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 

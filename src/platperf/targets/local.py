@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
+from ..records import MAX_LINE
 from .base import NOT_FOUND, TIMED_OUT, CommandResult
 
 
@@ -33,7 +34,8 @@ class LocalProbe:
                 self._stderr.append(line.rstrip("\n"))
 
     def __iter__(self):
-        return iter(self.proc.stdout.readline, "")
+        # At most MAX_LINE + 1 characters a line: read_stream refuses a longer one.
+        return iter(lambda: self.proc.stdout.readline(MAX_LINE + 1), "")
 
     def interrupt(self):
         self._signal(signal.SIGINT)
