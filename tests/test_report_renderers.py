@@ -11,8 +11,8 @@ import re
 import pytest
 from conftest import require_module
 
-from platperf.report import FORMATS, render, renderer
-from platperf.report import markdown, rst_csv, rst_grid
+from platperf.report import FORMATS, render, renderer, terminal
+from platperf.report import markdown, rst_csv, rst_grid, terminal
 from platperf.report.document import Document, Plot, Section, Table, cell_text, spread_cell
 from platperf.report.svg import line_plot
 
@@ -152,10 +152,10 @@ def test_csv_without_results_exports_the_tables():
 
 
 def test_every_format_has_a_renderer_and_unknown_ones_are_named():
-    assert set(FORMATS) == {"rst-grid", "rst-csv", "md", "html", "json", "csv"}
+    assert set(FORMATS) == {"rst-grid", "rst-csv", "md", "html", "json", "csv", "table"}
     for fmt in FORMATS:          # an empty document has no result rows for csv, a title elsewhere
         assert ("empty" in render(Document(title="empty"), fmt)) == (fmt != "csv")
-    with pytest.raises(ValueError, match="choose one of rst-grid, rst-csv, md, html, json, csv"):
+    with pytest.raises(ValueError, match="choose one of rst-grid, rst-csv, md, html, json, csv, table"):
         renderer("pdf")
 
 
@@ -163,3 +163,42 @@ def test_markdown_table_alone_for_other_sections():
     text = markdown.render_table(tfa_table())
     assert text.splitlines()[3] == "|---------|------|-------------------|--------|-------------|"
     assert "| 0       | 0    | 242.66 (+132.03%) |" in text
+
+
+# -- the terminal: every line fits, a row stays one line ---------------------------------------
+def wide_table() -> Table:
+    rows = [["mem-latency", f"pattern=random,size={s},stride=64", "serial", "0", str(c), f"{s / 7:.2f}",
+             "1.2%", "unstable, pages huge -> 4k"] for s in (4096, 262144) for c in (0, 1)]
+    return Table("t", ["Benchmark", "Params", "Mode", "Cluster", "Core", "Median", "Change", "Note"],
+                 rows, fold=3, optional=("Note", "Change"))
+
+
+def test_terminal_table_as_is_when_it_fits():
+    lines = terminal.render_table(wide_table(), 200)
+    assert lines[1].split() == ["Benchmark", "Params", "Mode", "Cluster", "Core", "Median", "Change",
+                                "Note"]
+    assert len(lines) == 6 and "left out" not in "\n".join(lines)
+    assert lines[2].endswith("1.2%  unstable, pages huge -> 4k")
+    assert lines[1].index("Median") + 6 == lines[2].index("585.14") + 6     # figures right-aligned
+
+
+def test_terminal_table_folds_then_drops_then_cuts():
+    folded = terminal.render_table(wide_table(), 70)
+    assert max(map(len, folded)) <= 70
+    # the key's first columns became a heading over the rows sharing them
+    assert folded[2] == "mem-latency pattern=random,size=4096,stride=64 serial"
+    assert folded[3].split() == ["0", "0", "585.14", "1.2%", "unstable,", "pages", "huge", "->", "4k"]
+    dropped = terminal.render_table(wide_table(), 40)
+    assert max(map(len, dropped)) <= 40 and dropped[-1] == "(left out to fit 40 columns: Note)"
+    assert dropped[1].split() == ["Cluster", "Core", "Median", "Change"]
+    assert [l.split() for l in dropped if l.startswith("       ")][0] == ["0", "0", "585.14", "1.2%"]
+    # too narrow for any table: the widest cells are cut, the rows stay one line each
+    cut = [l for l in terminal.render_table(wide_table(), 20) if l.split()[0] in ("0", "Clus…")]
+    assert len(cut) == 5 and max(map(len, cut)) <= 20 and all(len(l.split()) == 3 for l in cut)
+
+
+def test_terminal_width_is_columns_else_80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "123")
+    assert terminal.width() == 123
+    monkeypatch.delenv("COLUMNS")
+    assert terminal.width() == 80      # pytest's stdout is no terminal

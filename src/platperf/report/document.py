@@ -20,6 +20,11 @@ class Table:
     layout: str = "grid"
     caption: str = ""
     widths: list[int] | None = None
+    # For a terminal (report/terminal.py) narrower than the table: the first ``fold`` columns
+    # may become a heading line over the rows sharing them, and the ``optional`` columns may
+    # be left out, in that order.
+    fold: int = 0
+    optional: tuple[str, ...] = ()
 
 
 @dataclass
