@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store
+from .common import DbOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
 from .measuring import KeepProbeOption, RemoteDirOption, TargetOption
 
 
@@ -33,7 +33,8 @@ def interference(
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status)"),
+    json_flag: bool = JsonOption,
 ):
     """Measure one CPU's latency loop while other CPUs hammer the shared cache, for every
     loop variant x aggressor pattern x mitigation set, and store it all as one run.
@@ -51,6 +52,7 @@ def interference(
     Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
     Ctrl-C, 143 by SIGTERM.
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..interference import InterferenceError, Matrix, make_plan
     from ..measure import describe, measure
     from ..probe_path import ProbeNotFound

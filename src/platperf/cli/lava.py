@@ -10,12 +10,12 @@ import typer
 
 from ..lava.job import DEFAULT_TIMEOUT_MIN, LavaError
 from .common import DbOption, app, fail_exit
+from .measuring import SuiteOption
 
 lava_app = typer.Typer(help="Run platperf on a lab's boards through LAVA (docs/lava.md).",
                        no_args_is_help=True)
 app.add_typer(lava_app, name="lava")
 
-SuiteOption = typer.Option("quick", "--suite", help="Built-in suite (quick, memory, full) or a TOML file.")
 DeviceTypeOption = typer.Option(None, "--device-type", metavar="NAME",
                                 help="LAVA device type; picks the shipped template of that name "
                                      "(ssh, juno-r1) unless --template is given.")

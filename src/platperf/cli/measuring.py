@@ -16,6 +16,16 @@ RemoteDirOption = typer.Option(
 KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
 
 
+def suite_help() -> str:
+    """The built-in suites as the suites directory has them, for --suite's help."""
+    from ..runner import builtin_suites
+    return (f"A built-in suite: {', '.join(builtin_suites())} (psci as root: hotplug and idle "
+            "states, docs/psci.md); or a path to a suite .toml file.")
+
+
+SuiteOption = typer.Option("quick", "--suite", help=suite_help())
+
+
 def print_findings(findings, prefix: str = ""):
     """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
     shown = [f for f in findings if f.get("level") not in ("ok", "info")]

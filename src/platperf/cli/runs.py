@@ -6,12 +6,13 @@ import sys
 
 import typer
 
-from .common import DbOption, app, fail_exit, note_incomplete, open_store
+from .common import DbOption, app, fail_exit, note_incomplete, open_store, FormatOption, JsonOption, output_format
 
 
 @app.command()
 def runs(db: str = DbOption,
-         json_out: bool = typer.Option(False, "--json", help="Print the runs as a JSON list.")):
+         fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the runs)"),
+         json_flag: bool = JsonOption):
     """List the runs in the database, oldest first.
 
     \b
@@ -19,6 +20,7 @@ def runs(db: str = DbOption,
       platperf runs --db platperf.db
       platperf runs --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     store = open_store(db, write=False)
     counts = store.result_counts()
     rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"],
@@ -40,7 +42,8 @@ def runs(db: str = DbOption,
 @app.command()
 def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its newest run)."),
          db: str = DbOption,
-         json_out: bool = typer.Option(False, "--json", help="Print the run and its results as JSON.")):
+         fmt: str = FormatOption(("table", "json"), "table", " (json: the run and its results)"),
+         json_flag: bool = JsonOption):
     """Show one run: header, machine fingerprint, doctor findings, results summary.
 
     \b
@@ -49,6 +52,7 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
       platperf show v2.12
       platperf show 3 --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     from ..store import StoreError
     store = open_store(db, write=False)
     try:

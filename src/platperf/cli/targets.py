@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import app, fail_exit
+from .common import app, fail_exit, FormatOption, JsonOption, output_format
 
 targets_app = typer.Typer(
     help="The inventory of boards: names for targets, used as --target NAME.\n\n"
@@ -51,7 +51,8 @@ def add(
 
 
 @targets_app.command("list")
-def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries as a JSON list.")):
+def list_(fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the entries)"),
+          json_flag: bool = JsonOption):
     """List the boards of the inventory.
 
     \b
@@ -59,6 +60,7 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
       platperf targets list
       platperf targets list --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     inventory = _inventory()
     entries = [e.as_dict() for e in inventory.entries.values()]
     if json_out:
@@ -91,7 +93,8 @@ def remove(name: str = typer.Argument(..., help="The board's name.")):
 @targets_app.command("check")
 def check(
     names: List[str] = typer.Argument(..., help="Board names (or local, ssh://... URLs)."),
-    json_out: bool = typer.Option(False, "--json", help="Print what each board is as a JSON list."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: a list of what each board is)"),
+    json_flag: bool = JsonOption,
 ):
     """Reach each board, describe it and run its probe's 'info': one line per board with its
     architecture, CPUs, model and probe version; one line per board that fails (exit 2).
@@ -101,6 +104,7 @@ def check(
       platperf targets check am62x juno
       platperf targets check ssh://root@192.168.1.20 --json
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..measure import Board, close_boards, prepare_boards
     from ..targets import get_target
     boards: list[Board] = prepare_boards(list(dict.fromkeys(names)), get_target, lambda t, d: [])
