@@ -47,6 +47,13 @@ def output_format(fmt: str, json_flag: bool, formats, default: str) -> str:
     return fmt
 
 
+def examples(*commands: str) -> str:
+    """An epilog of example commands, each on its own line as typed: a ``\\b`` block, which
+    the help formatter never re-wraps, so a command copies whole (no file name broken at a
+    hyphen). A comment goes after ``#``, as a shell takes it."""
+    return "\b\nExamples:\n" + "\n".join(f"  {c}" for c in commands)
+
+
 def fail_exit(message: str, code: int = EXIT_USAGE):
     """One clear line on stderr, then the documented exit code."""
     print(f"platperf: error: {message}", file=sys.stderr)

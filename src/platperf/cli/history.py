@@ -29,7 +29,9 @@ def history(
     """Series per key (benchmark, params, mode, cluster, core, metric), one point per run or
     label (the median), with change points found by e-divisive means.
 
-    Example: platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown
+    \b
+    Example:
+      platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown
     """
     from .. import history as hist
     from ..store import StoreError

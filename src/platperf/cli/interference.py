@@ -43,11 +43,10 @@ def interference(
     histogram; 'platperf report' shows the mitigation table, histograms and CDFs. A
     mitigation that cannot be applied is said in one line and recorded, never pretended.
 
-    Example:  platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler
-    --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
-
-    Example on a board:  platperf interference --target ssh://root@agilex5 --victim 1
-    --aggressors 0,2,3 --label sdk-24.3
+    \b
+    Examples:
+      platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
+      platperf interference --target ssh://root@agilex5 --victim 1 --aggressors 0,2,3 --label sdk-24.3
 
     Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
     Ctrl-C, 143 by SIGTERM.

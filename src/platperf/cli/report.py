@@ -30,8 +30,11 @@ def report(
 ):
     """Write the performance report of stored runs.
 
-    Example: platperf report v2.11 v2.12 --format all -o platperf-report
-    Example: platperf report v2.12 --ci --format rst-grid
+    \b
+    Examples:
+      platperf report v2.11 v2.12 --format all -o platperf-report
+      platperf report v2.12 --ci --format rst-grid
+      platperf report v2.12 -f table | less -S
     """
     from ..report import render
     from ..report.data import load

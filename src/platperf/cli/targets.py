@@ -12,9 +12,9 @@ from .common import app, fail_exit, FormatOption, JsonOption, output_format
 targets_app = typer.Typer(
     help="The inventory of boards: names for targets, used as --target NAME.\n\n"
          "The file is $PLATPERF_TARGETS, else $XDG_CONFIG_HOME/platperf/targets.toml "
-         "(~/.config/platperf/targets.toml).\n\n"
-         "Example:  platperf targets add am62x ssh://root@am62x.lab ; platperf targets list ; "
-         "platperf targets check am62x",
+         "(~/.config/platperf/targets.toml); targets add keeps its comments and layout.\n\n"
+         "\b\nExamples:\n  platperf targets add am62x ssh://root@am62x.lab\n  platperf targets list\n"
+         "  platperf targets check am62x",
     no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(targets_app, name="targets")
 
@@ -80,7 +80,9 @@ def list_(fmt: str = FormatOption(("table", "json"), "table", " (json: a list of
 def remove(name: str = typer.Argument(..., help="The board's name.")):
     """Remove a board from the inventory (its runs stay in the databases).
 
-    Example:  platperf targets remove am62x
+    \b
+    Example:
+      platperf targets remove am62x
     """
     from ..targets.inventory import InventoryError
     inventory = _inventory()
