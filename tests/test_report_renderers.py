@@ -202,3 +202,30 @@ def test_terminal_width_is_columns_else_80(monkeypatch):
     assert terminal.width() == 123
     monkeypatch.delenv("COLUMNS")
     assert terminal.width() == 80      # pytest's stdout is no terminal
+
+
+# -- plots a person can read -------------------------------------------------------------------
+def test_latency_sweep_joins_only_neighbouring_sizes_and_draws_sparse_series_as_points():
+    sizes = [4096 << (2 * i) for i in range(6)]               # 4K 16K 64K 256K 1M 4M
+    svg = line_plot("t", [("random/64", [(s, 1.3 * 3 ** i) for i, s in enumerate(sizes)]),
+                          ("seq/128", [(sizes[1], 1.4), (sizes[3], 1.5), (sizes[5], 1.5)]),
+                          ("stream", [(sizes[5], 2.0)])],
+                    x_label="x", y_label="y", log_y=True, sweep=True)
+    assert svg.count("<polyline") == 1              # random/64: every size; seq/128 skips sizes
+    assert svg.count('r="4.0"') == 4                # seq/128's three and stream's one stand alone
+    # log latency axis: 1, 2, 5, 10 ... so an L1 hit (1.3 ns) and L2 (4 ns) are apart
+    assert all(f">{t}</text>" in svg for t in ("1", "2", "5", "10", "100"))
+
+
+def test_points_on_one_size_are_set_side_by_side():
+    svg = line_plot("t", [(k, [(64 << 20, 19000.0 + i)]) for i, k in enumerate(("add", "copy", "scale"))],
+                    x_label="x", y_label="y", sweep=True)
+    xs = re.findall(r'<circle class="point" cx="([\d.]+)"', svg)
+    assert len(set(xs)) == 3 and float(xs[1]) - float(xs[0]) == 8.0
+
+
+def test_a_long_legend_widens_the_plot_instead_of_being_cut():
+    name = "v2.12-rc3-with-the-new-ddr-timings random/64"
+    svg = line_plot("t", [(name, [(1, 1.0), (2, 2.0)])], x_label="x", y_label="y")
+    width = int(re.search(r'viewBox="0 0 (\d+)', svg).group(1))
+    assert f">{name}</text>" in svg and width >= 70 + 520 + 10 + 22 + len(name) * 6
