@@ -40,11 +40,18 @@ def runs(db: str = DbOption,
 
 
 @app.command()
-def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its newest run)."),
+def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all its runs, pooled as "
+                                                  "report and compare pool them."),
          db: str = DbOption,
          fmt: str = FormatOption(("table", "json"), "table", " (json: the run and its results)"),
          json_flag: bool = JsonOption):
-    """Show one run: header, machine fingerprint, doctor findings, results summary.
+    """Show a run, or a label's runs as one: header, machine fingerprint, doctor findings,
+    results summary.
+
+    A label means what it means to report and compare: all its runs. Each result's median is
+    then the median of the runs' medians, min and max are over every run, n counts all their
+    samples and a runs column says how many runs are behind it; the machine is the newest
+    run's. A run id shows that run alone.
 
     \b
     Examples:
@@ -55,22 +62,33 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
     json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     from ..store import StoreError
     store = open_store(db, write=False)
+    from ..findings import collapse
+    from ..report.data import pooled_summaries
     try:
-        r = store.run(run)
+        pooled = store.runs_for(run)
     except StoreError as exc:
         fail_exit(str(exc))
-    note_incomplete([r])
-    results = store.results(r["id"], with_samples=False)
+    note_incomplete(pooled)
+    r = dict(pooled[-1])      # the newest: its machine, probe and header stand for the label's
+    several = len(pooled) > 1
+    summaries = pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
+    if several:
+        r["findings"] = collapse([{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []])
     if json_out:
         doc = {k: v for k, v in r.items()}
+        doc["runs"] = [{k: p[k] for k in ("id", "status", "started_at", "finished_at", "note", "error")}
+                       for p in pooled]
         doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
                                cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
-                               direction=x.direction, **x.summary) for x in results]
+                               direction=x.direction, **s) for x, s in summaries]
         print(json.dumps(doc, indent=1, default=str))
         return
     console = _console()
     header = _table("", "", header=False)
-    header.add_row("run", _cell(r["id"]))
+    header.add_row("runs" if several else "run", _cell(", ".join(str(p["id"]) for p in pooled)))
+    if several:
+        statuses = [p["status"] for p in pooled]
+        r["status"] = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
     for key, name in (("label", "label"), ("status", "status"), ("target", "target"),
                       ("suite", "suite"), ("source", "source"), ("started_at", "started"),
                       ("finished_at", "finished"), ("note", "note"), ("error", "error")):
@@ -98,14 +116,14 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
         console.print(ft)
 
     rt = _table("benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median",
-                "min", "max", "n", "unit")
-    for x in results:
-        s = x.summary
+                "min", "max", "n", *(["runs"] if several else []), "unit")
+    for x, s in summaries:
         rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, x.cluster, x.core, x.cpu, x.metric,
-                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"], x.unit)))
+                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"],
+                                *([s["runs"]] if several else []), x.unit)))
     console.print(rt)
-    hist = store.histograms(r["id"])
-    print(f"{len(results)} results, {len(hist)} histograms")
+    hist = sum(len(store.histograms(p["id"])) for p in pooled)
+    print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
 
 
 def machine_name(fingerprint) -> str:
