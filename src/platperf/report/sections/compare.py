@@ -66,7 +66,7 @@ def _count(n: int, what: str) -> str:
 def settle_text(rows: list[compare.Row]) -> str:
     """How many runs a side would settle these unconfirmed changes: ``5 runs a side would
     settle them``, ``3 to 12 ...``, ``at least ...`` (from one run's samples: a lower bound)."""
-    finite, noisy = [], 0
+    finite, noisy, unknown = [], 0, False
     for r in rows:
         if r.runs_needed is not None:
             finite.append(r.runs_needed)
@@ -74,7 +74,8 @@ def settle_text(rows: list[compare.Row]) -> str:
             noisy += 1                  # over 1000 runs
         else:
             finite.append(2)            # no spread known: a second run shows it
-    at_least = "at least " if any(r.spread_basis == "samples" for r in rows) else ""
+            unknown = True
+    at_least = "at least " if unknown or any(r.spread_basis == "samples" for r in rows) else ""
     if not finite:
         return "over 1000 runs a side would settle them: too noisy"
     lo, hi = min(finite), max(finite)

@@ -9,7 +9,7 @@ from ...findings import collapse
 from ..data import ReportData
 from ..document import Section, Table
 
-MAX_NAMED = 6     # results named in a row; the rest are counted
+MAX_NAMED = 2     # results named in a row (a cell shows 160 characters); the rest are counted
 
 
 def _touched(code: str, results) -> list:
@@ -28,14 +28,14 @@ def _results_text(results) -> str:
     names = list(dict.fromkeys(" ".join(p for p in (r.benchmark, r.params_key, r.mode) if p)
                                for r in results))
     more = len(names) - MAX_NAMED
-    return "; ".join(names[:MAX_NAMED]) + (f"; and {more} more" if more > 0 else "")
+    return "; ".join(names[:MAX_NAMED]) + (f"; and {more} more results" if more > 0 else "")
 
 
 def _seen(f: dict) -> str:
     parts = [("run " if len(f["runs"]) == 1 else "runs ") + ", ".join(map(str, f["runs"]))] if f["runs"] else []
     if f["cpus"]:
         parts.append(f"CPU {f['cpus']}" if f["cpus"].isdigit() else f"CPUs {f['cpus']}")
-    if f["count"] > 1:
+    if f["count"] > max(1, len(f["runs"])):      # more than once a run
         parts.append(f"{f['count']} times")
     return ", ".join(parts)
 
@@ -51,11 +51,10 @@ def build(data: ReportData) -> Section:
                        "fix": f.fix, "run": run["id"]} for f in code_placement.findings(results)]
         for f in collapse(found):
             touched = _touched(f.get("code"), col.results)
-            message = f.get("message", "") + (f" Results: {_results_text(touched)}." if touched else "")
-            rows.append([col.name, f.get("level", ""), f.get("code", ""), message, f.get("effect") or "",
-                         f.get("fix") or "", _seen(f)])
+            rows.append([col.name, f.get("level", ""), f.get("code", ""), f.get("message", ""),
+                         f.get("effect") or "", f.get("fix") or "", _seen(f), _results_text(touched)])
     if not rows:
         return Section(title="Findings", text="No findings were recorded with these runs.")
     table = Table(title="Findings", headers=["Column", "Level", "Code", "Finding", "Effect on results",
-                                             "Fix", "Seen"], rows=rows)
+                                             "Fix", "Seen", "Results touched"], rows=rows)
     return Section(title="Findings", tables=[table])
