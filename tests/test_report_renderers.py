@@ -193,7 +193,7 @@ def test_terminal_table_folds_then_drops_then_cuts():
     assert dropped[1].split() == ["Cluster", "Core", "Median", "Change"]
     assert [l.split() for l in dropped if l.startswith("       ")][0] == ["0", "0", "585.14", "1.2%"]
     # too narrow for any table: the widest cells are cut, the rows stay one line each
-    cut = [l for l in terminal.render_table(wide_table(), 20) if l.split()[0] in ("0", "Clus…")]
+    cut = [l for l in terminal.render_table(wide_table(), 20) if l.split()[0] in ("0", "Cl…er")]
     assert len(cut) == 5 and max(map(len, cut)) <= 20 and all(len(l.split()) == 3 for l in cut)
 
 

@@ -77,6 +77,15 @@ def shorten(text: str, limit: int | None = CELL_LIMIT) -> str:
     return text[:limit - 1] + "…"
 
 
+def shorten_middle(text: str, limit: int) -> str:
+    """``text`` with its middle cut to an ellipsis when longer than ``limit``: the end of a
+    name (a metric and unit, the pattern of a series) tells it from its neighbours."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return text[:keep - keep // 2] + "…" + text[len(text) - keep // 2:]
+
+
 def spread_cell(values, digits: int = 2) -> str:
     """The TI guide's cell: the value alone, or ``avg (min X, max Y)`` when there are several
     (several CPUs, or several runs pooled under one label)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from .document import shorten
+from .document import shorten, shorten_middle
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
@@ -121,10 +121,7 @@ def _y_ticks(ax: _Axes) -> list[float]:
 def legend_text(name: str) -> str:
     """A legend entry whole, or with its middle cut when longer than LEGEND_MAX: the end of
     a series name (the pattern, the kernel) tells the lines apart."""
-    if len(name) <= LEGEND_MAX:
-        return name
-    keep = LEGEND_MAX - 1
-    return name[:keep - keep // 2] + "…" + name[len(name) - keep // 2:]
+    return shorten_middle(name, LEGEND_MAX)
 
 
 def _segments(points: list[tuple[float, float]], grid: list[float] | None) -> list[list[tuple]]:

@@ -20,7 +20,7 @@ import re
 import shutil
 import textwrap
 
-from .document import Document, Section, Table, cell_text, shorten
+from .document import Document, Section, Table, cell_text, shorten_middle
 
 GAP = "  "      # between columns
 # Right-aligned: figures, changes, counts (12.34, -3.5%, 2/2, [1.2, 3.4], 1e-05).
@@ -64,7 +64,8 @@ def _total(headers: list[str], rows: list[list[str]]) -> int:
 
 
 def _cut(headers: list[str], rows: list[list[str]], room: int) -> list[list[str]]:
-    """Shorten the widest column's cells, one character at a time, until the table fits."""
+    """Shorten the widest column's cells (their middle: the ends tell rows apart), one
+    character at a time, until the table fits."""
     while _total(headers, rows) > room:
         cols = list(zip(headers, *rows))
         widths = [max(len(c) for c in col) for col in cols]
@@ -72,8 +73,8 @@ def _cut(headers: list[str], rows: list[list[str]], room: int) -> list[list[str]
         limit = widths[widest] - 1
         if limit < 4:
             break
-        headers = [shorten(h, limit) if i == widest else h for i, h in enumerate(headers)]
-        rows = [[shorten(c, limit) if i == widest else c for i, c in enumerate(r)] for r in rows]
+        headers = [shorten_middle(h, limit) if i == widest else h for i, h in enumerate(headers)]
+        rows = [[shorten_middle(c, limit) if i == widest else c for i, c in enumerate(r)] for r in rows]
     return [headers] + rows
 
 
