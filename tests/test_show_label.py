@@ -42,8 +42,9 @@ def test_a_label_pools_its_runs_as_report_and_compare_do(tmp_path):
     lat1 = next(r for r in one["results"] if r["metric"] == "latency" and r["params"] == lat["params"]
                 and r["cpu"] == lat["cpu"])
     assert abs(lat["median"] - 1.1 * lat1["median"]) < 1e-9 * lat["median"]
-    # the runs' repeated warnings: one line saying where it was seen
-    assert [f["count"] for f in pooled["findings"]] == [3] and pooled["findings"][0]["message"].startswith("1-3 of 5")
+    # each warning as recorded, with its run; the table prints them as one line
+    assert [f["run"] for f in pooled["findings"]] == [first, first + 1, first + 2]
     text = show(db, "v2.12")
+    assert text.count("sample-preempted") == 1 and "3 sample-preempted warnings (CPU 0)" in text
     assert f"runs       {first}, {first + 1}, {first + 2}" in text and "3 complete" in text
     assert "over 3 runs" in text

@@ -62,7 +62,6 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     from ..store import StoreError
     store = open_store(db, write=False)
-    from ..findings import collapse
     from ..report.data import pooled_summaries
     try:
         pooled = store.runs_for(run)
@@ -72,8 +71,8 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     r = dict(pooled[-1])      # the newest: its machine, probe and header stand for the label's
     several = len(pooled) > 1
     summaries = pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
-    if several:
-        r["findings"] = collapse([{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []])
+    if several:     # each as recorded, with its run (the table below prints a repeated one once)
+        r["findings"] = [{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []]
     if json_out:
         doc = {k: v for k, v in r.items()}
         doc["runs"] = [{k: p[k] for k in ("id", "status", "started_at", "finished_at", "note", "error")}
@@ -108,7 +107,8 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
             if name not in ("Target", "Suite", "Runs", "Note", "Probe") and value(r["fingerprint"], r):
                 fp.add_row(name, _cell(value(r["fingerprint"], r)))
         console.print(fp)
-    findings = r["findings"] or []
+    from ..findings import collapse
+    findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
     if findings:
         ft = _table("level", "finding", "effect", "fix")
         for f in findings:

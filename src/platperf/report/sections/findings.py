@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ... import code_placement
 from ...findings import collapse
+from ...machine.sysroot import format_cpu_list
 from ..data import ReportData
 from ..document import Section, Table
 
@@ -32,10 +33,12 @@ def _results_text(results) -> str:
 
 
 def _seen(f: dict) -> str:
-    parts = [("run " if len(f["runs"]) == 1 else "runs ") + ", ".join(map(str, f["runs"]))] if f["runs"] else []
-    if f["cpus"]:
-        parts.append(f"CPU {f['cpus']}" if f["cpus"].isdigit() else f"CPUs {f['cpus']}")
-    if f["count"] > max(1, len(f["runs"])):      # more than once a run
+    runs = f.get("runs") or ([f["run"]] if "run" in f else [])
+    parts = [("run " if len(runs) == 1 else "runs ") + ", ".join(map(str, runs))] if runs else []
+    cpus = f.get("cpus") or ([f["cpu"]] if isinstance(f.get("cpu"), int) else [])
+    if cpus:
+        parts.append(("CPU " if len(cpus) == 1 else "CPUs ") + format_cpu_list(cpus))
+    if f.get("count", 1) > max(1, len(runs)):      # more than once a run
         parts.append(f"{f['count']} times")
     return ", ".join(parts)
 
@@ -43,13 +46,14 @@ def _seen(f: dict) -> str:
 def build(data: ReportData) -> Section:
     rows = []
     for col in data.columns:
-        found = []
+        found, placed = [], []
         for run in col.runs:
             found += [{**f, "run": run["id"]} for f in run.get("findings") or [] if isinstance(f, dict)]
             results = [r for r in col.results if getattr(r, "run_id", None) == run["id"]]
-            found += [{"level": f.level, "code": f.code, "message": f.message, "effect": f.effect,
-                       "fix": f.fix, "run": run["id"]} for f in code_placement.findings(results)]
-        for f in collapse(found):
+            # one per kernel swept, each its own words: listed as they are
+            placed += [{"level": f.level, "code": f.code, "message": f.message, "effect": f.effect,
+                        "fix": f.fix, "run": run["id"]} for f in code_placement.findings(results)]
+        for f in collapse(found) + placed:
             touched = _touched(f.get("code"), col.results)
             rows.append([col.name, f.get("level", ""), f.get("code", ""), f.get("message", ""),
                          f.get("effect") or "", f.get("fix") or "", _seen(f), _results_text(touched)])
