@@ -41,8 +41,13 @@ def compare(
     shown as unconfirmed, never as a regression, with the runs a side that would settle it.
     Each row also says the smallest change its runs can detect.
 
+    The first line is the verdict: regressions, improvements, unchanged keys, unconfirmed
+    changes and the runs that would settle them. The table lists the keys that changed,
+    regressions first (--all: every key), fitted to the terminal (docs/output.md).
+
     \b
     Examples:
+      platperf compare v2.9 v2.10
       platperf compare v2.9 v2.10 --format rst-grid
       platperf compare nightly-41 nightly-42 --fail-on-regression --ci
 
