@@ -54,3 +54,6 @@ def require_probe() -> str:
 from pg_server import db_url, pg_database, pg_server  # noqa: E402,F401
 # A real sshd for the SSH target's tests (tests/sshd_server.py), started once per session.
 from sshd_server import sshd  # noqa: E402,F401
+# Virtual Arm boards (QEMU guests of Debian's kernels, tests/vboard.py), booted once per session
+# on first use.
+from vboard import vboard_aarch64, vboard_aarch64_2s, vboard_armv7  # noqa: E402,F401

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from platperf.runner import builtin_suites
+from platperf.runner.suite import builtin_suites
 
 COMMANDS = [["run"], ["runs"], ["show"], ["report"], ["doctor"], ["compare"], ["history"], ["ingest"],
             ["interference"], ["targets"], ["targets", "add"], ["targets", "list"], ["targets", "remove"],

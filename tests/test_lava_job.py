@@ -20,7 +20,7 @@ from conftest import require_executable, require_probe
 from platperf.lava.job import build_job, dump_job, load_template, shipped_templates
 from platperf.probe_path import probe_arch
 from platperf.records import read_stream, result_from_record
-from platperf.runner import builtin_suites, load_suite
+from platperf.runner.suite import builtin_suites, load_suite
 from platperf.store import Store
 
 PLATPERF = [sys.executable, "-m", "platperf"]

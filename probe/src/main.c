@@ -23,6 +23,7 @@
 #include "kernel.h"
 #include "params.h"
 #include "scratch.h"
+#include "sysfs_guard.h"
 #include "timed_loops.h"
 
 static const char *const mode_choices[] = {"serial", "parallel", NULL};
@@ -493,6 +494,8 @@ static char *argv_json(int argc, char **argv)
 int main(int argc, char **argv)
 {
     prog_argv_json = argv_json(argc, argv);
+    /* Linux lays the argv strings out one after the other: the guardian renames itself there */
+    guard_title_area(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
     counter_init();
     if (argc < 2)
         return usage_error("which command? (valid: list|info|run; --help for usage)");

@@ -132,14 +132,21 @@ static int tracer_open(struct tracer *t, const struct hotplug_plan *plan, struct
                  "fix: mount -t tracefs nodev /sys/kernel/tracing", base);
         return -1;
     }
-    /* an instance of our own: its buffer and events leave the system's tracing untouched */
+    /* an instance of our own: its buffer and events leave the system's tracing untouched.
+     * Recorded with the guardian before it exists (tracer_create makes it once the guardian
+     * runs), so no kill of the probe can leave it behind. */
     snprintf(t->dir, sizeof t->dir, "%s/instances/platperf-hotplug-%d", base, (int)getpid());
+    guard_rmdir(g, t->dir);
+    return 0;
+}
+
+static int tracer_create(struct tracer *t, char *why, size_t whylen)
+{
     if (mkdir(t->dir, 0700) != 0) {
         snprintf(why, whylen, "cannot create the tracefs instance %s: %s", t->dir, strerror(errno));
         t->dir[0] = 0;
         return -1;
     }
-    guard_rmdir(g, t->dir);
     t->buf = malloc(TRACE_BUF);
     return 0;
 }
@@ -436,12 +443,11 @@ static int run(struct run_ctx *ctx)
         emit_warning("tracefs-unavailable", why, -1);
     if (guard_start(&guard, msg, sizeof msg) != 0) {
         emit_error("guard-failed", msg);
-        if (tracer.dir[0])
-            rmdir(tracer.dir);
-        free(tracer.buf);
         free(plan);
         return 1;
     }
+    if (tracer.dir[0] && tracer_create(&tracer, why, sizeof why) != 0)
+        emit_warning("tracefs-unavailable", why, -1);
     if (tracer.dir[0] && tracer_enable(&tracer) != 0) {
         emit_warning("tracefs-unavailable", "cannot enable the cpuhp events in the tracefs instance: "
                      "operations are not split into the kernel's steps", -1);

@@ -39,7 +39,7 @@ _Static_assert(offsetof(struct latency_loop_ctx, now) == LL_NOW, "LL_NOW");
 _Static_assert(offsetof(struct latency_loop_ctx, first) == LL_FIRST, "LL_FIRST");
 _Static_assert(offsetof(struct latency_loop_ctx, last) == LL_LAST, "LL_LAST");
 
-#define MAX_RAW 10000000          /* raw samples kept at most (80 MB) */
+#define MAX_RAW 1000000           /* raw samples kept at most (8 MB here, about 12 MB of JSON) */
 #define WARMUP_S 0.02             /* a first short loop faults in code, stack and exact[] */
 #define RT_PRIORITY 80            /* above the kernel's threaded IRQs (50), below migration */
 

@@ -49,8 +49,6 @@ def report(
         fail_exit(f"--format {fmt} writes files: give a directory with -o DIR")
     if output is not None and output.exists() and not output.is_dir():
         fail_exit(f"-o {output} is a file; give a directory")
-    if "://" not in db and not Path(db).expanduser().exists():
-        fail_exit(f"no database {db}; measure first with 'platperf run' or give --db")
     store = open_store(db, write=False)
     try:
         data = load(store, runs, ci=ci)

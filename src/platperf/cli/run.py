@@ -1,6 +1,7 @@
 """``platperf run``: measure one board or several with a suite, storing records as they arrive."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Optional
@@ -18,8 +19,7 @@ def run(
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite, stored under one label, their "
-                                         "steps interleaved (default: the suite's `repeat`, 3 for quick)."),
+    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick)."),
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
@@ -27,8 +27,7 @@ def run(
     db: str = DbOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
-    fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status, a list for several boards)"),
-    json_flag: bool = JsonOption,
+    fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status, a list for several boards)"), json_flag: bool = JsonOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
     guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
     peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` (start it there first) for the suite's iperf3 entries: the guide's Ethernet tables, 65-105 min with its 60 s runs."),
@@ -66,59 +65,35 @@ def run(
     arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
     json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
-    from ..measure import close_boards, measure_boards, prepare_boards
-    from ..runner import (MAX_REPEAT, SuiteError, check_suite, choose_cpus, load_suite, plan,
-                          probe_kernels)
-    from ..targets import UnknownTarget, get_target, target_names
+    from ..measure.boards import Session
+    from ..measure.requests import SuiteRequest
+    from ..runner.suite import SuiteError
+    from ..targets import UnknownTarget, target_names
 
     if targets is not None and targets != "all":
         fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
-        the_suite = load_suite(suite)
-        the_suite.tool_params = {"dir": guide_dir, "peer": peer}
-        plan(the_suite, [0], mode)       # a bad --mode is said before any board is reached
-        runs = the_suite.repeat if repeat is None else repeat
-        if not 1 <= runs <= MAX_REPEAT:
-            raise SuiteError(f"--repeat {runs}: give a number of runs from 1 to {MAX_REPEAT}")
+        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=repeat, label=label, note=note,
+                                    tool_params={"dir": guide_dir, "peer": peer})
         names = target_names(target, every=targets == "all")
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-
-    def open_target(name):
-        return get_target(name, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
-
-    def plan_steps(board_target, description):
-        steps = plan(the_suite, choose_cpus(cpus, description.online()), mode)
-        check_suite(the_suite, probe_kernels(board_target))
-        return steps
-
-    boards = prepare_boards(names, open_target, plan_steps)
-    stop = None
-    try:
-        failed = [b for b in boards if b.error is not None]
-        if len(failed) == len(boards):   # nothing to measure: no database opened, none created
-            for board in failed:
+    with Session(names, request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
+        if not session.ready:   # nothing to measure: no database opened, none created
+            for board in session.boards:
                 print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
                       file=sys.stderr)
             raise SystemExit(2)
         store = open_store(db)
         if not quiet:
-            for board in boards:
-                if board.error is None:
-                    print_findings(board.description.findings, f"{board.name}: " if several else "")
-        progress_for, bar = _progress(boards, several, quiet)
-        try:
-            if bar is not None:
-                bar.start()
-            stop = measure_boards(store, boards, suite=the_suite.name, label=label, note=note,
-                                  progress_for=progress_for, repeat=runs)
-        finally:
-            if bar is not None:
-                bar.stop()
-    finally:
-        close_boards(boards)
-    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+            for board in session.ready:
+                print_findings(board.description.findings, f"{board.name}: " if several else "")
+        progress_for, bar = _progress(session.boards, several, quiet)
+        with bar if bar is not None else contextlib.nullcontext():
+            stop = session.measure(store, progress_for=progress_for)
+    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
+            signum=stop.signal)
 
 
 def _progress(boards, several: bool, quiet: bool):

@@ -60,19 +60,9 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
       platperf show 3 --json
     """
     json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
-    from ..store import StoreError
     store = open_store(db, write=False)
-    from ..report.data import pooled_summaries
-    try:
-        pooled = store.runs_for(run)
-    except StoreError as exc:
-        fail_exit(str(exc))
-    note_incomplete(pooled)
-    r = dict(pooled[-1])      # the newest: its machine, probe and header stand for the label's
+    pooled, r, summaries = _pooled(store, run)
     several = len(pooled) > 1
-    summaries = pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
-    if several:     # each as recorded, with its run (the table below prints a repeated one once)
-        r["findings"] = [{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []]
     if json_out:
         doc = {k: v for k, v in r.items()}
         doc["runs"] = [{k: p[k] for k in ("id", "status", "started_at", "finished_at", "note", "error")}
@@ -124,6 +114,23 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     console.print(rt)
     hist = sum(len(store.histograms(p["id"])) for p in pooled)
     print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
+
+
+def _pooled(store, ref):
+    """(the runs of ``ref``, the run shown, its results' summaries pooled over the runs): the
+    newest run's machine, probe and header stand for a label's; its findings are every run's,
+    each as recorded with its run (the findings table prints a repeated one once)."""
+    from ..report.data import pooled_summaries
+    from ..store import StoreError
+    try:
+        pooled = store.runs_for(ref)
+    except StoreError as exc:
+        fail_exit(str(exc))
+    note_incomplete(pooled)
+    r = dict(pooled[-1])
+    if len(pooled) > 1:
+        r["findings"] = [{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []]
+    return pooled, r, pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
 
 
 def machine_name(fingerprint) -> str:

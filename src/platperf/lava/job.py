@@ -33,7 +33,7 @@ import yaml
 from .. import __version__
 from ..probe_path import ARCHES, ProbeNotFound, find_probe, machines_of
 from ..adapters import ToolStep
-from ..runner import Suite, SuiteError, check_suite, plan
+from ..runner.suite import Suite, SuiteError, check_suite, plan
 from ..targets.remote_sysroot import SNAPSHOT_SCRIPT
 from ..targets.ssh import SAMPLE_INTERVAL_S
 

@@ -18,17 +18,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
 import re
-import zlib
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-import yaml
+from ..bounded import MAX_SNAPSHOT_BYTES, BoundError, gunzip, load_yaml
 
 _JOB_ID = re.compile(r"/lava-(\d+)/bin/lava-test-runner|dispatcher/tmp/(\d+)\b")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -49,6 +46,7 @@ class JobLog:
     job_id: str | None = None             # from the dispatcher's paths, when the log has them
     lava_error: str | None = None         # the dispatcher's own error line, if any
     _b64: list[str] | None = None
+    _b64_chars: int = 0
 
     def read(self, lines: Iterable[str]) -> Iterator[str]:
         """The probe's JSON Lines in the order written; the markers fill in this object."""
@@ -60,6 +58,11 @@ class JobLog:
                     self._unpack_snapshot()
                 elif text:
                     self._b64.append(text)
+                    self._b64_chars += len(text)
+                    if self._b64_chars > MAX_SNAPSHOT_BYTES:    # gzip's output, base64'd: far less
+                        self.snapshot_error = (f"the board snapshot in the log is over "
+                                               f"{MAX_SNAPSHOT_BYTES >> 20} MiB of base64; left out")
+                        self._b64 = None
                 continue
             if step is not None:
                 if text.startswith("PLATPERF-JSONL-END"):
@@ -79,7 +82,7 @@ class JobLog:
                 self.planned_steps = int(steps) if steps.isdigit() else None
                 self.suite = fields.get("suite")
             elif text.startswith("PLATPERF-SNAPSHOT-BEGIN"):
-                self._b64 = []
+                self._b64, self._b64_chars = [], 0
                 match = re.search(r"interval=([0-9]+(?:\.[0-9]+)?)\b", text)
                 self.snapshot_interval = float(match[1]) if match else None
             elif text.startswith("PLATPERF-JSONL-BEGIN"):
@@ -95,8 +98,11 @@ class JobLog:
 
     def _unpack_snapshot(self):
         try:
-            self.snapshot = gzip.decompress(base64.b64decode("".join(self._b64), validate=True))
-        except (binascii.Error, ValueError, OSError, EOFError, zlib.error) as exc:
+            packed = base64.b64decode("".join(self._b64), validate=True)
+            self.snapshot = gunzip(packed, MAX_SNAPSHOT_BYTES, "the board snapshot in the log")
+        except BoundError as exc:
+            self.snapshot_error = str(exc)
+        except (binascii.Error, ValueError) as exc:
             self.snapshot_error = f"the board snapshot in the log does not decode ({exc})"
         self._b64 = None
 
@@ -147,7 +153,7 @@ def _record(text: str) -> dict | None:
         record = json.loads(text)
     except ValueError:
         try:   # YAML's own escapes (\x.., tags such as ! "165") are not JSON
-            record = yaml.load(text, Loader=_LOADER)
+            record = load_yaml(text, "a LAVA log line")
         except Exception:  # noqa: BLE001 - a log line is untrusted input; any failure is "not a record"
             return None
     return record if isinstance(record, dict) else None

@@ -25,8 +25,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -34,11 +32,14 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from . import http
 from .job import LavaError
 
 API = "/api/v0.2/"
 FINISHED = "Finished"
-HTTP_TIMEOUT_S = 60
+HTTP_TIMEOUT_S = 60          # the whole request, however slowly the bytes come (lava/http.py)
+MAX_ANSWER = 16 << 20        # a job's JSON (its definition carries the probe: about 2 MB)
+MAX_LOG = 512 << 20          # a job log
 # How often --wait asks the server about a job.
 POLL_S = 30.0
 
@@ -65,31 +66,42 @@ def load_identity(name: str) -> Identity:
         config = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
         raise LavaError(f"no lavacli identities ({path} does not exist); {hint}") from None
-    except (OSError, yaml.YAMLError) as exc:
-        raise LavaError(f"cannot read lavacli identities {path}: {exc}") from None
+    except OSError as exc:
+        raise LavaError(f"cannot read lavacli identities {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:     # its text may quote the line it stopped at: a token
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise LavaError(f"cannot read lavacli identities {path}: not valid YAML{where}") from None
     entry = config.get(name) if isinstance(config, dict) else None
     if not isinstance(entry, dict) or not entry.get("uri"):
         known = ", ".join(sorted(config)) if isinstance(config, dict) and config else "none"
         raise LavaError(f"no lavacli identity '{name}' in {path} (known: {known}); {hint}")
     parts = urlsplit(str(entry["uri"]))
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise LavaError(f"lavacli identity '{name}': uri {entry['uri']!r} is not an http(s) URL")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise LavaError(f"lavacli identity '{name}': uri {http.safe_url(str(entry['uri']))!r} is "
+                        f"not an http(s) URL")
     path_part = parts.path.rstrip("/")
     if path_part.endswith("/RPC2"):
         path_part = path_part[:-len("/RPC2")]
-    return Identity(name, f"{parts.scheme}://{parts.netloc}{path_part}",
-                    entry.get("username"), entry.get("token"))
+    # lavacli's uri may carry user:TOKEN@ (its XML-RPC form): the secret becomes the token and
+    # the address is kept without it, so that no message, run or report ever shows it.
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    if ":" in parts.hostname:
+        host = f"[{parts.hostname}]" + (f":{parts.port}" if parts.port else "")
+    return Identity(name, f"{parts.scheme}://{host}{path_part}",
+                    entry.get("username") or parts.username, entry.get("token") or parts.password)
 
 
 class Server:
-    def __init__(self, identity: Identity):
+    def __init__(self, identity: Identity, timeout_s: float = HTTP_TIMEOUT_S):
         self.identity = identity
+        self.timeout_s = timeout_s       # each request's whole deadline
 
     def job_url(self, job_id: int | str) -> str:
         """The job's page for people."""
         return f"{self.identity.base}/scheduler/job/{job_id}"
 
-    def _request(self, path: str, data: dict | None = None) -> tuple[int, bytes]:
+    def _request(self, path: str, data: dict | None = None, limit: int | None = None) -> tuple[int, bytes]:
         url = self.identity.base + API + path
         headers = {"Accept": "application/json"}
         if self.identity.token:
@@ -98,31 +110,29 @@ class Server:
         if data is not None:
             body = json.dumps(data).encode()
             headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(url, data=body, headers=headers,
-                                         method="POST" if data is not None else "GET")
         try:
-            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_S) as response:
-                return response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read()
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise LavaError(f"cannot reach LAVA at {self.identity.base} ({reason}); check the "
-                            f"uri of lavacli identity '{self.identity.name}'") from None
+            return http.request("POST" if data is not None else "GET", url, headers=headers, body=body,
+                                deadline_s=self.timeout_s, limit=limit or MAX_ANSWER)
+        except http.HttpError as exc:
+            raise LavaError(f"no answer from LAVA at {self.identity.base} to {path} ({exc}); check "
+                            f"the uri of lavacli identity '{self.identity.name}'") from None
 
     def _json(self, path: str, data: dict | None = None, ok=(200,)) -> dict:
         code, body = self._request(path, data)
         try:
             answer = json.loads(body or b"{}")
         except ValueError:
-            answer = {}
+            answer = None
         if code not in ok:
-            message = answer.get("message") or answer.get("detail") if isinstance(answer, dict) else None
+            message = (answer.get("message") or answer.get("detail")) if isinstance(answer, dict) else None
             if code in (401, 403):
                 message = (f"{message or 'not allowed'}; check the username and token of lavacli "
                            f"identity '{self.identity.name}'")
             raise LavaError(f"LAVA {self.identity.base} answered {code} to {path}: "
-                            f"{message or body[:200].decode(errors='replace')}")
+                            f"{message or _start(body)}")
+        if answer is None:
+            raise LavaError(f"LAVA {self.identity.base} answered {code} to {path} but not with JSON "
+                            f"({_start(body)}); is the identity's uri a LAVA server?")
         if not isinstance(answer, dict):
             raise LavaError(f"LAVA {self.identity.base}: {path} did not answer a JSON object")
         return answer
@@ -144,7 +154,7 @@ class Server:
         return self._json(f"jobs/{job_id}/")
 
     def log(self, job_id: int | str) -> bytes:
-        code, body = self._request(f"jobs/{job_id}/logs/")
+        code, body = self._request(f"jobs/{job_id}/logs/", limit=MAX_LOG)
         if code != 200:
             raise LavaError(f"LAVA {self.identity.base} answered {code} for the log of job {job_id}")
         return body
@@ -162,6 +172,12 @@ class Server:
             if job.get("state") == FINISHED:
                 return job
             sleep(poll_s)
+
+
+def _start(body: bytes) -> str:
+    """The first bytes of an answer, printable, for an error line."""
+    text = body[:120].decode(errors="replace")
+    return repr(text) if text else "an empty body"
 
 
 def failure(job: dict) -> str | None:
