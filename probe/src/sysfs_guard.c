@@ -42,6 +42,19 @@ int sysfs_read_word(const char *path, char *out, size_t outlen)
     return 0;
 }
 
+int sysfs_root(const char *kernel, const char *root, char *out, size_t outlen, char *err, size_t errlen)
+{
+    if (strlen(root) > 200 || root[0] == 0 || strlen(root) >= outlen) {
+        snprintf(err, errlen, "%s: --root '%.40s' is not valid (valid: a directory path under 200 "
+                 "characters, / on a target)", kernel, root);
+        return -1;
+    }
+    snprintf(out, outlen, "%s", root);
+    for (size_t n = strlen(out); n > 0 && out[n - 1] == '/'; n--)
+        out[n - 1] = 0;
+    return 0;
+}
+
 int sysfs_write(const char *path, const char *value)
 {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
