@@ -119,7 +119,7 @@ def test_cli_refuses_bad_input_with_exit_2_before_touching_the_database(args, tm
 def test_cli_help_has_an_example():
     result = CliRunner().invoke(app, ["interference", "--help"])
     assert result.exit_code == 0
-    assert "Example:" in result.output and "--mitigations" in result.output
+    assert "Examples:" in result.output and "--mitigations" in result.output
 
 
 def test_every_cell_is_stored_with_its_mitigation_in_the_key(store, tmp_path):

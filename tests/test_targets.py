@@ -107,3 +107,28 @@ def test_check_describes_each_board_and_says_each_failure(inventory, tmp_path, m
 def test_help_has_an_example(command):
     proc = platperf("targets", command, "--help")
     assert proc.returncode == 0 and "Example" in proc.stdout
+
+
+HAND_WRITTEN = '''# Our lab's boards -- ask Kim before adding one.
+
+[targets.juno]   # the r2 in rack 3
+url = "ssh://juno:2222"
+remote_dir = "/data/tmp"   # /tmp is a small tmpfs there
+
+# the SK board on the bench
+[targets.am62x]
+url = "ssh://root@am62x.lab"
+tools = { dhrystone = "/opt/bench/dhry" }
+'''
+
+
+def test_add_and_remove_keep_a_hand_written_file_as_it_was(inventory):
+    inventory.write_text(HAND_WRITTEN)
+    assert platperf("targets", "add", "agilex5", "ssh://root@agilex5", "--keep-probe").returncode == 0
+    text = inventory.read_text()
+    assert text.startswith(HAND_WRITTEN)     # every comment, blank line and key where it was
+    assert Inventory.load(inventory).entries["agilex5"].keep_probe
+    # changing an entry changes its line only; removing one leaves the others' comments
+    assert platperf("targets", "add", "juno", "ssh://juno:2223", "--remote-dir", "/data/tmp").returncode == 0
+    assert platperf("targets", "remove", "agilex5").returncode == 0
+    assert inventory.read_text() == HAND_WRITTEN.replace("ssh://juno:2222", "ssh://juno:2223")

@@ -120,6 +120,16 @@ class Comparison:
         return [r for r in self.rows if r.unconfirmed]
 
     @property
+    def improvements(self) -> list[Row]:
+        return [r for r in self.rows if r.improvement]
+
+    @property
+    def unchanged(self) -> list[Row]:
+        """Keys on both sides with no confirmed change and none to confirm: under the
+        tolerance, or tested and not significant."""
+        return [r for r in self.rows if r.status == "both" and not (r.confirmed or r.unconfirmed)]
+
+    @property
     def refused(self) -> list[Difference]:
         return [d for d in self.differences if d.refuse]
 
@@ -279,6 +289,9 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
     row.spread_pct, row.spread_basis = run_spread(b, n)
     if row.spread_pct is not None:
         row.runs_needed = stats.runs_needed(tolerance, row.spread_pct, alpha=alpha)
+    if test == "mwu" and (row.runs_needed is not None or not row.spread_pct):
+        # Mann-Whitney U cannot reach alpha with fewer runs, whatever the spread
+        row.runs_needed = max(row.runs_needed or 2, stats.mwu_min_runs(alpha))
     row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
     row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
@@ -377,5 +390,8 @@ def to_json(cmp: Comparison) -> dict:
             "test": cmp.test, "alpha": cmp.alpha, "power": stats.POWER,
             "differences": [asdict(d) for d in cmp.differences],
             "rows": rows, "regressions": len(cmp.regressions),
+            "improvements": len(cmp.improvements), "unchanged": len(cmp.unchanged),
+            "added": sum(r.status == "added" for r in cmp.rows),
+            "removed": sum(r.status == "removed" for r in cmp.rows),
             "pages_differ": len(cmp.pages_differ),
             "unconfirmed": len(cmp.unconfirmed)}

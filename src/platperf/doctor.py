@@ -67,7 +67,7 @@ def check(root: SysRoot | str | os.PathLike = "/", fingerprint: dict | None = No
     else:
         findings += check_steal(sysroot)
     findings += check_vm(fp)
-    findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp))
+    findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp), fp)
     if core_records is not None:
         findings += check_core_sharing(core_records, fp)
     findings += check_resctrl(sysroot)
@@ -363,7 +363,19 @@ def _meta_from(fp: dict) -> dict | None:
     return {"counter": probe.get("counter") or {}, "fallback": probe.get("fallback")} if probe else None
 
 
-def check_counter(meta: dict | None) -> list[Finding]:
+def _calibrated_fix(fp: dict | None) -> str:
+    """What to do about a calibrated TSC frequency, from what the kernel itself knows."""
+    if "tsc_known_freq" in ((fp or {}).get("cpu") or {}).get("flags", []):
+        # The kernel took the exact figure from the hypervisor or firmware (cpuinfo says so)
+        # but exports it to no program, and a CPU without CPUID leaf 0x15 has none to read.
+        return ("nothing to change here: the kernel knows the exact frequency (cpuinfo flag "
+                "tsc_known_freq) but gives it to no program, and this CPU has no CPUID leaf 0x15 "
+                "the probe could read; check the calibrated figure against the kernel's "
+                "(dmesg | grep -i 'tsc:') and compare runs of this machine with each other")
+    return "on x86 a kernel with tsc_known_freq, or CPUID leaf 0x15, gives the exact frequency"
+
+
+def check_counter(meta: dict | None, fp: dict | None = None) -> list[Finding]:
     if not meta:
         return [Finding("info", "counter-not-checked",
                         "counter not checked: no probe metadata (platperf run checks it)")]
@@ -383,7 +395,7 @@ def check_counter(meta: dict | None) -> list[Finding]:
             "warn", "counter-frequency-calibrated",
             f"the {name} frequency ({hz / 1e6:.1f} MHz) was calibrated, not read from the CPU",
             "every ns figure carries the calibration error (about 1%)",
-            "on x86 a kernel with tsc_known_freq, or CPUID leaf 0x15, gives the exact frequency"))
+            _calibrated_fix(fp)))
     if tick_ns > COARSE_TICK_NS:
         out.append(Finding(
             "warn", "counter-low-resolution",
@@ -480,15 +492,27 @@ def check_core_sharing(records: list[dict], fp: dict) -> list[Finding]:
     and in cycles, one of each per CPU)."""
     moved: list[tuple[float, int, float, float, float | None]] = []   # (share, cpu, fastest, p90, cycles)
     cycles = {r.get("cpu"): r for r in records if r.get("type") == "result" and r.get("unit") == "cycles"}
+    disturbed = []     # (cpu, samples, kept): too few samples left to judge
     for rec in records:
         if rec.get("type") != "result" or rec.get("unit") != "ns":
             continue
         kept = _clean_samples(rec)
         if len(kept) < 5 or kept[0] <= 0:
+            disturbed.append((rec.get("cpu"), len(rec.get("samples") or []), len(kept)))
             continue
         p90 = kept[min(len(kept) - 1, (9 * len(kept)) // 10)]
         cyc = _clean_samples(cycles[rec["cpu"]]) if rec.get("cpu") in cycles else []
         moved.append((p90 / kept[0] - 1.0, rec.get("cpu"), kept[0], p90, cyc[0] if cyc else None))
+    if not moved and disturbed:
+        cpus = _cpus(sorted(c for c, _, _ in disturbed if c is not None))
+        total, kept = sum(n for _, n, _ in disturbed), sum(k for _, _, k in disturbed)
+        return [Finding(
+            "info", "core-not-checked",
+            f"the L1 hit time of {cpus} was measured but not judged: {total - kept} of its {total} "
+            f"samples were preempted or had time stolen (at least 5 clean ones a CPU are needed)",
+            "other work on these CPUs (the load and busy-process findings name it) takes them from "
+            "the probe: it will take them from benchmark runs too",
+            "run platperf doctor again when the machine is quieter")]
     if not moved:
         return [Finding("info", "core-not-checked", "the L1 hit time was not measured (no probe results)")]
     moved.sort(key=lambda m: m[0], reverse=True)

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store
+from .common import DbOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
 from .measuring import KeepProbeOption, RemoteDirOption, TargetOption
 
 
@@ -34,7 +34,8 @@ def interference(
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status)"),
+    json_flag: bool = JsonOption,
 ):
     """Measure one CPU's latency loop while other CPUs hammer the shared cache, for every
     loop variant x aggressor pattern x mitigation set, and store it all as one run.
@@ -43,15 +44,15 @@ def interference(
     histogram; 'platperf report' shows the mitigation table, histograms and CDFs. A
     mitigation that cannot be applied is said in one line and recorded, never pretended.
 
-    Example:  platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler
-    --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
-
-    Example on a board:  platperf interference --target ssh://root@agilex5 --victim 1
-    --aggressors 0,2,3 --label sdk-24.3
+    \b
+    Examples:
+      platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
+      platperf interference --target ssh://root@agilex5 --victim 1 --aggressors 0,2,3 --label sdk-24.3
 
     Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
     Ctrl-C, 143 by SIGTERM.
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..interference import InterferenceError, MatrixRequest
     from ..measure.boards import Session
 

@@ -22,6 +22,16 @@ RemoteDirOption = typer.Option(
 KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
 
 
+def suite_help() -> str:
+    """The built-in suites as the suites directory has them, for --suite's help."""
+    from ..runner.suite import builtin_suites
+    return (f"A built-in suite: {', '.join(builtin_suites())} (psci as root: hotplug and idle "
+            "states, docs/psci.md); or a path to a suite .toml file.")
+
+
+SuiteOption = typer.Option("quick", "--suite", help=suite_help())
+
+
 def print_stored(run, origin: str, source: str):
     """The line a stored probe stream (measure.streams.StoredRun) gets; exit 2 when the run is
     partial or failed (it is stored all the same)."""

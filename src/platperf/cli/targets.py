@@ -8,14 +8,14 @@ from typing import List, Optional
 import typer
 
 from ..targets.schemes import TARGETS
-from .common import app, fail_exit
+from .common import FormatOption, JsonOption, app, fail_exit, output_format
 
 targets_app = typer.Typer(
     help="The inventory of boards: names for targets, used as --target NAME.\n\n"
          "The file is $PLATPERF_TARGETS, else $XDG_CONFIG_HOME/platperf/targets.toml "
-         "(~/.config/platperf/targets.toml).\n\n"
-         "Example:  platperf targets add am62x ssh://root@am62x.lab ; platperf targets list ; "
-         "platperf targets check am62x",
+         "(~/.config/platperf/targets.toml); targets add keeps its comments and layout.\n\n"
+         "\b\nExamples:\n  platperf targets add am62x ssh://root@am62x.lab\n  platperf targets list\n"
+         "  platperf targets check am62x",
     no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(targets_app, name="targets")
 
@@ -52,7 +52,8 @@ def add(
 
 
 @targets_app.command("list")
-def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries as a JSON list.")):
+def list_(fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the entries)"),
+          json_flag: bool = JsonOption):
     """List the boards of the inventory.
 
     \b
@@ -60,6 +61,7 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
       platperf targets list
       platperf targets list --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     inventory = _inventory()
     entries = [e.as_dict() for e in inventory.entries.values()]
     if json_out:
@@ -79,7 +81,9 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
 def remove(name: str = typer.Argument(..., help="The board's name.")):
     """Remove a board from the inventory (its runs stay in the databases).
 
-    Example:  platperf targets remove am62x
+    \b
+    Example:
+      platperf targets remove am62x
     """
     from ..targets.inventory import InventoryError
     inventory = _inventory()
@@ -92,7 +96,8 @@ def remove(name: str = typer.Argument(..., help="The board's name.")):
 @targets_app.command("check")
 def check(
     names: List[str] = typer.Argument(..., help="Board names (or local, ssh://... URLs)."),
-    json_out: bool = typer.Option(False, "--json", help="Print what each board is as a JSON list."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: a list of what each board is)"),
+    json_flag: bool = JsonOption,
 ):
     """Reach each board, describe it and run its probe's 'info': one line per board with its
     architecture, CPUs, model and probe version; one line per board that fails (exit 2).
@@ -102,6 +107,7 @@ def check(
       platperf targets check am62x juno
       platperf targets check ssh://root@192.168.1.20 --json
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..measure.boards import Session
     with Session(list(dict.fromkeys(names))) as session:    # described, then closed
         rows = [_checked(b) for b in session.boards]

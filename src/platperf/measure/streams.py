@@ -192,18 +192,17 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             exc.filename = exc.filename or str(path)
             raise
         histograms += file_histograms
-    return _runs(columns, histograms, label, fmt.run_per_column)
+    return _runs(columns, histograms, label, fmt.run_per_column, files[0].stem)
 
 
-def _runs(columns: dict, histograms, label, run_per_column) -> dict:
-    """{run label: (pooled results, histograms)}; one run unless the format has columns."""
+def _runs(columns: dict, histograms, label, run_per_column, document: str) -> dict:
+    """{run label: (pooled results, histograms)}; one run unless the format has columns.
+    Without a label a column's run is named by its platform, and the columns that name none
+    (the document's own: a power table) by the ``document``'s name."""
     if not run_per_column:
         return {label: ((columns[""].results if columns else []), histograms)}
     if label is None:
-        if "" in columns:
-            raise StreamError("--label is required: some value columns name no platform "
-                              "(no `platform: ...` header)")
-        return {column: (into.results, []) for column, into in columns.items()}
+        return {column or document: (into.results, []) for column, into in columns.items()}
     if len(columns) == 1:
         return {label: (next(iter(columns.values())).results, [])}
     return {f"{label}:{column}" if column else label: (into.results, [])

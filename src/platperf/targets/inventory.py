@@ -11,7 +11,6 @@ default ``~/.config/platperf/targets.toml``)::
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -101,20 +100,46 @@ class Inventory:
         self.save()
 
     def save(self):
-        # JSON strings are valid TOML basic strings: the escapes are the same.
-        lines = ["# platperf target inventory: platperf targets add|list|check|remove", ""]
+        """Write the entries back into the file as a person left it: comments, order, blank
+        lines and keys platperf does not know stay (tomlkit edits the parsed document);
+        only the entries added, changed or removed change."""
+        import tomlkit
+        try:
+            doc = tomlkit.parse(self.path.read_text())
+        except FileNotFoundError:
+            doc = tomlkit.document()
+            doc.add(tomlkit.comment("platperf target inventory: platperf targets add|list|check|remove"))
+        if "targets" not in doc:
+            doc["targets"] = tomlkit.table(is_super_table=True)
+        tables = doc["targets"]
+        for name in [n for n in tables if n not in self.entries]:
+            del tables[name]
         for entry in self.entries.values():
-            lines.append(f"[targets.{json.dumps(entry.name)}]")
-            lines.append(f"url = {json.dumps(entry.url)}")
-            if entry.remote_dir:
-                lines.append(f"remote_dir = {json.dumps(entry.remote_dir)}")
-            if entry.keep_probe:
-                lines.append("keep_probe = true")
-            if entry.tools:
-                pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(entry.tools.items()))
-                lines.append(f"tools = {{ {pairs} }}")
-            lines.append("")
+            table = tables.get(entry.name)
+            if table is None:
+                table = tables[entry.name] = tomlkit.table()
+            _set(table, "url", entry.url)
+            _set(table, "remote_dir", entry.remote_dir or None)
+            _set(table, "keep_probe", True if entry.keep_probe else None)
+            _set(table, "tools", _inline(entry.tools) if entry.tools else None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(".toml.tmp")
-        partial.write_text("\n".join(lines))
+        partial.write_text(tomlkit.dumps(doc).rstrip("\n") + "\n")
         partial.replace(self.path)   # a crash mid-write never leaves half an inventory
+
+
+def _inline(values: dict):
+    import tomlkit
+    table = tomlkit.inline_table()
+    table.update(dict(sorted(values.items())))
+    return table
+
+
+def _set(table, key: str, value):
+    """``key = value`` in a tomlkit table, left as written when equal (its comment stays);
+    None removes it."""
+    if value is None:
+        if key in table:
+            del table[key]
+    elif table.get(key) != value:
+        table[key] = value

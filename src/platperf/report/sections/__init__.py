@@ -9,8 +9,9 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables",
-            "per_cpu", "c2c", "histograms", "interference", "history", "compare", "intervals")
+# results first; what they were measured on and what bent them after
+SECTIONS = ("guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu", "c2c", "histograms",
+            "interference", "history", "compare", "intervals", "environment", "findings")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:

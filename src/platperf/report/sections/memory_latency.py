@@ -1,5 +1,6 @@
-"""The memory latency curve: latency against working-set size on a log axis, the cache
-sizes marked, one line per pattern (and per run when several are shown), and the table."""
+"""The memory latency curve: latency against working-set size, both on log axes, the cache
+sizes marked, one line per pattern (and per run when several are shown; points where a
+pattern was measured at sizes too sparse to join), and the table."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -50,9 +51,10 @@ def build(data: ReportData) -> Section | None:
     series = [(f"{col} {line}" if several else line, sorted(points.items()))
               for (col, line), points in sorted(curves.items())][:MAX_SERIES]
     caches = data_caches(data.columns[0].fingerprint)
+    # log latency: an L1 hit (1-2 ns) and DRAM (100 ns) on one linear axis leave L1 and L2 flat
     plot = line_plot("Memory latency vs size", series, x_label="working set (bytes, log scale)",
-                     y_label="latency (ns)", vlines=[(size, f"{name} {size_label(size)}")
-                                                     for name, size in caches])
+                     y_label="latency (ns, log scale)", log_y=True, sweep=True,
+                     vlines=[(size, f"{name} {size_label(size)}") for name, size in caches])
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
     rows = [[size_label(s)] + [_cell(data, curves[k].get(s), {(k[0], key) for key in behind.get((*k, s), ())})
@@ -66,5 +68,7 @@ def build(data: ReportData) -> Section | None:
         f" The plot shows the first {MAX_SERIES} of {len(curves)} lines; the table has them all."
     caption = ("Cache sizes from the fingerprint of " + data.columns[0].name) if caches else \
         "No cache sizes in the fingerprint."
-    return Section(title="Memory latency", text="Lines are pattern/stride in bytes. " + caption + "." + shown,
+    return Section(title="Memory latency", text="Lines are pattern/stride in bytes, joining only sizes "
+                   "next to each other in the sweep; a pattern measured at sparser sizes is points. "
+                   "Latency is on a log scale, so that each cache level shows. " + caption + "." + shown,
                    plots=[Plot(title="Memory latency vs size", svg=plot)], tables=[table])
