@@ -33,7 +33,7 @@ LAYERS = [
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",
                      "platperf.code_placement", "platperf.mitigations")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",
-              "platperf.placement", "platperf.compare", "platperf.history", "platperf.lava.log")),
+              "platperf.placement", "platperf.decisions", "platperf.compare", "platperf.history", "platperf.lava.log")),
     ("running", ("platperf.targets", "platperf.runner", "platperf.interference",
                  "platperf.measure", "platperf.lava", "platperf.suites")),
     ("presentation", ("platperf.report",)),
