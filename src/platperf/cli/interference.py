@@ -26,6 +26,10 @@ def interference(
                                          "or '+' combinations such as rt+resctrl."),
     threshold: float = typer.Option(1000.0, "--threshold", help="ns: passes longer than this count as excursions."),
     raw: int = typer.Option(0, "--raw", help="Keep the first N pass times of each cell verbatim."),
+    cache_sets: Optional[int] = typer.Option(None, "--cache-sets", help="Last-level cache sets, for a board "
+                                             "that does not describe its caches (default: its sysfs)."),
+    cache_ways: Optional[int] = typer.Option(None, "--cache-ways", help="Last-level cache ways (default: sysfs)."),
+    line_size: Optional[int] = typer.Option(None, "--line-size", help="Cache line bytes (default: sysfs)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
     target: str = TargetOption,
     remote_dir: Optional[str] = RemoteDirOption,
@@ -61,7 +65,9 @@ def interference(
     try:   # the matrix's own checks first: they need no board
         request = MatrixRequest(label, victim=victim, aggressors=aggressors, patterns=patterns,
                                 loops=loops, mitigation_sets=mitigations, duration=duration,
-                                threshold=threshold, raw=raw)
+                                threshold=threshold, raw=raw,
+                                cache={"cache-sets": cache_sets, "cache-ways": cache_ways,
+                                       "line-size": line_size})
     except InterferenceError as exc:
         fail_exit(str(exc))
     with Session([target], request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
