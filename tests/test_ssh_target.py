@@ -97,16 +97,16 @@ def test_list_info_and_a_small_run_on_the_board(sshd, tmp_path, board, arch):
 
 def test_upload_is_skipped_when_the_probe_there_has_the_same_hash(sshd, tmp_path):
     remote = tmp_path / "remote"
-    with board_target(sshd, "board", remote, keep_probe=True) as first:
+    with board_target(sshd, "board", remote) as first:
         assert records(first.run(["info"]))
         assert first.uploads == 1
     probe = remote / f"platperf-{os.getuid()}" / f"platperf-probe-{first.arch}"
-    assert probe.exists()                   # keep_probe: left for the next run
+    assert probe.exists()                   # kept by default: left for the next run
 
-    with board_target(sshd, "board", remote) as second:
+    with board_target(sshd, "board", remote, keep_probe=False) as second:
         assert records(second.run(["info"]))
         assert second.uploads == 0
-    assert not probe.exists()               # without keep_probe it goes at close
+    assert not probe.exists()               # keep_probe=False (--remove-probe): it goes at close
     assert not probe.parent.exists()        # and so does its directory, empty
 
 
@@ -124,8 +124,8 @@ def test_a_different_probe_on_the_board_is_replaced(sshd, tmp_path):
     assert stale.read_bytes() == Path(require_probe()).read_bytes()
 
 
-def test_default_remote_dir_is_per_user_and_removed_at_close(sshd):
-    with board_target(sshd, "board", None) as target:
+def test_default_remote_dir_is_per_user_and_removed_at_close_when_asked(sshd):
+    with board_target(sshd, "board", None, keep_probe=False) as target:
         meta = records(target.run(["info"]))[0]
         probe = Path(meta["argv"][0])
     assert probe.parent.name == f"platperf-{os.getuid()}"

@@ -33,7 +33,7 @@ def interference(
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
     target: str = TargetOption,
     remote_dir: Optional[str] = RemoteDirOption,
-    keep_probe: bool = KeepProbeOption,
+    keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),

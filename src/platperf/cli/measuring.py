@@ -19,7 +19,10 @@ TargetOption = typer.Option(
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")
-KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
+KeepProbeOption = typer.Option(
+    None, "--keep-probe/--remove-probe",
+    help="Leave the probe on the board for the next run, which checks its sha256 before it runs "
+         "it (default, unless the inventory entry says keep_probe = false), or remove it at the end.")
 
 
 def suite_help() -> str:

@@ -23,7 +23,7 @@ def run(
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
-    keep_probe: bool = KeepProbeOption,
+    keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
