@@ -1,7 +1,7 @@
 """Keyed comparison of two runs or labels: runs are the unit of evidence.
 
 Every figure is paired by :attr:`platperf.records.Result.key` (benchmark, canonical params,
-mode, cluster, core, metric) and nothing else: the scripts behind published release tables
+mode, package, cluster, core, metric) and nothing else: the scripts behind published release tables
 pair rows by position, and compare cores with other cores when a release reorders them.
 
 A side's figure for a key is the median of its runs' medians. Samples inside one run share
@@ -44,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import placement, stats
 from .fingerprint import Difference, diff
-from .records import KEY_FIELDS, key_order
+from .records import KEY_FIELDS, ResultKey, key_order
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
@@ -93,11 +93,11 @@ class Row:
 
     @property
     def benchmark(self):
-        return self.key[0]
+        return ResultKey(*self.key).benchmark
 
     @property
     def metric(self):
-        return self.key[5]
+        return ResultKey(*self.key).metric
 
 
 @dataclass
@@ -206,18 +206,18 @@ def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]
 
     from .store import unpack_samples
     from .store.schema import results as t
-    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.cluster, t.c.core, t.c.metric, t.c.unit,
-            t.c.direction, t.c.samples, t.c.extra)
+    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.package, t.c.cluster, t.c.core, t.c.metric,
+            t.c.unit, t.c.direction, t.c.samples, t.c.extra)
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
     seen: dict = {}
     with store.engine.connect() as c:
         for run_id in run_ids:
             q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
-            for bench, params, mode, cluster, core, metric, unit, direction, blob, extra in c.execute(q):
-                metrics.setdefault(metric, None)
-                _add(pools, (bench, params, mode, cluster, core, metric), run_id, unit, direction,
-                     unpack_samples(blob), seen, extra)
+            for *key, unit, direction, blob, extra in c.execute(q):
+                key = ResultKey(*key)
+                metrics.setdefault(key.metric, None)
+                _add(pools, key, run_id, unit, direction, unpack_samples(blob), seen, extra)
     return pools, list(metrics)
 
 

@@ -460,13 +460,13 @@ def _store_record(rec, writer, out, state, place, transform, errors):
     elif kind == "result":
         res = result_from_record(transform(rec))
         if res.cpu is not None and res.cluster is None:
-            res.cluster, res.core = place(res.cpu)
+            res.set_place(place(res.cpu))
         writer.write(writer.store.add_result, writer.run_id, res)
         out.results += 1
     elif kind == "histogram":
         rec = transform(rec)
-        cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-        writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
+        package, cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None, None)
+        writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core, package=package)
         out.histograms += 1
     elif kind == "warning":
         if rec not in out.warnings:  # each probe invocation repeats its own

@@ -165,20 +165,21 @@ def run_step(step: ToolStep, target) -> tuple[list, dict | None]:
 
 def execute(step: ToolStep, target, writer, out, place, progress) -> None:
     """One tool step of ``runner.execute``: its results and histograms stored through the
-    run's ``writer`` (placed as (cluster, core) when they have a cpu), what the board lacks
+    run's ``writer`` (placed as (package, cluster, core) when they have a cpu), what the board lacks
     added to the run's findings (``out.warnings``). A tool step never ends the run: None."""
     from ..records import Result
     records, found = run_step(step, target)
     for rec in records:
         if isinstance(rec, Result):
             if rec.cpu is not None and rec.cluster is None:
-                rec.cluster, rec.core = place(rec.cpu)
+                rec.set_place(place(rec.cpu))
             writer.write(writer.store.add_result, writer.run_id, rec)
             out.results += 1
             progress.record({"type": "result", "benchmark": rec.benchmark})
         else:
-            cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core)
+            package, cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None, None)
+            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core,
+                         package=package)
             out.histograms += 1
             progress.record(rec)
     writer.commit()

@@ -28,7 +28,7 @@ def compare(
     force: bool = typer.Option(False, "--force",
                                help="Compare even when the CPU model or architecture differ."),
 ):
-    """Compare two runs or labels key by key (benchmark, params, mode, cluster, core, metric).
+    """Compare two runs or labels key by key (benchmark, params, mode, package, cluster, core, metric).
 
     Runs are the unit of evidence: with two runs or more a side (platperf run --repeat N),
     each run's median is one observation, and a change is confirmed when it is at least
@@ -102,14 +102,17 @@ def _print_table(result, ci: bool):
         console.print(f"differs: page backing: {pages.text}", markup=False)
     table = Table(title=f"{result.new_ref} vs {result.base_ref} "
                         f"(tolerance {result.tolerance:g}%, test {result.test})")
-    names = ["Benchmark", "Params", "Mode", "Cluster", "Core", "Metric", "Unit", "Base", "New",
-             "Delta", "p", "Runs", "Detectable", "Verdict"]
+    # a Package column only where cluster numbers restart in each package (several sockets)
+    packages = any(r.key[3] is not None for r in result.rows)
+    names = ["Benchmark", "Params", "Mode"] + ["Package"] * packages + [
+        "Cluster", "Core", "Metric", "Unit", "Base", "New", "Delta", "p", "Runs", "Detectable", "Verdict"]
+    at = names.index("Delta")
     if ci:
-        names[9:9] = ["Base 95% CI", "New 95% CI"]
+        names[at:at] = ["Base 95% CI", "New 95% CI"]
     for name in names:
         table.add_column(name, justify="right" if name in ("Base", "New", "Delta", "p", "Detectable") else "left")
     for r in result.rows:
-        bench, params, mode, cluster, core, metric = r.key
+        bench, params, mode, package, cluster, core, metric = r.key
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         if r.ratio_ci:
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
@@ -120,13 +123,13 @@ def _print_table(result, ci: bool):
             verdict += (", " if verdict else "") + "unstable"
         if r.pages_differ:
             verdict += (", " if verdict else "") + f"pages {r.pages_base} -> {r.pages_new}"
-        cells = [bench, params, mode, presentation.place(cluster), presentation.place(core), metric,
-                 r.unit, presentation.number(r.base), presentation.number(r.new),
+        cells = [bench, params, mode] + [presentation.place(package)] * packages + [
+                 presentation.place(cluster), presentation.place(core), metric, r.unit, presentation.number(r.base), presentation.number(r.new),
                  presentation.delta_text(r.delta_pct) if r.status == "both" else "", p,
                  f"{r.runs_base}/{r.runs_new}",
                  "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", verdict]
         if ci:
-            cells[9:9] = [presentation.interval_text(r.base_ci), presentation.interval_text(r.new_ci)]
+            cells[at:at] = [presentation.interval_text(r.base_ci), presentation.interval_text(r.new_ci)]
         table.add_row(*(Text(c) for c in cells), style="red" if r.regression else None)
     console.print(table)
     detect = presentation.detectable_text(result)

@@ -25,7 +25,7 @@ def history(
                                   "(Matteson & James, seeded; slow on long series)."),
     only_changes: bool = typer.Option(False, "--changes", help="Only series with change points."),
 ):
-    """Series per key (benchmark, params, mode, cluster, core, metric), one point per run or
+    """Series per key (benchmark, params, mode, package, cluster, core, metric), one point per run or
     label (the median), with change points found by e-divisive means.
 
     Example: platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown

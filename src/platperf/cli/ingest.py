@@ -83,7 +83,7 @@ def ingest(
             results, file_histograms = fmt.read_file(path, **options)
             for res in results:
                 if place is not None and res.cpu is not None:
-                    res.cluster, res.core = _placed_or_exit(place, res.cpu, path, root)
+                    res.set_place(_placed_or_exit(place, res.cpu, path, root))
                 column = res.extra.get("column", "") if fmt.run_per_column else ""
                 into = columns.get(column)
                 if into is None:
@@ -106,7 +106,8 @@ def ingest(
                 run_id = store.begin_run(label=run_label, target=target, source=source, note=note, conn=c)
                 store.add_results(run_id, results, conn=c)
                 for rec in hists:
-                    store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"), conn=c)
+                    store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"),
+                                        package=rec.get("package"), conn=c)
                 store.finish_run(run_id, "complete", conn=c)
                 ids.append((run_id, run_label, len(results), len(hists)))
     except StoreError as exc:
@@ -148,7 +149,7 @@ def _ingest_probe_run(files, label, target, note, root, db):
             for res in stream.read(read_lines(path), str(path)):
                 if place is not None and res.cpu is not None and res.cluster is None:
                     try:
-                        res.cluster, res.core = place(res.cpu)
+                        res.set_place(place(res.cpu))
                     except TopologyError as exc:
                         fail_exit(f"{res.extra.get('source', path)}: {exc} in --root {root}")
                 results.append(res)
@@ -179,13 +180,13 @@ def _ingest_probe_run(files, label, target, note, root, db):
 def store_probe_run(db, stream, results, *, label, target, source, note, fingerprint, findings,
                     meta, place=None, origin: str):
     """A probe stream (ingest.probe_jsonl.ProbeStream) stored as one run, in one transaction,
-    as `platperf run` stores it; ``place`` gives the (cluster, core) of histograms and of
+    as `platperf run` stores it; ``place`` gives the (package, cluster, core) of histograms and of
     results not yet placed. Prints the run; exit 2 when it is partial or failed (after storing).
     Returns the run id."""
     if place is not None:
         for res in results:
             if res.cpu is not None and res.cluster is None:
-                res.cluster, res.core = _placed(place, res.cpu)
+                res.set_place(_placed(place, res.cpu))
     store = open_store(db)
     try:
         with store.transaction() as c:
@@ -193,10 +194,10 @@ def store_probe_run(db, stream, results, *, label, target, source, note, fingerp
                                      fingerprint=fingerprint, findings=findings, meta=meta, conn=c)
             store.add_results(run_id, results, conn=c)
             for rec in stream.histograms:
-                cluster, core = (None, None)
+                package, cluster, core = (None, None, None)
                 if place is not None and rec.get("cpu") is not None:
-                    cluster, core = _placed(place, rec["cpu"])
-                store.add_histogram(run_id, rec, cluster=cluster, core=core, conn=c)
+                    package, cluster, core = _placed(place, rec["cpu"])
+                store.add_histogram(run_id, rec, cluster=cluster, core=core, package=package, conn=c)
             store.finish_run(run_id, stream.status, stream.error, conn=c)
     except StoreError as exc:
         fail_exit(str(exc))
@@ -211,7 +212,7 @@ def store_probe_run(db, stream, results, *, label, target, source, note, fingerp
 
 
 def _topology_place(root: Path):
-    """The (cluster, core) of a CPU on the machine whose /sys is under ``root``."""
+    """The (package, cluster, core) of a CPU on the machine whose /sys is under ``root``."""
     from ..topology import TopologyError, read_topology
     if not (root / "sys").is_dir():
         fail_exit(f"--root {root}: no {root / 'sys'}; copy the board's /sys and /proc into it")
@@ -257,5 +258,5 @@ def _placed(place, cpu):
     try:
         return place(cpu)
     except TopologyError:
-        return None, None
+        return None, None, None
 

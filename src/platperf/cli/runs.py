@@ -60,7 +60,7 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
     if json_out:
         doc = {k: v for k, v in r.items()}
         doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
-                               cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
+                               package=x.package, cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
                                direction=x.direction, **x.summary) for x in results]
         print(json.dumps(doc, indent=1, default=str))
         return
@@ -93,12 +93,14 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
             ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
         console.print(ft)
 
-    rt = _table("benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median",
-                "min", "max", "n", "unit")
+    packages = any(x.package is not None for x in results)   # several sockets (topology.py)
+    rt = _table("benchmark", "params", "mode", *["package"] * packages, "cluster", "core", "cpu", "metric",
+                "median", "min", "max", "n", "unit")
     for x in results:
         s = x.summary
-        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, x.cluster, x.core, x.cpu, x.metric,
-                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"], x.unit)))
+        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
+                                x.cpu, x.metric, _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"],
+                                x.unit)))
     console.print(rt)
     hist = store.histograms(r["id"])
     print(f"{len(results)} results, {len(hist)} histograms")

@@ -47,7 +47,7 @@ def export_data(data: ReportData) -> dict:
             results.append({"run_id": res.run_id, "label": labels.get(res.run_id),
                             "benchmark": res.benchmark, "params": res.params_key,
                             "params_json": res.params, "mode": res.mode, "cpu": res.cpu,
-                            "cluster": res.cluster, "core": res.core, "metric": res.metric,
+                            "package": res.package, "cluster": res.cluster, "core": res.core, "metric": res.metric,
                             "unit": res.unit, "direction": res.direction, **res.summary,
                             **_interval_fields(intervals.get((res.run_id, res.key)),
                                                res.summary.get("median"), compare.TOLERANCE)})
