@@ -90,6 +90,14 @@ def test_the_tf_a_table_has_a_package_column(db):
     assert "| Package | Cluster | Core | Offline | Online |" in text
 
 
+def test_a_package_table_reads_back_with_ingest_tfa_rst(db, tmp_path):
+    page = tmp_path / "page.rst"
+    page.write_text(platperf("report", "v1", "--db", db, "--format", "rst-grid"))
+    platperf("ingest", "tfa-rst", page, "--db", tmp_path / "back.db")
+    back = {(r.package, r.cluster, r.core, r.metric): r.samples for r in Store(str(tmp_path / "back.db")).results(1)}
+    assert back[(1, 0, 0, "offline")] == [104.0] and back[(0, 0, 1, "online")] == [202.0]
+
+
 def test_show_and_the_exports_name_the_package(db):
     shown = platperf("show", "v1", "--db", db)
     assert "package" in next(line for line in shown.splitlines() if "benchmark" in line)
