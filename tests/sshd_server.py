@@ -8,6 +8,7 @@ dir, and writes a client ``ssh_config`` whose Host aliases are the boards:
                        qemu-aarch64-static (binfmt_misc is not relied on: the login wrapper puts
                        a ``uname`` shim first on PATH and runs ``exec "$P"`` through qemu);
 * ``board-nouname``    a board without ``uname``;
+* ``board-nomktemp``   a board without ``mktemp``;
 * ``board-noexec``     a board whose ``<dir>/noexec`` is a tmpfs mounted noexec (root only:
                        each login mounts it in a mount namespace of its own);
 * ``board-wrongkey``   logs in with a key the server does not know;
@@ -43,6 +44,8 @@ aarch64)
     cmd=$(printf '%s\n' "$cmd" | sed 's/exec "\$P"/exec qemu-aarch64-static "$P"/g') ;;
 nouname)
     PATH="@DIR@/nouname-bin:$PATH" ;;
+nomktemp)
+    PATH="@DIR@/nomktemp-bin:$PATH" ;;
 noexec)
     # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
     if [ -z "${PP_MOUNT_NS:-}" ]; then export PP_MOUNT_NS=1; exec unshare -m "$0"; fi
@@ -60,6 +63,12 @@ if [ "$1" = -m ]; then echo aarch64; else exec /bin/uname "$@"; fi
 
 UNAME_MISSING = '''#!/bin/sh
 echo "sh: 1: uname: not found" >&2
+exit 127
+'''
+
+
+MKTEMP_MISSING = '''#!/bin/sh
+echo "sh: 1: mktemp: not found" >&2
 exit 127
 '''
 
@@ -106,6 +115,7 @@ class Sshd:
         _write_exec(d / "login", LOGIN.replace("@DIR@", str(d)))
         _write_exec(d / "aarch64-bin" / "uname", UNAME_AARCH64)
         _write_exec(d / "nouname-bin" / "uname", UNAME_MISSING)
+        _write_exec(d / "nomktemp-bin" / "mktemp", MKTEMP_MISSING)
         (d / "noexec").mkdir(exist_ok=True)
         (d / "sshd_config").write_text(f"""\
 Port {self.port}
@@ -143,6 +153,8 @@ Host board-nouname
   SetEnv PLATPERF_TEST_BOARD=nouname
 Host board-noexec
   SetEnv PLATPERF_TEST_BOARD=noexec
+Host board-nomktemp
+  SetEnv PLATPERF_TEST_BOARD=nomktemp
 Host board-wrongkey
   IdentityFile {d}/other_key
   Port {self.port}

@@ -111,10 +111,15 @@ def test_fio_on_tmpfs_measures_write_and_read_into_the_storage_tables(tmp_path):
     if not shm.is_dir() or "tmpfs" not in Path("/proc/mounts").read_text():
         pytest.skip("no tmpfs at /dev/shm")
     where = Path(tempfile_dir(shm))
+    victim = tmp_path / "victim"
+    victim.write_text("kept")
+    (where / "platperf-fio.tmp").symlink_to(victim)   # planted where fio used to write
     try:
         results = measured(LocalTarget(), adapter="fio", dir=str(where), medium="emmc",
                            bs=["4k", "1m"], size="16m", direct=False)
-        assert not list(where.iterdir())            # its file is removed
+        # its own directory is removed, the link was never followed
+        assert [p.name for p in where.iterdir()] == ["platperf-fio.tmp"]
+        assert victim.read_text() == "kept"
     finally:
         shutil.rmtree(where)
     by = {(r.params["rw"], r.params["bs"], r.metric): r for r in results}

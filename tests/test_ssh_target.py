@@ -84,7 +84,7 @@ def test_list_info_and_a_small_run_on_the_board(sshd, tmp_path, board, arch):
         meta = records(proc)[0]
         assert proc.wait() == 0
         assert target.arch == arch and meta["arch"] == arch
-        assert meta["argv"][0] == f"{tmp_path}/remote/platperf-probe-{arch}"
+        assert meta["argv"][0] == f"{tmp_path}/remote/platperf-{os.getuid()}/platperf-probe-{arch}"
 
         proc = target.run(SMALL_RUN)
         recs = records(proc)
@@ -100,20 +100,21 @@ def test_upload_is_skipped_when_the_probe_there_has_the_same_hash(sshd, tmp_path
     with board_target(sshd, "board", remote, keep_probe=True) as first:
         assert records(first.run(["info"]))
         assert first.uploads == 1
-    probe = remote / f"platperf-probe-{first.arch}"
+    probe = remote / f"platperf-{os.getuid()}" / f"platperf-probe-{first.arch}"
     assert probe.exists()                   # keep_probe: left for the next run
 
     with board_target(sshd, "board", remote) as second:
         assert records(second.run(["info"]))
         assert second.uploads == 0
     assert not probe.exists()               # without keep_probe it goes at close
+    assert not probe.parent.exists()        # and so does its directory, empty
 
 
 def test_a_different_probe_on_the_board_is_replaced(sshd, tmp_path):
     remote = tmp_path / "remote"
-    remote.mkdir()
+    (remote / f"platperf-{os.getuid()}").mkdir(mode=0o700, parents=True)
     arch = probe_arch(platform.machine())
-    stale = remote / f"platperf-probe-{arch}"
+    stale = remote / f"platperf-{os.getuid()}" / f"platperf-probe-{arch}"
     shutil.copy(require_probe(), stale)
     with open(stale, "ab") as f:
         f.write(b"an older build")
@@ -234,3 +235,26 @@ def test_the_doctor_leaves_platperfs_own_connection_out(sshd, tmp_path):
         assert table[me].name == "sh" and set(chain) <= own
         assert any(table[pid].name in SSH_SERVERS for pid in chain)
         assert sshd.proc.pid not in own and os.getpid() not in own
+
+
+def test_an_sshd_that_never_answers_is_one_line_not_a_hang(tmp_path):
+    """A board whose port accepts the connection and then says nothing (a hung sshd, a
+    half-booted board): ssh's ConnectTimeout covers the banner exchange, so the target gives up
+    with one line instead of waiting for ever."""
+    require_executable("ssh", "Debian openssh-client; make deps")
+    import socket
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)
+    port = silent.getsockname()[1]
+    try:
+        target = SshTarget(f"ssh://127.0.0.1:{port}", remote_dir=str(tmp_path), connect_timeout=2,
+                           ssh_options=("-o", "UserKnownHostsFile=/dev/null",
+                                        "-o", "StrictHostKeyChecking=no"))
+        with target, pytest.raises(TargetError) as err:
+            target.run(["info"])
+    finally:
+        silent.close()
+    message = str(err.value)
+    assert "\n" not in message and "127.0.0.1" in message
+    assert "timed out" in message or "no answer" in message

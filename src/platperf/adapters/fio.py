@@ -42,7 +42,14 @@ def measure(target, entry: dict, path: str) -> list:
         raise ToolFailed(f"fio entry: '{bad[0]}' is not one of {', '.join(RW + TABLES)}")
     size = parse_size(entry["size"])
     fs = entry["fs"] or filesystem(target, directory, entry)
-    where = posixpath.join(directory, "platperf-fio.tmp")
+    # A directory of our own (mktemp -d: new, 0700): a fixed name in a shared directory could
+    # be a link someone planted, and fio runs as root on many boards.
+    made = target.command(["mktemp", "-d", posixpath.join(directory, "platperf-fio.XXXXXX")], timeout=60)
+    private = made.stdout.strip()
+    if made.returncode != 0 or not private.startswith("/"):
+        raise ToolFailed(f"fio: cannot make a private directory in {directory} with mktemp -d: "
+                         f"{made.stderr.strip() or 'no path printed'}")
+    where = posixpath.join(private, "platperf-fio.tmp")
     samples: dict[tuple, list] = {}
     try:
         for _ in range(int(entry["runs"])):
@@ -52,7 +59,7 @@ def measure(target, entry: dict, path: str) -> list:
                     samples.setdefault((rw, parse_size(bs), "throughput"), []).append(bw / 1e6)
                     samples.setdefault((rw, parse_size(bs), "cpu_load"), []).append(cpu)
     finally:
-        target.command(["rm", "-f", where], timeout=60)
+        target.command(["rm", "-rf", private], timeout=60)
     out = []
     for (rw, bs, metric), values in samples.items():
         params = {"medium": entry["medium"], "fs": fs, "rw": rw, "bs": bs}

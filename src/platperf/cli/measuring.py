@@ -12,7 +12,8 @@ TargetOption = typer.Option(
     help="Where the probe runs: local, ssh://[user@]host[:port], or an inventory name "
          "(platperf targets list).")
 RemoteDirOption = typer.Option(
-    None, "--remote-dir", help="Directory on the board for the probe (default: a temporary one).")
+    None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
+         "for the probe (default: $TMPDIR or /tmp).")
 KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
 
 

@@ -31,7 +31,7 @@ def _inventory():
 def add(
     name: str = typer.Argument(..., help="The board's name: letters, digits and -_."),
     url: str = typer.Argument(..., help="ssh://[user@]host[:port] (a Host of ~/.ssh/config works), or local."),
-    remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board for the probe."),
+    remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory for the probe."),
     keep_probe: bool = typer.Option(False, "--keep-probe", help="Leave the probe on the board after a run."),
 ):
     """Add a board to the inventory, or change its entry.

@@ -44,7 +44,7 @@ echo "PLATPERF-LAVA-BEGIN steps=$PLATPERF_STEPS suite=$PLATPERF_SUITE arch=$PLAT
 # The board's /sys and /proc as platperf's SSH target reads them, compressed: the snapshot
 # holds NULs and exact byte counts that a console log would not keep.
 echo "PLATPERF-SNAPSHOT-BEGIN interval=$PLATPERF_INTERVAL"
-sh "$D/snapshot.sh" '' "$PLATPERF_INTERVAL" "$D" | gzip -c | base64
+TMPDIR="$D" sh "$D/snapshot.sh" '' "$PLATPERF_INTERVAL" | gzip -c | base64
 echo "PLATPERF-SNAPSHOT-END"
 
 # One probe command: its JSON Lines into the log as they come (a job cut short keeps what

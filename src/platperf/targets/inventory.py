@@ -5,7 +5,7 @@ default ``~/.config/platperf/targets.toml``)::
 
     [targets.am62x]
     url = "ssh://root@am62x.lab"
-    remote_dir = "/data/tmp"      # optional: where the probe is uploaded
+    remote_dir = "/data/tmp"      # optional: the probe goes to /data/tmp/platperf-UID/
     keep_probe = true             # optional: leave the probe there after a run
     tools = { dhrystone = "/opt/bench/dhry" }   # optional: binaries of the suite's [[tool]] adapters
 """

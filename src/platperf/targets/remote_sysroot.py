@@ -20,10 +20,11 @@ from pathlib import Path, PurePosixPath
 from ..machine.sysroot import SysRoot
 
 # $1: a root prefix (empty on a board, a fixture tree in the tests); $2: seconds between the
-# two /proc samples; $3: a writable directory for the one scratch file if mktemp fails.
+# two /proc samples. The one scratch file is made by mktemp (in $TMPDIR or /tmp) or not at all:
+# a name of our own choosing in a shared directory could be a link planted there.
 SNAPSHOT_SCRIPT = r'''
 R=$1
-T=$(mktemp 2>/dev/null) || T="${3:-/tmp}/snapshot.$$"
+T=$(mktemp 2>/dev/null) || { echo "no mktemp: the snapshot needs one private scratch file" >&2; exit 3; }
 trap 'rm -f "$T"' EXIT
 emit() {
     for f in "$@"; do

@@ -6,9 +6,10 @@ whole run: it is opened once with a private ControlPath in a temp dir, every pro
 every `kill -INT` is a session multiplexed over it, and close() shuts it. BatchMode: ssh never
 prompts; a key or host key problem is an error line instead.
 
-On the board: ``uname -m`` picks the probe build; the probe goes to a per-user directory
-(``$TMPDIR`` or /tmp) only when its sha256 differs from what is there, and is removed at close
-unless ``keep_probe``. $PLATPERF_SSH_CONFIG names an extra ``ssh -F`` config file.
+On the board: ``uname -m`` picks the probe build; the probe goes to a private per-user
+directory (``platperf-UID`` in ``$TMPDIR``, /tmp or ``remote_dir``: mode 0700, checked, see
+_setup) only when its sha256 differs from what is there, and is removed at close unless
+``keep_probe``. The host is always given after ``--``, so it is never read as an option. $PLATPERF_SSH_CONFIG names an extra ``ssh -F`` config file.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import weakref
@@ -32,8 +34,53 @@ SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote 
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
 # A board that reboots sends no FIN: without keep-alives the stream would hang for ever.
 KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
+# A board that is off, or an sshd that accepts and never answers: one line within 30 s.
+CONNECT_TIMEOUT_S = 15
 # The sample the doctor compares: the same as doctor.check_busy_processes's default.
 SAMPLE_INTERVAL_S = 0.2
+
+
+# The board side of _setup, after `uname -m` and B=<base directory>: POSIX sh, busybox is enough.
+# The checks read `ls -ldn` (mode, links, uid, ...): stat(1) options differ between busybox
+# and coreutils. ls -ldn "$B/" follows a link to the base (a TMPDIR that is a symlink).
+SETUP_SCRIPT = r"""U=$(id -u) || exit 126
+D="${B%/}/platperf-$U"
+bad() { echo "bad $D $*"; exit 0; }
+[ -d "$B" ] || mkdir -p "$B" 2>/dev/null || bad "cannot create $B"
+set -f
+set -- $(ls -ldn "$B/" 2>/dev/null)
+case ${3:-?} in 0|"$U") ;; *) bad "$B belongs to uid ${3:-?}, who could replace what is in it" ;; esac
+case $1 in ?????w????*|????????w?*)
+    case $1 in ?????????[tT]*) ;; *) bad "$B is writable by others and not sticky" ;; esac ;;
+esac
+(umask 077 && mkdir "$D") 2>/dev/null
+[ -L "$D" ] && bad "is a symbolic link"
+[ -d "$D" ] || bad "cannot be created"
+set -- $(ls -ldn "$D" 2>/dev/null)
+[ "${3:-?}" = "$U" ] || bad "belongs to uid ${3:-?}, not to the login user ($U)"
+case $1 in drwx------|drwx------.) ;; *) bad "has mode ${1:-?}, not drwx------ (0700)" ;; esac
+[ -w "$D" ] || bad "is not writable"
+echo "dir $D"
+set +f
+for P in "$D"/platperf-probe-*; do
+    [ -f "$P" ] && [ ! -L "$P" ] || continue
+    h=$(sha256sum "$P" 2>/dev/null) && echo "probe ${h%% *} $P"
+done
+exit 0
+"""
+# The board side of _upload, with P=<probe path> H=<its sha256> N=<its size>; the probe on stdin.
+UPLOAD_SCRIPT = r"""T="$P.part"
+rm -f "$T"
+cat > "$T" || { rm -f "$T"; echo "cannot write $T" >&2; exit 4; }
+if h=$(sha256sum "$T" 2>/dev/null); then
+    [ "${h%% *}" = "$H" ] || { rm -f "$T"; echo "the copy's sha256 is not the probe's" >&2; exit 5; }
+elif [ "$(($(wc -c < "$T")))" != "$N" ]; then
+    rm -f "$T"; echo "the copy is not $N bytes long" >&2; exit 5
+fi
+chmod 700 "$T" && mv -f "$T" "$P" || { rm -f "$T"; echo "cannot rename $T" >&2; exit 4; }
+( exec "$P" list ) >/dev/null 2>"$P.err"; s=$?
+tail -n 1 "$P.err" >&2; rm -f "$P.err"; exit $s
+"""
 
 
 def parse_ssh_url(url: str) -> tuple[str | None, str, int | None]:
@@ -53,6 +100,10 @@ def parse_ssh_url(url: str) -> tuple[str | None, str, int | None]:
         host = host[1:host.index("]")]
     elif port is not None:
         host = host.rsplit(":", 1)[0]
+    for word, what in ((host, "host"), (parts.username or "", "user")):
+        if word.startswith("-") or any(c.isspace() or ord(c) < 32 for c in word):
+            raise TargetError(f"not an SSH target: '{url}' (the {what} '{word}' starts with '-' or "
+                              f"holds a space or control character; ssh would read it as an option)")
     return parts.username, host, port
 
 
@@ -63,11 +114,15 @@ def _last_line(text: str) -> str:
 
 class SshTarget:
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
-                 ssh_options=()):
+                 ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
         self.user, self.host, self.port = parse_ssh_url(url)
+        if remote_dir is not None and (not remote_dir or any(ord(c) < 32 for c in remote_dir)):
+            raise TargetError(f"--remote-dir {remote_dir!r}: give a directory path without "
+                              f"newlines or control characters")
         self.remote_dir = remote_dir
         self.keep_probe = keep_probe
+        self.connect_timeout = connect_timeout
         self.uploads = 0          # how many times the probe was copied over: 0 when it was there
         self.arch: str | None = None
         self._ssh_options = list(ssh_options)
@@ -79,7 +134,6 @@ class SshTarget:
         self._control = self._tmp / "cm"
         self._connected = False
         self._probe: str | None = None      # the probe's path on the board, once set up
-        self._created_dir = False
         self._snapshots = 0
         # A caller that exits without close() still leaves no master or temp dir behind.
         self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp)
@@ -92,7 +146,7 @@ class SshTarget:
             argv += ["-p", str(self.port)]
         if self.user:
             argv += ["-l", self.user]
-        return [*argv, self.host]
+        return [*argv, "--", self.host]     # `--`: the host is never read as an option
 
     def _session(self, command: str) -> list[str]:
         """One remote command over the master connection (never a second master: a master
@@ -116,12 +170,25 @@ class SshTarget:
         if self._connected:
             return
         log = self._tmp / "master.log"
+        if sys.stderr.isatty():
+            print(f"connecting to {self.host}...", end="\r", file=sys.stderr, flush=True)
         # -f: ssh goes to the background once logged in; its stderr is a file, not a pipe, so
-        # that the master living on does not keep this call waiting.
-        with open(log, "w") as err:
-            code = subprocess.run(self._ssh("-M", "-N", "-f", "-o", "ControlPersist=300", *KEEPALIVE),
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=err).returncode
+        # that the master living on does not keep this call waiting. ConnectTimeout bounds the
+        # TCP connect and the banner exchange; the outer timeout whatever comes after (a server
+        # that stalls in the key exchange or the login).
+        argv = self._ssh("-M", "-N", "-f", "-o", "ControlPersist=300",
+                         "-o", f"ConnectTimeout={self.connect_timeout:g}", *KEEPALIVE)
+        try:
+            with open(log, "w") as err:
+                code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=err, timeout=2 * self.connect_timeout).returncode
+        except subprocess.TimeoutExpired:
+            code, why = None, f"no answer in {2 * self.connect_timeout:g} s"
+        finally:
+            if sys.stderr.isatty():
+                print(" " * (len(self.host) + 16), end="\r", file=sys.stderr, flush=True)
+        if code is None:
+            raise TargetError(f"cannot reach {self.host}: {why} (is the board on, and its sshd answering?)")
         if code != 0:
             raise TargetError(self._connect_error(_last_line(log.read_text(errors="replace"))))
         self._connected = True
@@ -138,23 +205,18 @@ class SshTarget:
 
     # -- the probe on the board -------------------------------------------------------------
     def _setup(self) -> str:
-        """The board's probe path, uploaded if needed: one round trip, two when it uploads."""
+        """The board's probe path, uploaded if needed: one round trip, two when it uploads.
+
+        The probe lives in a directory of the login user's own, ``BASE/platperf-UID`` (BASE:
+        --remote-dir, else $TMPDIR or /tmp), made with mode 0700 and checked after it is made:
+        a directory that exists with another owner or mode, a symbolic link, or one inside a
+        directory others could swap it out of, is refused. Nothing in it is executed before
+        its sha256 matches the probe this host carries (docs/security.md)."""
         if self._probe is not None:
             return self._probe
-        where = shlex.quote(self.remote_dir) if self.remote_dir else '"${TMPDIR:-/tmp}/platperf-$(id -u)"'
-        # Prints: the arch, the directory, then per probe already there its hash and whether it runs.
-        done = self._round_trip(
-            "uname -m || exit 127\n"
-            f"D={where}\n"
-            'mkdir -p "$D" 2>/dev/null; chmod 700 "$D" 2>/dev/null\n'
-            'if [ ! -d "$D" ] || [ ! -w "$D" ]; then echo "dir $D"; echo "unwritable"; exit 0; fi\n'
-            'echo "dir $D"\n'
-            'for P in "$D"/platperf-probe-*; do\n'
-            '  [ -f "$P" ] || continue\n'
-            '  h=$(sha256sum "$P" 2>/dev/null) || h=-\n'
-            '  ( exec "$P" list ) >/dev/null 2>&1\n'
-            '  echo "probe $? ${h%% *} $P"\n'
-            'done\n')
+        base = shlex.quote(self.remote_dir) if self.remote_dir else '"${TMPDIR:-/tmp}"'
+        # Prints the arch, then "dir D" or "bad D WHY", then per probe file there its sha256.
+        done = self._round_trip(f"uname -m || exit 127\nB={base}\n{SETUP_SCRIPT}")
         lines = done.stdout.decode(errors="replace").splitlines()
         if done.returncode == 127 or not lines or not lines[0].strip():
             raise TargetError(f"{self.host}: 'uname -m' did not run on the board "
@@ -165,21 +227,21 @@ class SshTarget:
             local = find_probe(self.arch)
         except (ValueError, ProbeNotFound) as exc:
             raise TargetError(f"{self.host}: {exc}") from None
-        remote_dir = lines[1][4:] if len(lines) > 1 and lines[1].startswith("dir ") else "?"
-        if "unwritable" in lines[2:3]:
-            raise self._dir_error(remote_dir, "cannot create or write the directory")
-        self._created_dir = self.remote_dir is None
+        status = lines[1].split(" ", 2) if len(lines) > 1 else ["bad", "?", "no answer from the setup script"]
+        if status[0] != "dir" or len(status) < 2:
+            raise self._dir_error(status[1] if len(status) > 1 else "?",
+                                  status[2] if len(status) > 2 else "the setup script failed")
+        remote_dir = status[1]
         path = f"{remote_dir}/platperf-probe-{self.arch}"
         there = {}
         for line in lines[2:]:
-            fields = line.split(" ", 3)
-            if fields[0] == "probe" and len(fields) == 4:
-                there[fields[3]] = (fields[2], fields[1])
-        digest = hashlib.sha256(local.read_bytes()).hexdigest()
-        if there.get(path) == (digest, "0"):
-            self._probe = path
-            return path
-        self._upload(local, path)
+            fields = line.split(" ", 2)
+            if fields[0] == "probe" and len(fields) == 3:
+                there[fields[2]] = fields[1]
+        binary = local.read_bytes()
+        digest = hashlib.sha256(binary).hexdigest()
+        if there.get(path) != digest:
+            self._upload(binary, digest, path)
         self._probe = path
         return path
 
@@ -189,24 +251,21 @@ class SshTarget:
         except TargetError as exc:
             failed.append(exc)
 
-    def _upload(self, local: Path, path: str):
-        # Written aside and renamed: a probe still running from another run keeps its file.
-        p = shlex.quote(path)
+    def _upload(self, binary: bytes, digest: str, path: str):
+        """Copy the probe to ``path``: written aside, its sha256 checked (its size where the
+        board has no sha256sum), then renamed and run once. A probe still running from another
+        run keeps its file."""
         done = self._round_trip(
-            f"P={p}\n"
-            'cat > "$P.part" && chmod 755 "$P.part" && mv -f "$P.part" "$P" '
-            '|| { rm -f "$P.part"; echo "upload failed" >&2; exit 4; }\n'
-            '( exec "$P" list ) >/dev/null 2>"$P.err"; s=$?\n'
-            'tail -n 1 "$P.err" >&2; rm -f "$P.err"; exit $s\n',
-            stdin=local.read_bytes())
+            f"P={shlex.quote(path)}\nH={digest}\nN={len(binary)}\n{UPLOAD_SCRIPT}", stdin=binary)
         self.uploads += 1
         why = _last_line(done.stderr.decode(errors="replace"))
-        if done.returncode == 4:
-            raise self._dir_error(path.rsplit("/", 1)[0], f"copying the probe failed: {why}")
+        where = path.rsplit("/", 1)[0]
+        if done.returncode in (4, 5):
+            raise self._dir_error(where, f"copying the probe failed: {why}")
         if done.returncode != 0:
             # 126: a noexec mount ("Permission denied"); anything else is the probe failing.
             reason = "mounted noexec" if done.returncode == 126 or "denied" in why else why
-            raise self._dir_error(path.rsplit("/", 1)[0], f"the probe does not run there: {reason}")
+            raise self._dir_error(where, f"the probe does not run there: {reason}")
 
     def _dir_error(self, remote_dir: str, why: str) -> TargetError:
         return TargetError(f"{self.host}: cannot run the probe from {remote_dir} ({why}); "
@@ -265,7 +324,7 @@ class SshTarget:
         self._connect()
         setup.start()
         try:
-            done = self._round_trip(f"sh -s -- '' {interval:g} {shlex.quote(self.remote_dir or '/tmp')}",
+            done = self._round_trip(f"sh -s -- '' {interval:g}",
                                     stdin=SNAPSHOT_SCRIPT.encode())
         finally:
             setup.join()
@@ -284,9 +343,9 @@ class SshTarget:
     def close(self):
         if self._connected:
             if self._probe is not None and not self.keep_probe:
-                remove = f"rm -f {shlex.quote(self._probe)}"
-                if self._created_dir:
-                    remove += f"; rmdir {shlex.quote(self._probe.rsplit('/', 1)[0])} 2>/dev/null"
+                # The directory goes too when nothing else (another arch's probe kept) is in it.
+                remove = (f"rm -f {shlex.quote(self._probe)}; "
+                          f"rmdir {shlex.quote(self._probe.rsplit('/', 1)[0])} 2>/dev/null")
                 try:
                     self._round_trip(remove + "; exit 0")
                 except TargetError:

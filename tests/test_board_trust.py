@@ -1,0 +1,180 @@
+"""What a board, or a user on it, cannot make platperf do (docs/security.md), against the real
+sshd of tests/sshd_server.py. platperf logs in as root here (the tests run as root), as it
+does on lab boards: another user's files must never run, whatever they are called."""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+
+import pytest
+from conftest import missing, require_executable, require_probe
+
+from platperf.probe_path import probe_arch
+from platperf.targets import TargetError, get_target
+from platperf.targets.ssh import SshTarget, parse_ssh_url
+
+NOBODY = 65534
+PROBE = f"platperf-probe-{probe_arch(platform.machine())}"
+EVIL = """#!/bin/sh
+touch {marker}
+echo '{{"type":"meta"}}'
+"""
+
+
+def target(sshd, base, board="board") -> SshTarget:
+    require_probe()
+    return SshTarget(f"ssh://{board}", remote_dir=str(base), ssh_options=sshd.ssh_options())
+
+
+def plant(directory, marker, name="platperf-probe-evil"):
+    """A script that leaves ``marker`` behind if anything executes it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / name
+    script.write_text(EVIL.format(marker=marker))
+    script.chmod(0o755)
+    return script
+
+
+def need_root():
+    if os.geteuid() != 0:
+        missing("these tests log in as root and make files of another user (chown): run them as root")
+
+
+def first_record(proc) -> dict:
+    lines = [line for line in proc if line.strip()]
+    assert proc.wait() == 0
+    return json.loads(lines[0])
+
+
+@pytest.mark.parametrize("owner, mode, says", [
+    (NOBODY, 0o700, "belongs to uid 65534, not to the login user (0)"),   # another user's
+    (0, 0o755, "has mode drwxr-xr-x, not drwx------"),                    # ours, but open
+    (0, 0o777, "has mode drwxrwxrwx, not drwx------"),
+])
+def test_a_probe_directory_made_by_someone_else_is_refused_and_nothing_in_it_runs(
+        sshd, tmp_path, owner, mode, says):
+    need_root()
+    base = tmp_path / "tmp"
+    base.mkdir(mode=0o1777)
+    base.chmod(0o1777)
+    attacker_dir = base / "platperf-0"
+    marker = tmp_path / "ran"
+    plant(attacker_dir, marker)
+    plant(attacker_dir, marker, name=PROBE)
+    os.chown(attacker_dir, owner, owner)
+    attacker_dir.chmod(mode)
+    with target(sshd, base) as board, pytest.raises(TargetError) as err:
+        board.run(["info"])
+    message = str(err.value)
+    assert says in message and str(attacker_dir) in message and "\n" not in message
+    assert not marker.exists()
+    # Nothing was uploaded into it either.
+    assert sorted(p.name for p in attacker_dir.iterdir()) == sorted(["platperf-probe-evil", PROBE])
+
+
+def test_a_symbolic_link_in_place_of_the_directory_is_refused(sshd, tmp_path):
+    need_root()
+    base = tmp_path / "tmp"
+    base.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    marker = tmp_path / "ran"
+    plant(elsewhere, marker)
+    elsewhere.chmod(0o700)
+    (base / "platperf-0").symlink_to(elsewhere)
+    with target(sshd, base) as board, pytest.raises(TargetError) as err:
+        board.run(["info"])
+    assert "is a symbolic link" in str(err.value)
+    assert not marker.exists() and sorted(p.name for p in elsewhere.iterdir()) == ["platperf-probe-evil"]
+
+
+def test_a_base_directory_others_can_write_without_the_sticky_bit_is_refused(sshd, tmp_path):
+    need_root()
+    base = tmp_path / "open"
+    base.mkdir()
+    base.chmod(0o777)                   # anyone could rename our directory away and put theirs
+    with target(sshd, base) as board, pytest.raises(TargetError) as err:
+        board.run(["info"])
+    assert "writable by others and not sticky" in str(err.value)
+    assert not (base / "platperf-0").exists() or not any((base / "platperf-0").iterdir())
+
+
+def test_a_base_directory_of_another_user_is_refused(sshd, tmp_path):
+    need_root()
+    base = tmp_path / "home-of-nobody"
+    base.mkdir(mode=0o755)
+    os.chown(base, NOBODY, NOBODY)      # its owner could swap platperf-0 under us
+    with target(sshd, base) as board, pytest.raises(TargetError) as err:
+        board.run(["info"])
+    assert "belongs to uid 65534" in str(err.value)
+
+
+def test_only_a_probe_with_the_right_hash_runs_in_our_own_directory(sshd, tmp_path):
+    """Our own 0700 directory holding other files named like probes: none of them is executed;
+    the probe whose hash differs is replaced before it runs."""
+    need_root()
+    base = tmp_path / "tmp"
+    ours = base / "platperf-0"
+    ours.mkdir(parents=True, mode=0o700)
+    marker = tmp_path / "ran"
+    plant(ours, marker)                                       # not ours to run
+    plant(ours, marker, name=PROBE)        # the right name, the wrong hash
+    with target(sshd, base) as board:
+        meta = first_record(board.run(["info"]))
+        assert board.uploads == 1
+    assert meta["type"] == "meta" and meta["argv"][0] == str(ours / PROBE)
+    assert not marker.exists()
+
+
+def test_the_default_directory_is_made_private(sshd, tmp_path):
+    need_root()
+    with target(sshd, tmp_path) as board:
+        meta = first_record(board.run(["info"]))
+        made = tmp_path / "platperf-0"
+        assert meta["argv"][0].startswith(f"{made}/")
+        assert oct(made.stat().st_mode & 0o7777) == oct(0o700) and made.stat().st_uid == 0
+        assert oct(os.stat(meta["argv"][0]).st_mode & 0o777) == oct(0o700)
+
+
+def test_a_board_without_mktemp_refuses_the_snapshot_rather_than_guess_a_name(sshd, tmp_path):
+    require_probe()
+    with SshTarget("ssh://board-nomktemp", remote_dir=str(tmp_path),
+                   ssh_options=sshd.ssh_options()) as board, pytest.raises(TargetError) as err:
+        board.sysroot()
+    assert "no mktemp" in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("url", ["ssh://-oProxyCommand=touch%20/tmp/x", "ssh://-oProxyCommand=x",
+                                 "ssh://root@-F", "ssh://-l@host"])
+def test_a_host_or_user_that_ssh_would_read_as_an_option_is_refused(url):
+    with pytest.raises(TargetError) as err:
+        parse_ssh_url(url)
+    assert "\n" not in str(err.value)
+
+
+def test_the_host_follows_a_double_dash_on_every_ssh_command_line():
+    board = get_target("ssh://root@am62x")
+    try:
+        argv = board._session("true")
+        assert argv[argv.index("--") + 1] == "am62x" and argv[-1] == "true"
+        assert argv.index("--") > max(i for i, a in enumerate(argv) if a.startswith("-") and a != "--")
+    finally:
+        board.close()
+
+
+@pytest.mark.parametrize("remote_dir", ["/data/x\nrm -rf /", "", "/tmp/a\tb"])
+def test_a_remote_dir_with_a_newline_is_refused_before_connecting(remote_dir):
+    with pytest.raises(TargetError) as err:
+        SshTarget("ssh://board", remote_dir=remote_dir)
+    assert "--remote-dir" in str(err.value)
+
+
+def test_ssh_never_sees_an_option_as_the_host():
+    """The ssh client itself, given the command line platperf builds: with `--` it refuses the
+    host rather than running a ProxyCommand (a second line of defence behind parse_ssh_url)."""
+    require_executable("ssh", "Debian openssh-client; make deps")
+    marker = "/tmp/platperf-test-proxycommand-ran"
+    done = subprocess.run(["ssh", "-o", "BatchMode=yes", "--", f"-oProxyCommand=touch {marker}", "true"],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 255 and not os.path.exists(marker)
