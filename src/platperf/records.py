@@ -54,6 +54,20 @@ def key_text(key: tuple, unit: str | None = None) -> str:
     return f"{key.benchmark}{params} {key.mode}{where} {key.metric}" + (f" ({unit})" if unit else "")
 
 
+def not_measured(benchmark: str, metric: str, extra) -> str | None:
+    """Why a result's samples are not a figure of what its key names, or None: an idle state
+    that the CPU never entered while it was the only one enabled (``cpu-idle``'s
+    ``usage_delta`` 0) — "rejected" where the driver or firmware refused it (``rejected_delta``
+    above 0: PSCI CPU_SUSPEND denied), else "not entered". The samples are kept in the store;
+    reports and compare show the reason instead of a figure."""
+    if benchmark != "cpu-idle" or metric != "wakeup_lateness" or not isinstance(extra, dict):
+        return None
+    if extra.get("usage_delta") != 0:
+        return None
+    rejected = extra.get("rejected_delta")
+    return "rejected" if isinstance(rejected, int) and rejected > 0 else "not entered"
+
+
 class RecordError(ValueError):
     """A record that does not follow the results format; ``where`` is ``file:line``."""
 
@@ -97,6 +111,11 @@ class Result:
     def set_place(self, place: tuple):
         """Take (package, cluster, core) from ``Topology.place``."""
         self.package, self.cluster, self.core = place
+
+    @property
+    def not_measured(self) -> str | None:
+        """See :func:`not_measured`."""
+        return not_measured(self.benchmark, self.metric, self.extra)
 
     @property
     def params_key(self) -> str:

@@ -124,7 +124,8 @@ def _print_table(result, ci: bool):
         if r.pages_differ:
             verdict += (", " if verdict else "") + f"pages {r.pages_base} -> {r.pages_new}"
         cells = [bench, params, mode] + [presentation.place(package)] * packages + [
-                 presentation.place(cluster), presentation.place(core), metric, r.unit, presentation.number(r.base), presentation.number(r.new),
+                 presentation.place(cluster), presentation.place(core), metric, r.unit,
+                 presentation.side_text(r, "base"), presentation.side_text(r, "new"),
                  presentation.delta_text(r.delta_pct) if r.status == "both" else "", p,
                  f"{r.runs_base}/{r.runs_new}",
                  "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", verdict]

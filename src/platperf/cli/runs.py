@@ -61,7 +61,8 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
         doc = {k: v for k, v in r.items()}
         doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
                                package=x.package, cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
-                               direction=x.direction, **x.summary) for x in results]
+                               direction=x.direction, **x.summary, not_measured=x.not_measured)
+                          for x in results]
         print(json.dumps(doc, indent=1, default=str))
         return
     console = _console()
@@ -98,9 +99,10 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
                 "median", "min", "max", "n", "unit")
     for x in results:
         s = x.summary
+        # an idle state never entered: the reason, no figures (its samples stay stored)
+        figures = (x.not_measured, "", "") if x.not_measured else (_num(s["median"]), _num(s["min"]), _num(s["max"]))
         rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
-                                x.cpu, x.metric, _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"],
-                                x.unit)))
+                                x.cpu, x.metric, *figures, s["n"], x.unit)))
     console.print(rt)
     hist = store.histograms(r["id"])
     print(f"{len(results)} results, {len(hist)} histograms")

@@ -26,8 +26,19 @@ def interval_text(ci: tuple | None) -> str:
     return "" if ci is None else f"[{number(ci[0])}, {number(ci[1])}]"
 
 
+def side_text(row: compare.Row, side: str) -> str:
+    """One side's figure, or why it has none (``rejected``, ``not entered``)."""
+    return getattr(row, f"{side}_not_measured") or number(getattr(row, side))
+
+
 def cell(row: compare.Row) -> str:
-    """``242.66 (+132.03%)`` when the change is shown, else the new value alone."""
+    """``242.66 (+132.03%)`` when the change is shown, else the new value alone; ``rejected``
+    (no figure) for an idle state the new side never entered."""
+    if row.status == "not measured":
+        if row.new_not_measured:
+            return row.new_not_measured
+        return f"{number(row.new)} (was {row.base_not_measured})" if row.new is not None else \
+            f"removed (was {row.base_not_measured})"
     if row.status == "removed":
         return f"removed (was {number(row.base)})"
     if row.status == "added":
@@ -38,6 +49,9 @@ def cell(row: compare.Row) -> str:
 
 
 def verdict(row: compare.Row) -> str:
+    if row.status == "not measured":
+        return "; ".join(f"{side} {why}" for side, why in (("base", row.base_not_measured),
+                                                           ("new", row.new_not_measured)) if why)
     if row.status != "both":
         return row.status
     if row.regression:
@@ -121,7 +135,16 @@ def _change_items(rows: list[compare.Row]) -> list[tuple[str, str]]:
 
 def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
     out = []
-    changed = [r for r in cmp.rows if r.status != "both"]
+    unmeasured = [r for r in cmp.rows if r.status == "not measured"]
+    if unmeasured:
+        out.append(Section("Not measured", text=(
+            "Idle states the firmware rejected (the state's `rejected` counter moved) or the CPU "
+            "never entered (`usage` unchanged) while they were the only ones enabled: their "
+            "samples are the wake-up of another state, so they have no figure and no change."),
+            items=[(key_text(r.key), f"{cmp.base_ref}: {side_text(r, 'base') or 'absent'}, "
+                                     f"{cmp.new_ref}: {side_text(r, 'new') or 'absent'}")
+                   for r in unmeasured[:MAX_LISTED]]))
+    changed = [r for r in cmp.rows if r.status in ("added", "removed")]
     if changed:
         out.append(Section("Added and removed", items=[
             (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
