@@ -407,6 +407,7 @@ def _run_step(step, target, writer, out, state, place, progress, stop, transform
     """One probe invocation, its records stored as they arrive. Returns None when the probe
     finished the step, else the run's (status, error)."""
     name = f"probe output of '{step.title}' (suite entry {step.number})"
+    state["kernel"] = step.kernel
     proc = state["proc"] = target.run(step.argv)
     feed = _Feed(proc, name)
     end, errors, interrupted_at = None, [], None
@@ -469,6 +470,8 @@ def _store_record(rec, writer, out, state, place, transform, errors):
         writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core, package=package)
         out.histograms += 1
     elif kind == "warning":
+        if "cpu" in rec:   # about the results of that CPU: the kernel that wrote it (findings.collapse)
+            rec = {"benchmark": state.get("kernel"), **rec}
         if rec not in out.warnings:  # each probe invocation repeats its own
             out.warnings.append(rec)
     elif kind == "error":
@@ -571,5 +574,5 @@ def with_probe_warnings(findings, warnings):
     extra = [{"level": w.get("level", "warn"), "code": w.get("code", "probe-warning"),
               "message": w["message"], "effect": None, "fix": w.get("fix"),
               "source": w.get("source", "probe"),
-              **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
+              **{k: w[k] for k in ("cpu", "benchmark") if w.get(k) is not None}} for w in warnings]
     return list(findings or []) + extra

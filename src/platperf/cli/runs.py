@@ -87,7 +87,8 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
             if name not in ("Target", "Suite", "Runs", "Note", "Probe") and value(r["fingerprint"], r):
                 fp.add_row(name, _cell(value(r["fingerprint"], r)))
         console.print(fp)
-    findings = r["findings"] or []
+    from ..findings import collapse
+    findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
     if findings:
         ft = _table("level", "finding", "effect", "fix")
         for f in findings:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ... import code_placement
+from ...findings import collapse
 from ..data import ReportData
 from ..document import Section, Table
 
@@ -11,7 +12,7 @@ def build(data: ReportData) -> Section:
     rows = []
     for col in data.columns:
         for run in col.runs:
-            for f in run.get("findings") or []:
+            for f in collapse(run.get("findings") or []):   # a repeated probe warning: one row
                 if isinstance(f, dict):
                     rows.append([col.name, run["id"], f.get("level", ""), f.get("code", ""),
                                  f.get("message", ""), f.get("effect", ""), f.get("fix", "")])
