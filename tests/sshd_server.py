@@ -9,6 +9,7 @@ dir, and writes a client ``ssh_config`` whose Host aliases are the boards:
                        a ``uname`` shim first on PATH and runs ``exec "$P"`` through qemu);
 * ``board-nouname``    a board without ``uname``;
 * ``board-nomktemp``   a board without ``mktemp``;
+* ``board-liar``       a board whose probe's ``run`` prints what the test put in ``liar.jsonl``;
 * ``board-noexec``     a board whose ``<dir>/noexec`` is a tmpfs mounted noexec (root only:
                        each login mounts it in a mount namespace of its own);
 * ``board-wrongkey``   logs in with a key the server does not know;
@@ -46,6 +47,9 @@ nouname)
     PATH="@DIR@/nouname-bin:$PATH" ;;
 nomktemp)
     PATH="@DIR@/nomktemp-bin:$PATH" ;;
+liar)
+    # `platperf-probe run ...` prints what the test wrote into @DIR@/liar.jsonl instead.
+    cmd=$(printf '%s\n' "$cmd" | sed 's|exec "\$P"|exec "@DIR@/liar" "$P"|g') ;;
 noexec)
     # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
     if [ -z "${PP_MOUNT_NS:-}" ]; then export PP_MOUNT_NS=1; exec unshare -m "$0"; fi
@@ -66,6 +70,13 @@ echo "sh: 1: uname: not found" >&2
 exit 127
 '''
 
+
+LIAR = '''#!/bin/sh
+# A board whose probe lies: `run` prints the test's records; list and info are the real probe's.
+P=$1; shift
+[ "$1" = run ] && exec cat "@DIR@/liar.jsonl"
+exec "$P" "$@"
+'''
 
 MKTEMP_MISSING = '''#!/bin/sh
 echo "sh: 1: mktemp: not found" >&2
@@ -116,6 +127,7 @@ class Sshd:
         _write_exec(d / "aarch64-bin" / "uname", UNAME_AARCH64)
         _write_exec(d / "nouname-bin" / "uname", UNAME_MISSING)
         _write_exec(d / "nomktemp-bin" / "mktemp", MKTEMP_MISSING)
+        _write_exec(d / "liar", LIAR.replace("@DIR@", str(d)))
         (d / "noexec").mkdir(exist_ok=True)
         (d / "sshd_config").write_text(f"""\
 Port {self.port}
@@ -155,6 +167,8 @@ Host board-noexec
   SetEnv PLATPERF_TEST_BOARD=noexec
 Host board-nomktemp
   SetEnv PLATPERF_TEST_BOARD=nomktemp
+Host board-liar
+  SetEnv PLATPERF_TEST_BOARD=liar
 Host board-wrongkey
   IdentityFile {d}/other_key
   Port {self.port}

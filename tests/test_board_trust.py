@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 
 import pytest
 from conftest import missing, require_executable, require_probe
@@ -178,3 +179,68 @@ def test_ssh_never_sees_an_option_as_the_host():
     done = subprocess.run(["ssh", "-o", "BatchMode=yes", "--", f"-oProxyCommand=touch {marker}", "true"],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 255 and not os.path.exists(marker)
+
+
+# -- what the board sends back: every record checked once, wherever it comes from ---------------
+def lie(sshd, records: list) -> None:
+    (sshd.dir / "liar.jsonl").write_text("".join(r if isinstance(r, str) else json.dumps(r) + "\n"
+                                                 for r in records))
+
+
+META = {"type": "meta", "schema": 1, "arch": "x86_64"}
+GOOD = {"type": "result", "benchmark": "mem-latency", "params": {"size": 16384}, "cpu": 0,
+        "metric": "latency", "unit": "ns", "direction": "lower", "samples": [1.5, 1.6]}
+SMALL = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = "16k"\n'
+         'samples = 2\nwarmup = 0\nmin_time = 0.002\n')
+
+
+@pytest.mark.parametrize("bad, says", [
+    ('{"type":"result","benchmark":"mem-latency","params":{},"metric":"latency","unit":"ns",'
+     '"direction":"lower","cpu":0,"samples":[NaN,1.0]}\n', "NaN is not a number a record may hold"),
+    ({**GOOD, "samples": [1e308, 1.0]}, "'samples' must be a number within"),
+    ({**GOOD, "cpu": 10 ** 30}, "'cpu' must be a CPU number"),
+    ({"type": "histogram", "benchmark": "latency-loop", "params": {}, "unit": "ns", "cpu": "zz",
+      "count": 3, "min": 1.0, "max": 2.0, "buckets": []}, "'cpu' must be a CPU number"),
+    ({"type": "histogram", "benchmark": "latency-loop", "params": {}, "unit": "ns", "cpu": 0,
+      "count": -7, "min": 1.0, "max": 2.0, "buckets": []}, "'count' must not be negative"),
+])
+def test_a_board_that_sends_a_bad_record_fails_the_run_and_keeps_what_came_before(
+        sshd, tmp_path, bad, says):
+    require_probe()
+    lie(sshd, [META, GOOD, bad, GOOD, {"type": "end", "status": "complete"}])
+    (tmp_path / "small.toml").write_text(SMALL)
+    env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config))
+    done = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", "small.toml",
+                           "--target", "ssh://board-liar", "--cpus", "0", "--db", "l.db",
+                           "--label", "liar", "--quiet", "--json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    out = json.loads(done.stdout)
+    assert out["status"] == "failed" and says in out["error"] and ":3:" in out["error"]
+    assert out["results"] == 1                              # the good record before it is kept
+    # and every reader of the database still works
+    for command in (["show", "liar"], ["report", "liar", "--format", "md"]):
+        shown = subprocess.run([sys.executable, "-m", "platperf", *command, "--db", "l.db"],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert shown.returncode == 0, shown.stderr
+
+
+@pytest.mark.parametrize("bad, says", [
+    ({**GOOD, "samples": [1e308, 1e308]}, "'samples' must be a number within"),
+    ({**GOOD, "cpu": 10 ** 30}, "'cpu' must be a CPU number"),
+    ({**GOOD, "samples": [10 ** 400]}, "'samples' is out of range"),
+    ('{"type":"result","samples":[1e999]}\n', "beyond the range of a number"),
+])
+def test_an_imported_stream_with_numbers_out_of_range_is_one_line_and_stores_nothing(tmp_path, bad, says):
+    from typer.testing import CliRunner
+    from platperf.cli import app
+    from platperf.store import Store
+    path = tmp_path / "board.jsonl"
+    path.write_text("".join(r if isinstance(r, str) else json.dumps(r) + "\n"
+                            for r in [META, GOOD, bad, {"type": "end", "status": "complete"}]))
+    db = tmp_path / "r.db"
+    out = CliRunner().invoke(app, ["ingest", "probe-jsonl", str(path), "--label", "x", "--db", str(db)])
+    assert out.exit_code == 2 and out.exception is None or isinstance(out.exception, SystemExit)
+    assert says in out.output and f"{path}:3:" in out.output
+    assert len(out.output.strip().splitlines()) == 1
+    assert Store(str(db)).runs() == []

@@ -7,6 +7,7 @@ record is validated in one place.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import IO, Iterable, Iterator, NamedTuple
 
@@ -140,17 +141,17 @@ def _require(rec: dict, name: str, kind, where: str):
 def result_from_record(rec: dict, where: str = "<record>") -> Result:
     """Validate a ``result`` record and return it as a :class:`Result`."""
     samples = _require(rec, "samples", list, where)
-    if not samples or not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
+    if not samples:
         raise RecordError(where, "'samples' must be a non-empty list of numbers")
+    for value in samples:
+        _number(value, "samples", where)
     direction = _require(rec, "direction", str, where)
     if direction not in DIRECTIONS:
         raise RecordError(where, f"'direction' must be lower or higher, got {direction!r}")
     mode = rec.get("mode", "serial")
     if mode not in MODES:
         raise RecordError(where, f"'mode' must be serial or parallel, got {mode!r}")
-    cpu = rec.get("cpu")
-    if cpu is not None and (not isinstance(cpu, int) or isinstance(cpu, bool)):
-        raise RecordError(where, f"'cpu' must be an integer, got {cpu!r}")
+    cpu = _cpu_field(rec, "cpu", where)
     known = {"type", "benchmark", "params", "metric", "unit", "direction", "samples", "cpu",
              "mode", "package", "cluster", "core", "summary"}
     return Result(
@@ -162,20 +163,83 @@ def result_from_record(rec: dict, where: str = "<record>") -> Result:
         samples=[float(s) for s in samples],
         cpu=cpu,
         mode=mode,
-        package=rec.get("package"),
-        cluster=rec.get("cluster"),
-        core=rec.get("core"),
+        package=_cpu_field(rec, "package", where),
+        cluster=_cpu_field(rec, "cluster", where),
+        core=_cpu_field(rec, "core", where),
         extra={k: v for k, v in rec.items() if k not in known},
     )
 
 
-def check_record(rec, where: str) -> dict:
-    """Check the fields every record type must have; returns the record."""
+# A CPU number beyond any machine's (Linux's NR_CPUS tops out at 8192) and a figure beyond
+# 1e30 in any unit (a second is 1e9 ns, a terabyte 1e12 bytes) are corrupt, whatever else the
+# record says: the statistics square and sum samples, and must stay finite.
+MAX_CPU = 1 << 16
+MAX_VALUE = 1e30
+
+
+def _cpu_field(rec: dict, name: str, where: str, cpus=None):
+    value = rec.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < MAX_CPU:
+        raise RecordError(where, f"'{name}' must be a CPU number from 0 to {MAX_CPU - 1}, got {value!r:.40}")
+    if name == "cpu" and cpus is not None and value not in cpus:
+        raise RecordError(where, f"'cpu' {value} is not a CPU of this target "
+                                 f"(it has {_cpu_list(cpus)})")
+    return value
+
+
+def _cpu_list(cpus) -> str:
+    cpus = sorted(cpus)
+    return f"{cpus[0]}-{cpus[-1]}" if cpus and cpus == list(range(cpus[0], cpus[-1] + 1)) else \
+        ",".join(map(str, cpus)) or "none"
+
+
+def _number(value, name: str, where: str):
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise RecordError(where, f"'{name}' must be a number, got {value!r:.40}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise RecordError(where, f"'{name}' is out of range") from None
+    if not math.isfinite(number) or abs(number) > MAX_VALUE:
+        raise RecordError(where, f"'{name}' must be a number within ±{MAX_VALUE:g}, got {value!r:.40}")
+    return value
+
+
+def _histogram(rec: dict, where: str):
+    for name in ("benchmark", "unit"):
+        _require(rec, name, str, where)
+    _require(rec, "params", dict, where)
+    buckets = _require(rec, "buckets", list, where)
+    for name in ("min", "max"):
+        _number(_require(rec, name, None, where), name, where)
+    count = _require(rec, "count", int, where)
+    if count < 0:
+        raise RecordError(where, f"'count' must not be negative, got {count}")
+    total = 0
+    for bucket in buckets:
+        if not isinstance(bucket, list) or len(bucket) != 3:
+            raise RecordError(where, "a histogram bucket must be [low, high, count]")
+        _number(bucket[0], "bucket low", where)
+        _number(bucket[1], "bucket high", where)
+        if not isinstance(bucket[2], int) or isinstance(bucket[2], bool) or bucket[2] < 0:
+            raise RecordError(where, f"a bucket count must be a non-negative integer, got {bucket[2]!r:.40}")
+        total += bucket[2]
+    if buckets and total > count:
+        raise RecordError(where, f"the buckets hold {total} values but 'count' is {count}")
+
+
+def check_record(rec, where: str, cpus=None) -> dict:
+    """Check a record of any type: its fields, types and ranges (finite numbers, CPU numbers,
+    counts that are not negative; with ``cpus``, a CPU the target has). Returns the record."""
     if not isinstance(rec, dict):
         raise RecordError(where, "a record must be a JSON object")
     kind = rec.get("type")
     if kind not in TYPES:
-        raise RecordError(where, f"unknown record type {kind!r} (expected one of {', '.join(TYPES)})")
+        raise RecordError(where, f"unknown record type {kind!r:.40} (expected one of {', '.join(TYPES)})")
+    for name in ("cpu", "cluster", "core"):
+        _cpu_field(rec, name, where, cpus)
     if kind == "meta":
         schema = _require(rec, "schema", int, where)
         if schema != SCHEMA:
@@ -184,16 +248,12 @@ def check_record(rec, where: str) -> dict:
     elif kind == "result":
         result_from_record(rec, where)
     elif kind == "histogram":
-        for name in ("benchmark", "unit"):
-            _require(rec, name, str, where)
-        _require(rec, "params", dict, where)
-        _require(rec, "buckets", list, where)
-        for name in ("count", "min", "max"):
-            _require(rec, name, (int, float), where)
+        _histogram(rec, where)
     elif kind == "point":
         _require(rec, "name", str, where)
-        for name in ("ticks", "cpu", "thread"):
+        for name in ("ticks", "thread"):
             _require(rec, name, int, where)
+        _require(rec, "cpu", int, where)
     elif kind in ("warning", "error"):
         _require(rec, "message", str, where)
     elif kind == "end":
@@ -201,11 +261,33 @@ def check_record(rec, where: str) -> dict:
     return rec
 
 
-def read_stream(lines: Iterable[str], name: str = "<stream>") -> Iterator[dict]:
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number a record may hold")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]} is beyond the range of a number")
+    return value
+
+
+def parse_line(line: str, where: str) -> dict:
+    """One JSON Lines record, NaN, Infinity and numbers beyond a double's range refused."""
+    try:
+        return json.loads(line, parse_constant=_no_constant, parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise RecordError(where, f"not JSON ({exc.msg})") from None
+    except ValueError as exc:          # from the two hooks, or an integer of over 4300 digits
+        raise RecordError(where, f"not a record: {exc}") from None
+
+
+def read_stream(lines: Iterable[str], name: str = "<stream>", cpus=None) -> Iterator[dict]:
     """Yield checked records from JSON Lines; raises :class:`RecordError` naming ``name:line``.
 
     The first record must be ``meta``. The caller sees ``end`` (or its absence) and
-    decides between complete, partial and failed.
+    decides between complete, partial and failed. ``cpus``: the target's CPU numbers, when
+    known; a record naming another is refused.
     """
     first = True
     for number, line in enumerate(lines, 1):
@@ -213,11 +295,7 @@ def read_stream(lines: Iterable[str], name: str = "<stream>") -> Iterator[dict]:
         if not line:
             continue
         where = f"{name}:{number}"
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise RecordError(where, f"not JSON ({exc.msg})") from None
-        check_record(rec, where)
+        rec = check_record(parse_line(line, where), where, cpus)
         if first and rec["type"] != "meta":
             raise RecordError(where, "the first record must be 'meta'")
         first = False

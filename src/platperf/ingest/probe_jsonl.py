@@ -16,7 +16,6 @@ not a record stops the import with ``file:line``.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -53,9 +52,8 @@ class ProbeStream:
                     if self.meta is None:
                         self.meta = rec
                 elif kind == "result":
-                    yield _result(rec, where)
+                    yield result_from_record(rec, where)
                 elif kind == "histogram":
-                    _check_finite(rec, where)
                     self.histograms.append(rec)
                 elif kind == "warning":
                     if self._kernel and "cpu" in rec:   # the kernel that wrote it (findings.collapse)
@@ -108,6 +106,7 @@ class ProbeStream:
         yield line
 
 
+<<<<<<< HEAD
 def _kernel(meta: dict) -> str | None:
     """The kernel of ``platperf-probe run KERNEL ...`` from a meta record's argv."""
     argv = meta.get("argv")
@@ -134,6 +133,8 @@ def _check_finite(value, where: str):
         raise IngestError(where, "NaN or Infinity in a record; the probe never writes them") from None
 
 
+=======
+>>>>>>> main
 def parse(text: str, name: str) -> list[Result]:
     results = list(ProbeStream().read(text.splitlines(), name))
     if not results:
