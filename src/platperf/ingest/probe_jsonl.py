@@ -106,7 +106,6 @@ class ProbeStream:
         yield line
 
 
-<<<<<<< HEAD
 def _kernel(meta: dict) -> str | None:
     """The kernel of ``platperf-probe run KERNEL ...`` from a meta record's argv."""
     argv = meta.get("argv")
@@ -115,26 +114,6 @@ def _kernel(meta: dict) -> str | None:
     return None
 
 
-def _result(rec: dict, where: str) -> Result:
-    try:
-        res = result_from_record(rec, where)
-    except OverflowError:  # an integer sample beyond any float
-        raise IngestError(where, "a sample is out of range") from None
-    if not all(math.isfinite(s) for s in res.samples):
-        raise IngestError(where, "samples must be finite numbers")
-    _check_finite(res.extra, where)
-    return res
-
-
-def _check_finite(value, where: str):
-    try:
-        json.dumps(value, allow_nan=False)
-    except (ValueError, OverflowError):
-        raise IngestError(where, "NaN or Infinity in a record; the probe never writes them") from None
-
-
-=======
->>>>>>> main
 def parse(text: str, name: str) -> list[Result]:
     results = list(ProbeStream().read(text.splitlines(), name))
     if not results:
