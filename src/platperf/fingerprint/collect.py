@@ -259,7 +259,8 @@ def _probe(meta: dict | None) -> dict:
         "arch": meta.get("arch"),
         "fallback": meta.get("fallback"),
         "counter": {k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
-                                                "read_overhead_ticks", "read_overhead_ns")},
+                                                "read_overhead_ticks", "read_overhead_ns", "stop_read")
+                    if k in counter or k != "stop_read"},
         "core_clock": meta.get("core_clock"),
     }
 
