@@ -139,18 +139,24 @@ def test_a_run_records_its_owner_and_heartbeat(db_url):
     assert store.run(run_id)["heartbeat_at"] > "2000-01-01T00:00:00Z"
 
 
-def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
-    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
-    # would cascade and delete every result.
+def old_database(tmp_path, revision: str):
+    """A SQLite file at schema ``revision`` holding run 1 (v2.9)."""
     from alembic import command
     from platperf.store.migrations import _config
     db = tmp_path / "old.db"
     engine = create_engine(f"sqlite:///{db}")
     with engine.begin() as conn:
-        command.upgrade(_config(conn), "0001")
+        command.upgrade(_config(conn), revision)
         conn.execute(text("INSERT INTO runs (id, target, status, source, started_at, label) "
                           "VALUES (1, 'local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'v2.9')"))
     engine.dispose()
+    return db
+
+
+def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
+    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
+    # would cascade and delete every result.
+    db = old_database(tmp_path, "0001")
     with sqlite3.connect(db) as c:
         c.execute("PRAGMA foreign_keys=ON")
         c.execute("INSERT INTO results (run_id, benchmark, params, params_json, mode, metric, unit, "
@@ -167,14 +173,9 @@ def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
 def test_migrating_from_0002_keeps_the_keys_of_stored_results(tmp_path):
     # 0003 adds the package: NULL for every stored result, so their keys stay as they were
     # and compare with results of a one-package machine stored after the upgrade.
-    from alembic import command
-    from platperf.store.migrations import _config
-    db = tmp_path / "old.db"
+    db = old_database(tmp_path, "0002")
     engine = create_engine(f"sqlite:///{db}")
     with engine.begin() as conn:
-        command.upgrade(_config(conn), "0002")
-        conn.execute(text("INSERT INTO runs (id, target, status, source, started_at, label) "
-                          "VALUES (1, 'local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'v2.9')"))
         conn.execute(text("INSERT INTO results (run_id, benchmark, params, params_json, cpu, cluster, core, "
                           "mode, metric, unit, direction, n, samples) VALUES (1, 'b', '', '{}', 3, 1, 1, "
                           "'serial', 'm', 'ns', 'lower', 1, :s)"), {"s": b"\0" * 8})
