@@ -1,23 +1,30 @@
 """Build hook: compile the probes with CMake and install them inside the package.
 
 The wheel carries ``platperf/_bin/platperf-probe`` (this machine's) and one static
-``platperf/_bin/platperf-probe-<arch>`` per architecture it could build: this machine's,
-and aarch64 / armv7 when Debian's cross compilers are installed (``make deps``). An
-editable install finds the same files in ``src/platperf/_bin``; platperf.probe_path
-locates them at run time.
+``platperf/_bin/platperf-probe-<arch>`` per architecture: x86_64, aarch64 and armv7, the
+ones this machine does not run built with Debian's cross compilers (``make deps-run``
+installs them). A build that lacks one stops with one line naming it; ``PLATPERF_HOST_ONLY=1``
+builds a wheel with this machine's probe only, on purpose. An editable install finds the
+same files in ``src/platperf/_bin``; platperf.probe_path locates them at run time.
+
+The Python code is pure and the probes are static, so the wheel is tagged for any Python 3
+on this machine's platform (``py3-none-linux_x86_64``), not for the interpreter building it.
 """
+import os
 import platform
 import shutil
 import subprocess
+import sysconfig
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-# probe architecture -> (cross compiler, CMake toolchain file under probe/)
+# probe architecture -> (cross compiler, CMake toolchain file under probe/, Debian package)
 CROSS = {
-    "aarch64": ("aarch64-linux-gnu-gcc", "cmake/aarch64-linux-gnu.cmake"),
-    "armv7": ("arm-linux-gnueabihf-gcc", "cmake/arm-linux-gnueabihf.cmake"),
+    "aarch64": ("aarch64-linux-gnu-gcc", "cmake/aarch64-linux-gnu.cmake", "gcc-aarch64-linux-gnu"),
+    "armv7": ("arm-linux-gnueabihf-gcc", "cmake/arm-linux-gnueabihf.cmake", "gcc-arm-linux-gnueabihf"),
 }
+HOST_ONLY = "PLATPERF_HOST_ONLY"
 # `uname -m` of a build machine -> the architecture of its native probe
 NATIVE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
           "armv7l": "armv7", "armv8l": "armv7"}
@@ -40,14 +47,24 @@ class ProbeBuildHook(BuildHookInterface):
         root = Path(self.root)
         dest = root / "src" / "platperf" / "_bin"
         dest.mkdir(exist_ok=True)
+        native_arch = NATIVE.get(platform.machine())
+        cross = {arch: how for arch, how in CROSS.items() if arch != native_arch}
+        if os.environ.get(HOST_ONLY) == "1":
+            cross = {}
+        absent = [(arch, compiler, package) for arch, (compiler, _, package) in cross.items()
+                  if shutil.which(compiler) is None]
+        if absent:
+            # Before anything is built: one line, not a wheel that silently lacks a board's probe.
+            raise SystemExit(
+                "platperf: cannot build the " + " and the ".join(
+                    f"{arch} probe: {compiler} is not installed" for arch, compiler, _ in absent)
+                + f" (apt install {' '.join(p for *_, p in absent)}, or {HOST_ONLY}=1 for a "
+                "wheel with this machine's probe only)")
         native = cmake_build(root, root / "build" / "probe" / "native")
         shipped = {"platperf-probe": native}
-        native_arch = NATIVE.get(platform.machine())
         if native_arch:
             shipped[f"platperf-probe-{native_arch}"] = native
-        for arch, (compiler, toolchain) in CROSS.items():
-            if arch == native_arch or shutil.which(compiler) is None:
-                continue
+        for arch, (_, toolchain, _) in cross.items():
             shipped[f"platperf-probe-{arch}"] = cmake_build(
                 root, root / "build" / "probe" / arch, f"-DCMAKE_TOOLCHAIN_FILE={toolchain}")
         # a probe left from an earlier build with a compiler since removed would be stale
@@ -60,4 +77,4 @@ class ProbeBuildHook(BuildHookInterface):
             if version != "editable":
                 build_data["force_include"][str(dest / name)] = f"platperf/_bin/{name}"
         build_data["pure_python"] = False
-        build_data["infer_tag"] = True
+        build_data["tag"] = "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
-from platperf.runner import parse_cpulist  # noqa: E402
+from platperf.runner.suite import parse_cpulist  # noqa: E402
 
 PROBE = Path(os.environ.get("PLATPERF_PROBE", ROOT / "build" / "probe" / "native" / "platperf-probe"))
 PEER_ROOT = Path("/tmp/platperf-c2c-peer")

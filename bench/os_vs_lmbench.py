@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from platperf.probe_path import ProbeNotFound, find_probe  # noqa: E402
-from platperf.report.lmbench_names import LAT_CTX_PROCS, LAT_CTX_SIZES_K, LMBENCH_OS_ROWS  # noqa: E402
+from platperf.vocab.lmbench import LAT_CTX_PROCS, LAT_CTX_SIZES_K, LMBENCH_OS_ROWS  # noqa: E402
 
 PROGRAMS = ("lat_syscall lat_sig lat_pipe lat_unix lat_tcp lat_connect lat_select lat_sem lat_ctx lat_proc "
             "lat_pagefault lat_mmap lat_fs bw_file_rd bw_mmap_rd bw_pipe bw_unix hello").split()

@@ -18,18 +18,23 @@ import signal
 import sys
 import time
 
-KERNELS = [
+KERNELS = [   # the real probe's shape (tests/test_fake_probe_contract.py): defaults as text, kinds, help
     {"name": "mem-latency", "help": "pointer chase",
-     "params": [{"name": "pattern", "default": "seq", "choices": ["seq", "random"]},
-                {"name": "size", "default": "auto", "choices": None},
-                {"name": "stride", "default": 64, "choices": None}]},
+     "params": [{"name": "pattern", "default": "seq", "choices": ["seq", "random"], "kind": "choice",
+                 "help": "ring order"},
+                {"name": "size", "default": "auto", "choices": None, "kind": "size-list",
+                 "help": "ring sizes"},
+                {"name": "stride", "default": "64", "choices": None, "kind": "size",
+                 "help": "bytes between ring elements"}]},
     {"name": "mem-bandwidth", "help": "bw_mem and STREAM kernels",
      "params": [{"name": "kernel", "default": "rd",
                  "choices": ["rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy",
-                             "copy", "scale", "add", "triad"]},
-                {"name": "size", "default": "16m", "choices": None}]},
+                             "copy", "scale", "add", "triad"], "kind": "choice", "help": "access patterns"},
+                {"name": "size", "default": "16m", "choices": None, "kind": "size-list",
+                 "help": "bytes of each buffer"}]},
     {"name": "latency-loop", "help": "duration-bounded loop with a histogram",
-     "params": [{"name": "duration", "default": "1s", "choices": None}]},
+     "params": [{"name": "duration", "default": "1", "choices": None, "kind": "number",
+                 "help": "seconds the loop runs"}]},
 ]
 META = {"type": "meta", "schema": 1, "probe_version": "0.0-fake", "build_id": "fake0001",
         "arch": "x86_64", "compiler": "none", "cflags": "", "counter": {"name": "fake", "freq_hz": 1e9},

@@ -42,14 +42,18 @@ cmd=$SSH_ORIGINAL_COMMAND
 case "$PLATPERF_TEST_BOARD" in
 aarch64)
     PATH="@DIR@/aarch64-bin:$PATH"
-    cmd=$(printf '%s\n' "$cmd" | sed 's/exec "\$P"/exec qemu-aarch64-static "$P"/g') ;;
+    cmd=$(printf '%s\n' "$cmd" | sed -e 's/exec "\$P"/exec qemu-aarch64-static "$P"/g' \
+                                      -e 's/^"\$P" "\$@"/qemu-aarch64-static "$P" "$@"/') ;;
 nouname)
     PATH="@DIR@/nouname-bin:$PATH" ;;
 nomktemp)
     PATH="@DIR@/nomktemp-bin:$PATH" ;;
 liar)
-    # `platperf-probe run ...` prints what the test wrote into @DIR@/liar.jsonl instead.
-    cmd=$(printf '%s\n' "$cmd" | sed 's|exec "\$P"|exec "@DIR@/liar" "$P"|g') ;;
+    # `platperf-probe run ...` prints what the test wrote into @DIR@/liar.jsonl (or runs
+    # @DIR@/liar-run) instead; the /sys and /proc snapshot is @DIR@/liar-snapshot's, if there.
+    case $cmd in "sh -s -- "*) [ -x "@DIR@/liar-snapshot" ] && exec "@DIR@/liar-snapshot" ;; esac
+    cmd=$(printf '%s\n' "$cmd" | sed -e 's|exec "\$P"|exec "@DIR@/liar" "$P"|g' \
+                                      -e 's|^"\$P" "\$@"|"@DIR@/liar" "$P" "$@"|') ;;
 noexec)
     # @DIR@/noexec is a noexec tmpfs in this login's own mount namespace only.
     if [ -z "${PP_MOUNT_NS:-}" ]; then export PP_MOUNT_NS=1; exec unshare -m "$0"; fi
@@ -74,7 +78,11 @@ exit 127
 LIAR = '''#!/bin/sh
 # A board whose probe lies: `run` prints the test's records; list and info are the real probe's.
 P=$1; shift
-[ "$1" = run ] && exec cat "@DIR@/liar.jsonl"
+if [ "$1" = run ]; then
+    [ -x "@DIR@/liar-run" ] && exec "@DIR@/liar-run"
+    exec cat "@DIR@/liar.jsonl"
+fi
+[ "$1" = info ] && [ -x "@DIR@/liar-info" ] && exec "@DIR@/liar-info"
 exec "$P" "$@"
 '''
 
@@ -269,3 +277,19 @@ def sshd(tmp_path_factory):
     server = Sshd(tmp_path_factory.mktemp("sshd")).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def board_liar(sshd):
+    """``ssh://board-liar``'s scripts: ``board_liar("liar-run", TEXT)`` makes its probe's `run`
+    (or ``liar-info``, ``liar-snapshot``) a shell script of the test's; removed afterwards."""
+    made = []
+
+    def script(name: str, text: str):
+        path = sshd.dir / name
+        path.write_text("#!/bin/sh\n" + text)
+        path.chmod(0o755)
+        made.append(path)
+    yield script
+    for path in made:
+        path.unlink(missing_ok=True)

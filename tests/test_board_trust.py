@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from conftest import missing, require_executable, require_probe
+from test_psci import wait_for
 
 from platperf.probe_path import probe_arch
 from platperf.targets import TargetError, get_target
@@ -244,3 +245,125 @@ def test_an_imported_stream_with_numbers_out_of_range_is_one_line_and_stores_not
     assert says in out.output and f"{path}:3:" in out.output
     assert len(out.output.strip().splitlines()) == 1
     assert Store(str(db)).runs() == []
+
+
+# -- whatever is killed, nothing is left running or behind ----------------------------------------
+LONG = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = "16k"\n'
+        'samples = 100000\nwarmup = 0\nmin_time = 0.01\n')   # about 1000 s: it never ends by itself
+
+
+def processes_of(executable: str, running: bytes = b"") -> list[int]:
+    """PIDs of ``executable`` (whose command line holds ``running``)."""
+    from pathlib import Path
+    out = []
+    for p in Path("/proc").glob("[0-9]*"):
+        try:
+            if os.readlink(p / "exe") == executable and running in (p / "cmdline").read_bytes():
+                out.append(int(p.name))
+        except OSError:
+            pass
+    return out
+
+
+def ssh_masters_for(control_dir: str) -> list[int]:
+    from pathlib import Path
+    out = []
+    for p in Path("/proc").glob("[0-9]*"):
+        try:
+            line = (p / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if line and line[0].endswith(b"ssh") and b"-M" in line and control_dir.encode() in b" ".join(line):
+            out.append(int(p.name))
+    return out
+
+
+def start_long_run(sshd, tmp_path, label: str) -> tuple[subprocess.Popen, str]:
+    require_probe()
+    (tmp_path / "long.toml").write_text(LONG)
+    env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config), TMPDIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "platperf", "run", "--suite", "long.toml",
+                             "--target", "ssh://board", "--remote-dir", str(tmp_path / "remote"),
+                             "--cpus", "0", "--db", "k.db", "--label", label, "--quiet", "--json"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    probe = str(tmp_path / "remote" / "platperf-0" / PROBE)
+    # the step itself, not `platperf-probe info` before it
+    assert wait_for(lambda: processes_of(probe, b"mem-latency") or proc.poll() is not None, 120), \
+        "the probe never started"
+    assert proc.poll() is None, proc.communicate()
+    return proc, probe
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_platperf_killed_leaves_no_probe_master_or_temp_dir(sshd, tmp_path, how):
+    """Row 15: platperf ended by SIGKILL (no code of its own runs) or SIGTERM: the probe on the
+    board stops (its session's pipe closed), the ssh master goes (its lifeline closed), and
+    the temp dir goes too (at once on SIGTERM; with SIGKILL the next platperf removes it)."""
+    import signal
+    need_root()
+    proc, probe = start_long_run(sshd, tmp_path, how.lower())
+    dirs = list(tmp_path.glob("pp-ssh-*"))
+    assert len(dirs) == 1 and ssh_masters_for(str(dirs[0]))
+    os.kill(proc.pid, getattr(signal, how))
+    proc.communicate(timeout=120)
+    # The step would run for about 1000 s: gone within a minute means stopped, not finished.
+    assert wait_for(lambda: not processes_of(probe), 60), "the probe on the board runs on"
+    assert wait_for(lambda: not ssh_masters_for(str(dirs[0])), 60), "the ssh master stays"
+    if how == "SIGTERM":
+        assert not dirs[0].exists()
+    else:                               # a later platperf, with the same TMPDIR, tidies up
+        assert dirs[0].exists()
+        subprocess.run([sys.executable, "-c", "from platperf.targets.ssh import SshTarget; "
+                        "SshTarget('ssh://board').close()"], check=True, timeout=60,
+                       env=dict(os.environ, TMPDIR=str(tmp_path)))
+        assert not dirs[0].exists()
+
+
+def test_a_master_that_dies_mid_step_stops_the_probe_on_the_board(sshd, tmp_path):
+    """Row 16: the connection is lost during a step: the run is partial and the probe on the
+    board stops at once (its session's pipe closes), not 45-65 s later at its next write."""
+    need_root()
+    proc, probe = start_long_run(sshd, tmp_path, "cut")
+    dirs = list(tmp_path.glob("pp-ssh-*"))
+    (master,) = ssh_masters_for(str(dirs[0]))
+    os.kill(master, 9)
+    out, err = proc.communicate(timeout=300)
+    assert json.loads(out)["status"] == "partial"
+    assert wait_for(lambda: not processes_of(probe), 60), "the probe on the board runs on"
+
+
+def test_a_probe_killed_on_the_board_is_said_as_such(sshd, tmp_path):
+    """Row 17: SIGKILL of the probe on the board: "killed by signal 9", not "connection lost"."""
+    need_root()
+    proc, probe = start_long_run(sshd, tmp_path, "killed")
+    for pid in processes_of(probe):
+        os.kill(pid, 9)
+    out, err = proc.communicate(timeout=300)
+    done = json.loads(out)
+    assert done["status"] == "partial" and "killed by signal 9" in done["error"]
+    assert "connection" not in done["error"]
+
+
+def test_a_step_that_never_ends_is_stopped_at_its_timeout(sshd, tmp_path, board_liar):
+    """Row 15: a probe that stops itself (SIGSTOP) never ends its step; the step's timeout
+    stops it (SIGINT, then SIGKILL) and the run is partial, saying so."""
+    board_liar("liar-run", f"echo '{json.dumps(META)}'\nkill -STOP $$\n")
+    (tmp_path / "hang.toml").write_text(SMALL + "timeout = 3\n")
+    env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config))
+    done = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", "hang.toml",
+                           "--target", "ssh://board-liar", "--cpus", "0", "--db", "h.db",
+                           "--label", "hang", "--quiet", "--json"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    out = json.loads(done.stdout)
+    assert out["status"] == "partial" and "did not end within its 3 s timeout" in out["error"]
+
+
+def test_a_probe_whose_info_never_returns_is_one_line(sshd, tmp_path, board_liar, monkeypatch):
+    import platperf.runner.probe as probe_module
+    from platperf.runner.suite import SuiteError
+    board_liar("liar-info", "sleep 600\n")
+    monkeypatch.setattr(probe_module, "QUERY_TIMEOUT_S", 3)
+    with target(sshd, tmp_path, board="board-liar") as board, pytest.raises(SuiteError) as err:
+        probe_module.probe_records(board, ["info"], timeout=3)
+    assert "did not answer in 3 s" in str(err.value)

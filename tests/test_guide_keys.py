@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require_probe
+from conftest import missing, require_probe
 from ingest_samples import SAMPLES
 from platperf import guide, placement
 from platperf.compare import Pool
@@ -18,11 +18,13 @@ from platperf.guide import fallback
 from platperf.guide.keys import Cell, Key
 from platperf.ingest import rst_csv_table
 from platperf.records import canonical_params
-from platperf.report.sections.guide import number
+from platperf.vocab.figures import number
 
 # TI's whole guide is not ours to copy into the repository (tests/fixtures/ingest/rst/guide.rst
-# is an excerpt); the reference documents sit beside the project, or PLATPERF_REFERENCE names them
-REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", "/work/shared/reference"))
+# is an excerpt). The reference documents sit beside the checkout, in ../shared/reference (CI
+# lays them out so), or PLATPERF_REFERENCE names their directory.
+REPOSITORY = Path(__file__).resolve().parent.parent
+REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", REPOSITORY.parent / "shared" / "reference"))
 GUIDE = REFERENCE / "am62x-linux-performance-guide.rst"
 
 
@@ -36,10 +38,12 @@ def reference_guide() -> Path:
 
 
 def whole_guide():
-    """Tests of figures only TI's whole guide has: without it (a checkout alone) they do not
-    apply; the same code is exercised on the excerpt by the other tests."""
+    """Tests of figures only TI's whole guide has: without it (a checkout alone) they skip, and
+    fail under CI=true, which lays the guide out beside the checkout; the same code is
+    exercised on the excerpt by the other tests."""
     if not GUIDE.exists():
-        pytest.skip(f"{GUIDE}: TI's whole guide is not beside this checkout (PLATPERF_REFERENCE)")
+        missing(f"{GUIDE}: TI's whole guide is not beside this checkout "
+                "(../shared/reference, or set PLATPERF_REFERENCE to its directory)")
 
 
 def platperf(*args):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,8 @@ from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
 from test_guide_keys import platperf, read_back
 
 from platperf import guide, placement
-from platperf.runner import SUITES_DIR
+from platperf import toml as tomllib
+from platperf.runner.suite import SUITES_DIR
 
 GUIDE_SUITE = SUITES_DIR / "guide.toml"
 # What makes each step short; everything else is the guide suite's.

@@ -219,7 +219,7 @@ def test_rst_csv_table_refuses(text, line, words):
 
 def test_rst_csv_table_lat_mem_rd_names_round_trip_with_the_report():
     # every size lat_mem_rd steps through, named as the report names it, reads back exactly
-    from platperf.report.lmbench_names import lat_mem_rd_size
+    from platperf.vocab.lmbench import lat_mem_rd_size
     sizes, size = [512, 1024, 2048, 3072, 4096], 4096
     while size < 1 << 30:
         step = 32 * 1024

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from platperf.ingest import FORMATS, IngestError, pool
-from platperf.ingest.tftf_rt_instr import TITLES, parse
+from platperf.ingest.tftf_rt_instr import parse
+from platperf.vocab.tfa import TFTF_TITLES as TITLES
 
 TFTF = Path(__file__).parent / "fixtures" / "ingest" / "tftf"
 

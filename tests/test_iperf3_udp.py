@@ -7,19 +7,19 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 
 import pytest
 from conftest import missing, require_executable
 from iperf3_peer import NamespaceTarget, iperf3_server, shaped_link
 from test_adapters import TOOLS, cell_of, guide_cells, measured
 
+from platperf import toml as tomllib
 from platperf.adapters import ToolFailed, plan, run_step
 from platperf.adapters import iperf3
 from platperf.adapters.iperf3 import FRAME_OVERHEAD, PARAMS, Trial, next_rate
 from platperf.guide.keys import Key
 from platperf.guide.tables import ethernet
-from platperf.runner import SUITES_DIR
+from platperf.runner.suite import SUITES_DIR
 from platperf.targets.local import LocalTarget
 
 

@@ -210,6 +210,47 @@ def test_a_killed_probe_leaves_the_guardian_to_restore(tracefs):
     assert wait_for(lambda: not list((tracefs / "instances").glob("platperf-*")), RESTORE_WAIT_S)
 
 
+def children_of(pid: int) -> list[int]:
+    out = []
+    for p in Path("/proc").glob("[0-9]*"):
+        try:
+            stat = (p / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rfind(")") + 2:].split()[1]) == pid:
+            out.append(int(p.name))
+    return out
+
+
+def test_pkill_of_the_probe_by_name_or_command_line_spares_the_guardian(tracefs):
+    """`pkill -9 platperf-probe` (by name) or `pkill -9 -f platperf-probe` (by command line)
+    used to match the guardian too: it kept the probe's name and command line, so both died
+    together and CPU 1 stayed offline. The guardian now has its own name and command line, and
+    the tracefs instance is the guardian's before it is made. What pkill would kill is asked of
+    pgrep and killed here, among this test's processes only (other probes may run on this
+    machine)."""
+    probe = hotplug_cpu1()
+    proc = start_probe(probe, "cpu-hotplug", "--cpus", "1", "--samples", "1000", "--offline-for", "3000")
+    wait_offline(proc)
+    assert wait_for(lambda: children_of(proc.pid), 10), "no guardian"
+    (guardian,) = children_of(proc.pid)
+    assert Path(f"/proc/{guardian}/comm").read_text().strip() == "platperf-guard"
+    assert b"platperf-probe" not in Path(f"/proc/{guardian}/cmdline").read_bytes()
+    assert list((tracefs / "instances").glob(f"platperf-hotplug-{proc.pid}"))
+    ours = {proc.pid, guardian}
+    by_name = {int(p) for p in subprocess.run(["pgrep", "-x", "platperf-probe"], capture_output=True,
+                                              text=True).stdout.split()} & ours
+    by_line = {int(p) for p in subprocess.run(["pgrep", "-f", "platperf-probe"], capture_output=True,
+                                              text=True).stdout.split()} & ours
+    assert by_name == by_line == {proc.pid}
+    for pid in by_name | by_line:
+        os.kill(pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert wait_for(lambda: cpu1_online() == "1", RESTORE_WAIT_S)
+    assert wait_for(lambda: not Path(f"/proc/{guardian}").exists(), RESTORE_WAIT_S), "the guardian did not exit"
+    assert wait_for(lambda: not list((tracefs / "instances").glob("platperf-*")), RESTORE_WAIT_S)
+
+
 def test_ctrl_c_on_platperf_run_restores_the_cpu(tmp_path):
     """Ctrl-C in a terminal: SIGINT to the whole foreground process group (platperf, the
     probe; the guardian is in a session of its own). The run is kept as partial."""

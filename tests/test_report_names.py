@@ -1,7 +1,8 @@
 """LMBench and TI-guide names for platperf results."""
 from platperf import guide
-from platperf.report.lmbench_names import bw_mem_size, lat_mem_rd_size
-from platperf.report.svg import histogram_plot, line_plot, size_text
+from platperf.vocab.lmbench import bw_mem_size, lat_mem_rd_size
+from platperf.report.svg import histogram_plot, line_plot
+from platperf.vocab.sizes import size_label
 
 import pytest
 
@@ -51,7 +52,7 @@ def test_histogram_plot_keeps_rare_buckets_visible():
     svg = histogram_plot("h", [(10, 11, 100000), (11, 12, 0), (500, 600, 1)], x_label="ns", log_x=True)
     heights = [float(h) for h in __import__("re").findall(r'class="bar"[^>]*height="([0-9.]+)"', svg)]
     assert len(heights) == 2 and heights[1] >= 0.5 and heights[0] > heights[1]
-    assert size_text(1536) == "1.5K" and size_text(1 << 30) == "1G"
+    assert size_label(1536) == "1.5K" and size_label(1 << 30) == "1G"
 
 
 def test_cache_marks_keep_both_l2_sizes_of_a_big_little_board():
@@ -100,7 +101,7 @@ def _where(benchmark, params, metric, unit):
 
 
 def test_every_os_row_of_ti_table_is_named_from_one_pinned_key():
-    from platperf.report.lmbench_names import LMBENCH_ALIASES, LMBENCH_OS_ROWS
+    from platperf.vocab.lmbench import LMBENCH_ALIASES, LMBENCH_OS_ROWS
     named = {}
     for _, benchmark, params, metric, unit in LMBENCH_OS_ROWS:
         title, row = _where(benchmark, params, metric, unit)

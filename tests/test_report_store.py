@@ -7,7 +7,8 @@ import math
 import pytest
 
 from platperf.records import Result
-from platperf.report.data import data_caches, load, size_bytes
+from platperf.report.data import data_caches, load
+from platperf.vocab.sizes import size_or_none
 from platperf.store import Store, StoreError
 
 JUNO_CPUS = [(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1), (4, 1, 2), (5, 1, 3)]  # cpu, cluster, core
@@ -91,7 +92,7 @@ def test_unknown_run_is_a_store_error(store):
 
 
 def test_cache_sizes_from_a_fingerprint_in_either_spelling():
-    assert size_bytes("2048K") == 2 << 20 and size_bytes(32768) == 32768 and size_bytes("1 MiB") == 1 << 20
+    assert size_or_none("2048K") == 2 << 20 and size_or_none(32768) == 32768 and size_or_none("1 MiB") == 1 << 20
     assert data_caches(JUNO_FP) == [("L1d", 32768), ("L2", 2 << 20)]     # instruction cache left out
     assert data_caches({}) == [] and data_caches({"caches": [{"level": 3}]}) == []
     assert math.isclose(latency_ns(4096, "random"), 2.4)

@@ -4,8 +4,11 @@ import json
 import pytest
 
 import fake_probe
-from platperf.runner import (SuiteError, builtin_suites, check_suite, choose_cpus, execute,
-                             load_suite, parse_cpulist, plan, probe_kernels, probe_meta)
+from platperf.runner.executor import execute
+from platperf.runner.probe import probe_kernels, probe_meta
+from platperf.runner.sink import RunSink
+from platperf.runner.suite import (SuiteError, builtin_suites, check_suite, choose_cpus, load_suite,
+                                   parse_cpulist, plan)
 from platperf.store import Store
 from platperf.targets import UnknownTarget, get_target
 from platperf.targets.local import LocalTarget
@@ -47,7 +50,7 @@ def run_suite(store, suite, cpus=(0, 1), mode=None):
     target = LocalTarget()
     check_suite(suite, probe_kernels(target))
     run_id = store.begin_run(label="t", suite=suite.name, meta=probe_meta(target))
-    return execute(store, run_id, target, plan(suite, list(cpus), mode), place)
+    return execute(RunSink(store, run_id, place), target, plan(suite, list(cpus), mode))
 
 
 # -- suites and plans -----------------------------------------------------------------
@@ -227,7 +230,7 @@ def test_ctrl_c_between_two_probe_runs_stops_before_the_next_and_is_partial(suit
                                  after=lambda: os.kill(os.getpid(), signal.SIGINT))
 
     run_id = store.begin_run(meta={"type": "meta", "schema": 1, "build_id": "from-info"})
-    out = execute(store, run_id, Target(), plan(suite, [0]), place)
+    out = execute(RunSink(store, run_id, place), Target(), plan(suite, [0]))
     assert len(started) == 1
     assert (out.status, out.signal) == ("partial", signal.SIGINT)
     assert out.error.startswith("interrupted before 'mem-latency random (parallel)'")
@@ -239,7 +242,7 @@ def test_ctrl_c_between_two_probe_runs_stops_before_the_next_and_is_partial(suit
 
 @pytest.mark.parametrize("behaviour", ["complete", "die-after=3"])
 def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, store, behaviour):
-    from platperf.runner import Progress
+    from platperf.runner.executor import Progress
     fake_probe.install(tmp_path, monkeypatch, behaviour=behaviour)
     heard = []
 
@@ -250,7 +253,7 @@ def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, s
 
     target = LocalTarget()
     run_id = store.begin_run(meta=probe_meta(target))
-    execute(store, run_id, target, plan(suite, [0, 1]), place, Recorder())
+    execute(RunSink(store, run_id, place), target, plan(suite, [0, 1]), Recorder())
     if behaviour == "complete":
         assert heard == [("start", 0, 3), "meta", "warning", *["result"] * 4, "end", "finished",
                          ("start", 1, 3), "meta", "warning", *["result"] * 4, "end", "finished",
@@ -263,8 +266,8 @@ def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch
     """While the probe says nothing (a long point), the storing thread keeps the run's
     heartbeat fresh, so that no later command takes the run for abandoned."""
     import time
-    import platperf.runner as runner
-    monkeypatch.setattr(runner, "HEARTBEAT_S", 0.0)   # a beat at every poll: the test needs no wait
+    import platperf.runner.sink as sink
+    monkeypatch.setattr(sink, "HEARTBEAT_S", 0.0)   # a beat at every poll: the test needs no wait
     run_id = store.begin_run(meta=META)
     started = store.run(run_id)["heartbeat_at"]
     beats = []
@@ -285,7 +288,7 @@ def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch
         def run(self, argv):
             return SilentUntilHeartbeat([])
 
-    out = execute(store, run_id, Target(), plan(suite, [0])[:1], place)
+    out = execute(RunSink(store, run_id, place), Target(), plan(suite, [0])[:1])
     assert out.status == "complete" and out.results == 1
     assert beats and beats[0] > started
 

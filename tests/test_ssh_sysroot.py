@@ -10,7 +10,7 @@ from conftest import require_executable
 
 from platperf.fingerprint import collect
 from platperf.targets.remote_sysroot import (SNAPSHOT_SCRIPT, SnapshotError, parse_snapshot,
-                                             unpack_snapshot)
+                                             snapshot_sysroot)
 from platperf.topology import read_topology
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
@@ -19,8 +19,13 @@ BOARDS = ["juno", "agilex5", "am62x"]
 
 def snapshot_of(root: Path, scratch: Path, interval: str = "0") -> bytes:
     sh = require_executable("sh")
-    return subprocess.run([sh, "-s", "--", str(root), interval, str(scratch)],
+    return subprocess.run([sh, "-s", "--", str(root), interval], env={"PATH": "/usr/bin:/bin", "TMPDIR": str(scratch)},
                           input=SNAPSHOT_SCRIPT.encode(), capture_output=True, check=True).stdout
+
+
+def files(root) -> dict[str, bytes]:
+    """The files a snapshot SysRoot holds (directories left out)."""
+    return {rel: data for rel, data in root._files.items() if data is not None}
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -32,19 +37,19 @@ def tree(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("board", BOARDS)
 def test_snapshot_of_a_fixture_tree_is_that_tree_byte_for_byte(tmp_path, board):
     data = snapshot_of(FIXTURES / board, tmp_path)
-    root = unpack_snapshot(data, tmp_path / "snap", 0.0)
-    assert tree(root.root) == tree(FIXTURES / board)
+    root = snapshot_sysroot(data, 0.0)
+    assert files(root) == tree(FIXTURES / board)
 
 
 @pytest.mark.parametrize("board", BOARDS)
 def test_platperf_describes_the_snapshot_as_it_describes_the_tree(tmp_path, board):
-    root = unpack_snapshot(snapshot_of(FIXTURES / board, tmp_path), tmp_path / "snap", 0.0)
-    assert read_topology(str(root.root)) == read_topology(str(FIXTURES / board))
-    assert collect(str(root.root)) == collect(str(FIXTURES / board))
+    root = snapshot_sysroot(snapshot_of(FIXTURES / board, tmp_path), 0.0)
+    assert read_topology(root) == read_topology(str(FIXTURES / board))
+    assert collect(root) == collect(str(FIXTURES / board))
 
 
 def test_the_later_sample_holds_the_processes_again(tmp_path):
-    root = unpack_snapshot(snapshot_of(FIXTURES / "juno", tmp_path, "0.01"), tmp_path / "snap", 0.01)
+    root = snapshot_sysroot(snapshot_of(FIXTURES / "juno", tmp_path, "0.01"), 0.01)
     later = root.later(0.01)
     assert later.listdir("proc") == root.listdir("proc")
     assert later.read("proc/412/stat") == root.read("proc/412/stat")
@@ -52,8 +57,8 @@ def test_the_later_sample_holds_the_processes_again(tmp_path):
 
 
 def test_device_tree_strings_keep_their_nuls(tmp_path):
-    root = unpack_snapshot(snapshot_of(FIXTURES / "juno", tmp_path), tmp_path / "snap", 0.0)
-    compatible = root.path("sys/firmware/devicetree/base/compatible").read_bytes()
+    root = snapshot_sysroot(snapshot_of(FIXTURES / "juno", tmp_path), 0.0)
+    compatible = root.read_bytes("sys/firmware/devicetree/base/compatible")
     assert b"\0" in compatible
     assert compatible == (FIXTURES / "juno/sys/firmware/devicetree/base/compatible").read_bytes()
 
@@ -64,24 +69,39 @@ def test_device_tree_strings_keep_their_nuls(tmp_path):
     (b"F 1 /proc/../etc/passwd\nx", "outside"),
     (b"F 1 relative\nx", "outside"),
     (b"X what\n", "unknown header"),
+    (b"F 1 /proc/cmdline\nxF 1 /proc/cmdline\ny", "twice"),            # which one is the board's?
+    (b"D /sys/a\nL /sys/a\nx\n", "twice"),                             # a directory and a file
+    (b"F 1 /proc/./cmdline\nx", "outside"),
 ])
 def test_a_damaged_snapshot_is_refused(data, says):
     with pytest.raises(SnapshotError, match=says):
         parse_snapshot(data)
 
 
+# Files whose content moves by itself between the snapshot and the read that checks it.
+PROC_MOVING = {"stat", "loadavg", "meminfo", "cpuinfo", "uptime"}   # cpuinfo: its "cpu MHz"
+# cpuidle's per-state counters (entries, residency, entries cut short or too long, refused)
+# grow whenever a CPU idles; disable/default_status and the latencies stay put.
+CPUIDLE_COUNTERS = {"usage", "time", "above", "below", "rejected"}
+
+
+def moves(rel: Path) -> bool:
+    """Whether the snapshot's copy of ``rel`` may differ from the file read a moment later."""
+    return (rel.name in PROC_MOVING or rel.parts[1].isdigit()        # /proc/<pid>
+            or "cpufreq" in rel.parts or rel.name.endswith("_freq")
+            or ("cpuidle" in rel.parts and rel.name in CPUIDLE_COUNTERS))
+
+
 def test_snapshot_of_this_machine_matches_its_files(tmp_path):
     # The real kernel's quirks: sysctl integers end after a one-byte read and topology cpumasks
     # are binary attributes that refuse it; both must still come back whole.
-    root = unpack_snapshot(snapshot_of(Path("/"), tmp_path), tmp_path / "snap", 0.0)
-    changing = {"stat", "loadavg", "meminfo", "cpuinfo", "uptime"}     # cpuinfo: its "cpu MHz" moves
+    root = snapshot_sysroot(snapshot_of(Path("/"), tmp_path), 0.0)
     compared = 0
-    for copy in root.root.rglob("*"):
-        rel = copy.relative_to(root.root)
-        if not copy.is_file() or rel.name in changing or rel.parts[1].isdigit() \
-                or "cpufreq" in rel.parts or rel.name.endswith("_freq"):
+    for name, data in files(root).items():
+        rel = Path(name)
+        if moves(rel):
             continue
-        assert copy.read_bytes() == (Path("/") / rel).read_bytes(), rel
+        assert data == (Path("/") / rel).read_bytes(), rel
         compared += 1
     assert compared > 10 and root.exists("proc/cmdline") and root.listdir("sys/devices/system/cpu")
 
@@ -89,7 +109,6 @@ def test_snapshot_of_this_machine_matches_its_files(tmp_path):
 def test_the_later_sample_carries_the_boards_own_uptime(tmp_path):
     # the doctor's busy-process check divides by the board's clock, not the host's
     from platperf.doctor import uptime_s
-    from platperf.targets.remote_sysroot import unpack_snapshot
-    root = unpack_snapshot(snapshot_of(Path("/"), tmp_path, "0.2"), tmp_path / "tree", 0.2)
+    root = snapshot_sysroot(snapshot_of(Path("/"), tmp_path, "0.2"), 0.2)
     now, later = uptime_s(root), uptime_s(root.later(0.2))
     assert now is not None and later is not None and later - now >= 0.19

@@ -174,3 +174,14 @@ def test_a_new_database_in_a_read_only_directory_is_refused_and_not_created(read
     line = one_line(platperf("ingest", "stream", STREAM, "--label", "x", "--db", top / "x.db", user=user))
     assert f"directory {top} is not writable" in line
     assert list(top.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["runs"], ["show", "latest"], ["compare", "v1", "v2"],
+                                     ["history"], ["report", "latest"]])
+@pytest.mark.parametrize("spelling", ["{}", "sqlite:///{}"])
+def test_a_reading_command_given_a_database_that_does_not_exist_says_so_and_creates_nothing(
+        tmp_path, command, spelling):
+    typo = tmp_path / "platperf.bd"
+    line = one_line(platperf(*command, "--db", spelling.format(typo)))
+    assert f"no database {typo};" in line
+    assert list(tmp_path.iterdir()) == []

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from platperf.machine.cpu_models import Midr
-from platperf.machine.sysroot import format_cpu_list, parse_cpu_list, parse_size
+from platperf.machine.sysroot import format_cpu_list, parse_cpu_list
+from platperf.vocab.sizes import size_or_none
 from platperf.topology import TopologyError, read_topology
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
@@ -236,7 +237,7 @@ def test_bad_cpu_lists_are_named(text):
 
 def test_cpu_list_round_trip_and_sizes():
     assert format_cpu_list([5, 0, 1, 2, 7]) == "0-2,5,7"
-    assert [parse_size(s) for s in ("32K", "2048K", "32M", "64", "x")] == [32768, 2 << 20, 32 << 20, 64, None]
+    assert [size_or_none(s) for s in ("32K", "2048K", "32M", "64", "x")] == [32768, 2 << 20, 32 << 20, 64, None]
 
 
 def test_32_bit_arm_kernel_from_cpuinfo_alone(tmp_path):

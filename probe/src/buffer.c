@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
 

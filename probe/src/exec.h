@@ -1,5 +1,6 @@
-/* Execution machinery: pinning, serial/parallel runs behind a start barrier, sampling,
- * helper threads on other CPUs, and the SIGINT/SIGTERM flag. */
+/* Execution machinery: pinning, serial/parallel runs behind a start barrier, helper threads
+ * on other CPUs and the SIGINT/SIGTERM flag (exec.c); sampling (sampler.c). What a job
+ * measured becomes records in record.c: exec knows nothing of the output. */
 #ifndef PLATPERF_EXEC_H
 #define PLATPERF_EXEC_H
 
@@ -68,9 +69,16 @@ typedef void (*timed_body_fn)(void *state, uint64_t reps);
  * exec_free_jobs(). Returns 0, or -1 if a thread could not be created. */
 int exec_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, struct cpu_job *jobs);
 void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs);
+/* A copy of a job's accounting (cost, counts, the marks of its kept samples, no ticks), to
+ * write after its jobs are freed (record.h: jw_job); 0, or -1 out of memory. */
+int exec_keep_account(struct cpu_job *copy, const struct cpu_job *job);
+void exec_free_account(struct cpu_job *copy);
 /* Start barrier: in parallel mode waits until every job is ready; no-op in serial mode. */
 void exec_ready(struct cpu_job *job);
-/* Calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS, extrapolated from
+/* Parallel mode: every job waits here before each sample, so the CPUs overlap. Returns 0
+ * when the run was interrupted meanwhile (the last arriver decides for all), else 1. */
+int exec_barrier(void);
+/* The sampler (sampler.c). Calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS, extrapolated from
  * timings of 1/CALIBRATION_FRACTION of a sample), ctx->warmup warm-up runs (each at most
  * WARMUP_MAX_S), then ctx->samples samples into job->ticks; in parallel mode each sample
  * starts behind a barrier so the CPUs overlap. A sample the scheduler preempted is retaken
@@ -82,24 +90,6 @@ void exec_ready(struct cpu_job *job);
  * min_reps: smallest useful repetition count (1 usually). */
 void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t min_reps);
 
-/* A `warning` record for a job whose samples stayed preempted (no-op otherwise);
- * call from the thread that emits the job's results. */
-void exec_report_preemption(const struct cpu_job *job);
-/* `"cost":{...},"preempted":[sample indexes],"steal":{...},"context_switches":{...}` for a
- * result record's extra_json: what the job's samples cost in ticks, which samples were kept
- * although preempted, the steal time and its retakes and marked samples (docs/results-format.md),
- * and the thread's context switches. The caller frees the string (NULL if out of memory). */
-char *exec_cost_json(const struct cpu_job *job);
-/* After exec_each_cpu(): 1 when the job has samples to emit (its preemption warning written),
- * 0 when it has none, -1 when it failed (its `error` record written). */
-int exec_job_outcome(const struct cpu_job *job);
-/* Emits a job's records (results, histograms); returns 0, or nonzero after an error record. */
-typedef int (*job_emit_fn)(struct run_ctx *ctx, struct cpu_job *job, void *emit_arg);
-/* Measure on every CPU, emit each job: exec_each_cpu(fn, arg), then for each job with
- * samples (exec_job_outcome() > 0, its preemption warning or error record written)
- * emit(ctx, job, emit_arg); the jobs are freed. Returns 0, or 1 when a thread could not
- * start (error record "thread-failed"), a job failed or an emit did. */
-int exec_measure_each_cpu(struct run_ctx *ctx, cpu_job_fn fn, void *arg, job_emit_fn emit, void *emit_arg);
 /* Involuntary context switches of the calling thread so far (-1 if unknown). */
 long thread_involuntary_switches(void);
 /* Steal time of `cpu` so far in USER_HZ ticks, from the 8th value of its `cpuN` line in

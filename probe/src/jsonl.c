@@ -6,12 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counter.h"
-#include "exec.h"
-#include "summary.h"
 
 static FILE *out;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int fresh;   /* an object or array was just opened: its first member takes no comma */
 
 void jw_open(FILE *f) { out = f; }
 
@@ -51,13 +49,62 @@ void jw_begin(const char *type)
     pthread_mutex_lock(&lock);
     fputs("{\"type\":", out);
     jw_string_value(type);
+    fresh = 0;
 }
 
 void jw_key(const char *key)
 {
-    fputc(',', out);
+    if (!fresh)
+        fputc(',', out);
+    fresh = 0;
     jw_string_value(key);
     fputc(':', out);
+}
+
+void jw_object(const char *key) { jw_key(key); fputc('{', out); fresh = 1; }
+void jw_array(const char *key) { jw_key(key); fputc('[', out); fresh = 1; }
+void jw_object_end(void) { fputc('}', out); fresh = 0; }
+void jw_array_end(void) { fputc(']', out); fresh = 0; }
+
+void jw_element_object(void)
+{
+    if (!fresh)
+        fputc(',', out);
+    fputc('{', out);
+    fresh = 1;
+}
+
+static void element(void)
+{
+    if (!fresh)
+        fputc(',', out);
+    fresh = 0;
+}
+
+void jw_element_array(void) { element(); fputc('[', out); fresh = 1; }
+void jw_element_uint(uint64_t v) { element(); fprintf(out, "%" PRIu64, v); }
+
+static void g_value(double v, int digits)
+{
+    if (isfinite(v))
+        fprintf(out, "%.*g", digits, v);
+    else
+        fputs("null", out);
+}
+
+void jw_element_g(double v, int digits) { element(); g_value(v, digits); }
+void jw_g(const char *key, double v, int digits) { jw_key(key); g_value(v, digits); }
+
+void jw_flag_indexes(const char *key, const unsigned char *flags, int n)
+{
+    jw_key(key);
+    fputc('[', out);
+    for (int i = 0, first = 1; i < n; i++)
+        if (flags[i]) {
+            fprintf(out, "%s%d", first ? "" : ",", i);
+            first = 0;
+        }
+    fputc(']', out);
 }
 
 void jw_str(const char *key, const char *value) { jw_key(key); jw_string_value(value); }
@@ -158,6 +205,16 @@ void json_obj_uint(struct json_obj *o, const char *key, uint64_t value)
     json_obj_add(o, key, v);
 }
 
+void json_obj_g(struct json_obj *o, const char *key, double value, int digits)
+{
+    char v[40];
+    if (isfinite(value))
+        snprintf(v, sizeof v, "%.*g", digits, value);
+    else
+        snprintf(v, sizeof v, "null");
+    json_obj_add(o, key, v);
+}
+
 void json_obj_num(struct json_obj *o, const char *key, double value)
 {
     char v[32];
@@ -168,97 +225,4 @@ void json_obj_num(struct json_obj *o, const char *key, double value)
     else
         snprintf(v, sizeof v, "%.10g", value);
     json_obj_add(o, key, v);
-}
-
-void emit_record(struct run_ctx *ctx, const struct result_record *r)
-{
-    struct summary s = summarize(r->samples, r->n);
-    jw_begin("result");
-    jw_str("benchmark", r->benchmark);
-    jw_raw("params", r->params ? r->params : "{}");
-    if (r->cpu >= 0)
-        jw_int("cpu", r->cpu);
-    jw_str("mode", ctx->mode == MODE_PARALLEL ? "parallel" : "serial");
-    jw_str("metric", r->metric);
-    jw_str("unit", r->unit);
-    jw_str("direction", r->direction);
-    jw_double_array("samples", r->samples, r->n);
-    jw_key("summary");
-    fprintf(out, "{\"n\":%d", s.n);
-    fputs(",\"min\":", out); jw_double_value(s.min);
-    fputs(",\"median\":", out); jw_double_value(s.median);
-    fputs(",\"mean\":", out); jw_double_value(s.mean);
-    fputs(",\"max\":", out); jw_double_value(s.max);
-    fputs(",\"stdev\":", out); jw_double_value(s.stdev);
-    fputc('}', out);
-    if (r->iterations)
-        jw_uint("iterations", r->iterations);
-    if (r->ticks)
-        jw_uint_array("ticks", r->ticks, r->n);
-    if (r->clock && r->clock->valid) {
-        jw_key("core_clock");
-        fputs("{\"hz\":", out); jw_double_value(round(r->clock->hz));
-        fputs(",\"cycles_per_tick\":", out); jw_double_value(r->clock->cycles_per_tick);
-        fputs(",\"error_pct\":", out); jw_double_value(r->clock->error_pct);
-        fputc('}', out);
-    }
-    if (r->job) {   /* cost, preempted, steal, context switches: exec_cost_json() */
-        char *job = exec_cost_json(r->job);
-        if (job) {
-            fputc(',', out);
-            fputs(job, out);
-            free(job);
-        }
-    }
-    if (r->extra_json && *r->extra_json) {
-        fputc(',', out);
-        fputs(r->extra_json, out);
-    }
-    jw_end();
-    ctx->results++;
-}
-
-void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                 int cpu, const char *metric, const char *unit, const char *direction,
-                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks)
-{
-    emit_result_extra(ctx, benchmark, params_json, cpu, metric, unit, direction, samples, n,
-                      iterations, ticks, NULL);
-}
-
-void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                       int cpu, const char *metric, const char *unit, const char *direction,
-                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
-                       const char *extra_json)
-{
-    struct result_record r = {benchmark, params_json, cpu, metric, unit, direction, samples, n,
-                              iterations, ticks, NULL, NULL, extra_json};
-    emit_record(ctx, &r);
-}
-
-void emit_warning(const char *code, const char *message, int cpu)
-{
-    jw_begin("warning");
-    jw_str("code", code);
-    jw_str("message", message);
-    if (cpu >= 0)
-        jw_int("cpu", cpu);
-    jw_end();
-}
-
-void emit_error(const char *code, const char *message)
-{
-    jw_begin("error");
-    jw_str("code", code);
-    jw_str("message", message);
-    jw_end();
-}
-
-void emit_end(const char *status, int results, double elapsed_s)
-{
-    jw_begin("end");
-    jw_str("status", status);
-    jw_int("results", results);
-    jw_num("elapsed_s", round(elapsed_s * 1000) / 1000);
-    jw_end();
 }

@@ -1,13 +1,12 @@
 /* JSON Lines writer (docs/results-format.md). One record = jw_begin() ... jw_end(); the
  * output lock is held in between so parallel threads never interleave lines; each
- * record is flushed so a killed run keeps everything before the cut. */
+ * record is flushed so a killed run keeps everything before the cut. The records
+ * themselves (result, warning, error, end) are record.h's: this file knows only JSON. */
 #ifndef PLATPERF_JSONL_H
 #define PLATPERF_JSONL_H
 
 #include <stdint.h>
 #include <stdio.h>
-
-#include "kernel.h"
 
 void jw_open(FILE *out);
 void jw_begin(const char *type);               /* {"type":"<type>" */
@@ -22,6 +21,23 @@ void jw_text(const char *json);                    /* verbatim, e.g. "[1,2]" aft
 void jw_string_value(const char *s);               /* a quoted, escaped string */
 void jw_double_value(double v);
 void jw_end(void);                                 /* }\n, flush, unlock */
+
+/* Nested values inside a record: "key":{...} and "key":[...]; jw_element_object() opens an
+ * object as the next element of an open array. Commas are written where they belong. */
+void jw_object(const char *key);
+void jw_array(const char *key);
+void jw_element_object(void);
+void jw_object_end(void);
+void jw_array_end(void);
+/* Elements of an open array: an array or a number (a count, or a figure to `digits`
+ * significant digits, as %.<digits>g writes it; non-finite: null). */
+void jw_element_array(void);
+void jw_element_uint(uint64_t v);
+void jw_element_g(double v, int digits);
+/* "key":<v to `digits` significant digits>, as jw_element_g. */
+void jw_g(const char *key, double v, int digits);
+/* "key":[i,...]: the indexes i < n whose flags[i] is set. */
+void jw_flag_indexes(const char *key, const unsigned char *flags, int n);
 
 /* Arrays under the output lock, after jw_begin(): "key":[...]. */
 void jw_double_array(const char *key, const double *v, int n);
@@ -43,39 +59,6 @@ void json_obj_init(struct json_obj *o);
 void json_obj_str(struct json_obj *o, const char *key, const char *value);
 void json_obj_uint(struct json_obj *o, const char *key, uint64_t value);
 void json_obj_num(struct json_obj *o, const char *key, double value);
-
-struct cpu_job;
-struct core_clock;
-/* One `result` record (docs/results-format.md). samples[n] in `unit`; the optional parts
- * are written when set: iterations (> 0), ticks[n], job (its "cost" and "preempted"),
- * clock (the CPU's "core_clock"), extra_json (`"key":value,...` without braces). */
-struct result_record {
-    const char *benchmark;
-    const char *params;          /* a JSON object: json_obj.text; NULL = {} */
-    int cpu;                     /* < 0: not per CPU (no "cpu" field) */
-    const char *metric, *unit, *direction;
-    const double *samples;
-    int n;
-    uint64_t iterations;
-    const uint64_t *ticks;
-    const struct cpu_job *job;
-    const struct core_clock *clock;
-    const char *extra_json;
-};
-void emit_record(struct run_ctx *ctx, const struct result_record *r);
-
-/* Older forms of emit_record(), kept for kernels written before it.
- * params_json: the params object, e.g. {"pattern":"random","size":16384,"stride":64}. */
-void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                 int cpu, const char *metric, const char *unit, const char *direction,
-                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks);
-/* The same with extra fields appended: extra_json is `"key":value,...` without braces. */
-void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                       int cpu, const char *metric, const char *unit, const char *direction,
-                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
-                       const char *extra_json);
-void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
-void emit_error(const char *code, const char *message);
-void emit_end(const char *status, int results, double elapsed_s);
+void json_obj_g(struct json_obj *o, const char *key, double value, int digits);   /* %.<digits>g */
 
 #endif

@@ -36,10 +36,11 @@
  * CPU of --cpus, serially or in parallel behind a start barrier; exec_sample() times a
  * body for warm-up + --samples samples of >= --min-time and >= 1000 counter ticks;
  * helper_start()/helper_stop() run pinned helper threads (aggressors) on other CPUs;
- * probe_interrupted() tells a duration-bounded loop to finish early. Output (jsonl.h):
- * a `struct result_record` passed to emit_record() (params built with struct json_obj),
- * jw_* and the array helpers to compose any other record (histogram) under the output
- * lock. Memory (buffer.h): buffer_fits() checks a run's buffers against --max-memory,
+ * probe_interrupted() tells a duration-bounded loop to finish early; measure_each_cpu()
+ * (record.h) measures on every CPU and hands each job to the kernel to write. Output
+ * (record.h): a `struct result_record` passed to emit_record() (params built with struct
+ * json_obj; emit_record_with() adds fields of the kernel's own), jw_* and the nested and
+ * array helpers of jsonl.h to compose any other record (histogram) under the output lock. Memory (buffer.h): buffer_fits() checks a run's buffers against --max-memory,
  * buffer_alloc() maps them. Files (scratch.h): scratch_dir() is the run's --dir, removed
  * at exit and on SIGINT/SIGTERM.
  */
@@ -123,6 +124,9 @@ struct kernel {
     int (*prepare)(struct run_ctx *ctx, char *err, size_t errlen);
     /* Measure and emit records. Return 0, or nonzero after emit_error() (end: failed). */
     int (*run)(struct run_ctx *ctx);
+    /* NULL, or why the kernel runs in serial mode only: --mode parallel is refused with it
+     * (main.c, before prepare). */
+    const char *serial_only;
 };
 
 /* The value of parameter `name` as typed (never NULL for a declared parameter). */

@@ -19,18 +19,14 @@
 #include "buffer.h"
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
+#include "run_options.h"
 #include "scratch.h"
+#include "sysfs_guard.h"
 #include "timed_loops.h"
 
-static const char *const mode_choices[] = {"serial", "parallel", NULL};
-
-/* Bounds of --samples and --warmup: a million samples of 8-byte ticks per CPU is still a
- * small array; more would be a typing slip, not a plan. */
-#define MAX_SAMPLES 1000000
-#define MAX_WARMUP 1000
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -69,24 +65,6 @@ static int usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return 2;
-}
-
-static void online_text(char *out, size_t len)
-{
-    int cpus[PROBE_MAX_CPUS];
-    int n = cpus_online(cpus, PROBE_MAX_CPUS);
-    size_t used = 0;
-    out[0] = 0;
-    for (int i = 0; i < n && used < len; i++) {
-        int j = i;
-        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-            j++;
-        if (j > i)
-            used += (size_t)snprintf(out + used, len - used, "%s%d-%d", used ? "," : "", cpus[i], cpus[j]);
-        else
-            used += (size_t)snprintf(out + used, len - used, "%s%d", used ? "," : "", cpus[i]);
-        i = j;
-    }
 }
 
 static int kernel_is_available(const struct kernel *k, const char **why)
@@ -295,17 +273,6 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < lo || v > hi)
-        return -1;
-    *out = (int)v;
-    return 0;
-}
-
 static int cmd_run(int argc, char **argv)
 {
     char names[512];
@@ -333,124 +300,42 @@ static int cmd_run(int argc, char **argv)
     ctx.warmup = 1;
     ctx.min_time_s = 0.002;
     ctx.max_memory = default_memory_cap();
-    const char *output = NULL, *cpus_arg = NULL, *dir = NULL;
     int nparams = 0;
     while (k->params[nparams].name)
         nparams++;
     for (int p = 0; p < nparams; p++)
         ctx.values[p] = k->params[p].default_value;
 
-    for (int i = 1; i < argc; i++) {
-        char opt[128];
-        const char *val = NULL;
-        if (strncmp(argv[i], "--", 2) != 0)
-            return usage_error("unexpected argument '%s' (options are --NAME VALUE)", argv[i]);
-        snprintf(opt, sizeof opt, "%s", argv[i] + 2);
-        char *eq = strchr(opt, '=');
-        if (eq) {
-            *eq = 0;
-            val = argv[i] + 2 + (eq - opt) + 1;
-        }
-        if (strcmp(opt, "help") == 0) {
-            fputs(usage, stdout);
-            printf("\n%s: %s\n", k->name, k->help);
-            for (int p = 0; p < nparams; p++)
-                printf("  --%-10s %s (default %s)\n", k->params[p].name, k->params[p].help,
-                       k->params[p].default_value);
-            return 0;
-        }
-        if (!val) {
-            if (i + 1 >= argc)
-                return usage_error("option --%s needs a value", opt);
-            val = argv[++i];
-        }
-        if (strcmp(opt, "cpus") == 0) {
-            cpus_arg = val;
-        } else if (strcmp(opt, "mode") == 0) {
-            int m = choice_index(mode_choices, val);
-            if (m < 0)
-                return usage_error("--mode '%s' is not valid (valid: serial|parallel)", val);
-            ctx.mode = m == 1 ? MODE_PARALLEL : MODE_SERIAL;
-        } else if (strcmp(opt, "samples") == 0) {
-            if (parse_int(val, 1, MAX_SAMPLES, &ctx.samples))
-                return usage_error("--samples '%s' is not valid (valid: an integer from 1 to %d)", val, MAX_SAMPLES);
-        } else if (strcmp(opt, "warmup") == 0) {
-            if (parse_int(val, 0, MAX_WARMUP, &ctx.warmup))
-                return usage_error("--warmup '%s' is not valid (valid: an integer from 0 to %d)", val, MAX_WARMUP);
-        } else if (strcmp(opt, "min-time") == 0) {
-            char *end;
-            ctx.min_time_s = strtod(val, &end);
-            if (*end || end == val || !(ctx.min_time_s >= 0) || ctx.min_time_s > 3600)
-                return usage_error("--min-time '%s' is not valid (valid: a number of seconds from 0 to 3600)", val);
-        } else if (strcmp(opt, "max-memory") == 0) {
-            if (parse_size(val, &ctx.max_memory) || ctx.max_memory == 0)
-                return usage_error("--max-memory '%s' is not valid (valid: a size above 0 with k/m/g "
-                                   "suffixes, such as 512m or 2g)", val);
-            ctx.max_memory_arg = val;
-        } else if (strcmp(opt, "pages") == 0) {
-            int m = choice_index(page_choices, val);
-            if (m < 0)
-                return usage_error("--pages '%s' is not valid (valid: auto|4k|huge)", val);
-            if (m == PAGES_HUGE && !thp_offered())
-                return usage_error("--pages huge: this kernel offers no transparent huge pages "
-                                   "(/sys/kernel/mm/transparent_hugepage/enabled is 'never' or absent); "
-                                   "use --pages auto or 4k");
-            buffer_set_pages((enum page_mode)m);
-        } else if (strcmp(opt, "output") == 0) {
-            output = val;
-        } else if (strcmp(opt, "dir") == 0) {
-            dir = val;
-        } else {
-            int p = 0;
-            while (p < nparams && strcmp(k->params[p].name, opt) != 0)
-                p++;
-            if (p == nparams) {
-                size_t used = (size_t)snprintf(names, sizeof names, "--cpus --mode --samples --warmup "
-                                               "--min-time --max-memory --pages --output --dir");
-                for (int q = 0; q < nparams && used < sizeof names; q++)
-                    used += (size_t)snprintf(names + used, sizeof names - used, " --%s", k->params[q].name);
-                return usage_error("%s: unknown option '--%s' (valid: %s)", k->name, opt, names);
-            }
-            ctx.values[p] = val;
-        }
-    }
-
-    char online[512];
-    online_text(online, sizeof online);
-    if (cpus_arg) {
-        ctx.ncpus = parse_cpu_list(cpus_arg, ctx.cpus, PROBE_MAX_CPUS);
-        if (ctx.ncpus <= 0)
-            return usage_error("--cpus '%s' is not a CPU list (valid: e.g. 0,2-3; online: %s)", cpus_arg, online);
-        for (int i = 0; i < ctx.ncpus; i++) {
-            for (int j = 0; j < i; j++)
-                if (ctx.cpus[j] == ctx.cpus[i])
-                    return usage_error("--cpus lists CPU %d twice", ctx.cpus[i]);
-            if (!cpu_is_online(ctx.cpus[i]))
-                return usage_error("CPU %d is not online (online: %s)", ctx.cpus[i], online);
-        }
-    } else {
-        int all[PROBE_MAX_CPUS];
-        if (cpus_online(all, PROBE_MAX_CPUS) < 1)
-            return usage_error("no online CPU found");
-        ctx.cpus[0] = all[0];
-        ctx.ncpus = 1;
-    }
-
+    struct run_options opts = {0};
     char err[512] = "";
-    if (scratch_set_parent(dir, err, sizeof err) != 0)
+    int parsed = run_options(k, &ctx, &opts, argc, argv, err, sizeof err);
+    if (parsed > 0) {
+        fputs(usage, stdout);
+        printf("\n%s: %s\n", k->name, k->help);
+        for (int p = 0; p < nparams; p++)
+            printf("  --%-10s %s (default %s)\n", k->params[p].name, k->params[p].help,
+                   k->params[p].default_value);
+        return 0;
+    }
+    if (parsed < 0 || run_cpus(&ctx, opts.cpus, err, sizeof err) != 0)
+        return usage_error("%s", err);
+
+    if (scratch_set_parent(opts.dir, err, sizeof err) != 0)
         return usage_error("%s", err);
     /* every value checked against its declared kind, defaults included, once for all kernels */
     for (int p = 0; p < nparams; p++)
         if (param_check(k, &k->params[p], ctx.values[p], &ctx.parsed[p], err, sizeof err) != 0)
             return usage_error("%s", err);
+    if (k->serial_only && ctx.mode == MODE_PARALLEL)
+        return usage_error("%s: --mode parallel is not valid (valid: serial; %s)", k->name, k->serial_only);
     if (k->prepare && k->prepare(&ctx, err, sizeof err) != 0)
         return usage_error("%s", err);
 
     FILE *out = stdout;
-    if (output) {
-        out = fopen(output, "w");
+    if (opts.output) {
+        out = fopen(opts.output, "w");
         if (!out)
-            return usage_error("cannot write --output '%s': %s", output, strerror(errno));
+            return usage_error("cannot write --output '%s': %s", opts.output, strerror(errno));
     }
     jw_open(out);
     exec_install_signals();
@@ -497,6 +382,8 @@ static char *argv_json(int argc, char **argv)
 int main(int argc, char **argv)
 {
     prog_argv_json = argv_json(argc, argv);
+    /* Linux lays the argv strings out one after the other: the guardian renames itself there */
+    guard_title_area(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
     counter_init();
     if (argc < 2)
         return usage_error("which command? (valid: list|info|run; --help for usage)");

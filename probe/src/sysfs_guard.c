@@ -8,10 +8,20 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static char *title_area;     /* the probe's argv strings: the guardian writes its name there */
+static size_t title_len;
+
+void guard_title_area(char *area, size_t len)
+{
+    title_area = area;
+    title_len = len;
+}
 
 int sysfs_read_word(const char *path, char *out, size_t outlen)
 {
@@ -29,6 +39,19 @@ int sysfs_read_word(const char *path, char *out, size_t outlen)
         len = outlen - 1;
     memcpy(out, buf, len);
     out[len] = 0;
+    return 0;
+}
+
+int sysfs_root(const char *kernel, const char *root, char *out, size_t outlen, char *err, size_t errlen)
+{
+    if (strlen(root) > 200 || root[0] == 0 || strlen(root) >= outlen) {
+        snprintf(err, errlen, "%s: --root '%.40s' is not valid (valid: a directory path under 200 "
+                 "characters, / on a target)", kernel, root);
+        return -1;
+    }
+    snprintf(out, outlen, "%s", root);
+    for (size_t n = strlen(out); n > 0 && out[n - 1] == '/'; n--)
+        out[n - 1] = 0;
     return 0;
 }
 
@@ -126,6 +149,14 @@ int guard_start(struct sysfs_guard *g, char *err, size_t errlen)
     }
     if (pid == 0) {
         setsid();
+        /* A name of its own: `pkill platperf-probe` (comm) and `pkill -f platperf-probe`
+         * (the command line) must reach the probe, never the one process that undoes its
+         * changes. */
+        prctl(PR_SET_NAME, GUARD_NAME, 0, 0, 0);
+        if (title_area != NULL && title_len > 0) {
+            memset(title_area, 0, title_len);
+            memcpy(title_area, GUARD_NAME, strlen(GUARD_NAME) < title_len ? strlen(GUARD_NAME) : title_len - 1);
+        }
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = SIG_IGN;

@@ -4,7 +4,8 @@
  * The kernel records every file it will change, with the value to restore, before it
  * changes anything, then calls guard_start(): a child process in a session of its own
  * (so Ctrl-C, a terminal's or sshd's SIGHUP and a kill of the probe's process group do not
- * reach it), with /dev/null for stdin/stdout/stderr (so a reader of the probe's output, a
+ * reach it) and a name of its own, GUARD_NAME (so `pkill platperf-probe`, by name or by
+ * command line, does not reach it), with /dev/null for stdin/stdout/stderr (so a reader of the probe's output, a
  * local pipe or an SSH channel, sees its end when the probe ends), blocks on a pipe whose
  * write end only the probe holds. When the probe exits for any reason - normal end,
  * SIGINT/SIGTERM, SIGKILL, SIGPIPE after a dropped SSH connection - the kernel closes that
@@ -19,6 +20,8 @@
 #include <sys/types.h>
 
 #define GUARD_MAX 4096
+/* The guardian's process name and command line (both differ from the probe's). */
+#define GUARD_NAME "platperf-guard"
 #define GUARD_PATH_MAX 256
 
 struct guard_entry {
@@ -40,6 +43,9 @@ int guard_keep(struct sysfs_guard *g, const char *path);
 int guard_set(struct sysfs_guard *g, const char *path, const char *value);
 /* Records a directory to remove (a tracefs instance created by the kernel). */
 int guard_rmdir(struct sysfs_guard *g, const char *path);
+/* The probe's argv strings (argv[0] to the end of the last one): the guardian overwrites them
+ * with GUARD_NAME, so that /proc/PID/cmdline no longer names the probe. */
+void guard_title_area(char *area, size_t len);
 /* Forks the guardian. 0, or -1 with a reason in err. */
 int guard_start(struct sysfs_guard *g, char *err, size_t errlen);
 /* Writes back every recorded value that differs, newest first; returns how many could not
@@ -48,6 +54,10 @@ int guard_restore(const struct sysfs_guard *g);
 /* guard_restore(), then the guardian is released and waited for. Returns guard_restore's. */
 int guard_finish(struct sysfs_guard *g);
 
+/* The tree a kernel changes: its --root checked (a directory path under 200 characters)
+ * and copied into out without trailing slashes ("/" -> "": paths are root + "/sys/...");
+ * 0, or -1 with one line in err naming the kernel. */
+int sysfs_root(const char *kernel, const char *root, char *out, size_t outlen, char *err, size_t errlen);
 /* The first word of a small file into out; -1 if unreadable. */
 int sysfs_read_word(const char *path, char *out, size_t outlen);
 /* Writes value to a sysfs file with a fresh open; 0 or an errno value. */

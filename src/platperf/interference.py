@@ -73,7 +73,7 @@ def _items(text: str, valid: tuple[str, ...], what: str) -> list[str]:
 
 
 def _cpus(text: str, what: str) -> list[int]:
-    from .runner import SuiteError, parse_cpulist
+    from .runner.suite import SuiteError, parse_cpulist
     try:
         return parse_cpulist(text)
     except SuiteError:
@@ -122,9 +122,9 @@ class Matrix:
     through the record transform the pipeline calls before storing each record.
     """
 
-    def __init__(self, store, plan: Plan, *, root="/", resctrl_root=None, local: bool = True):
-        from .runner import Step
-        self.store, self.plan = store, plan
+    def __init__(self, plan: Plan, *, root="/", resctrl_root=None, local: bool = True):
+        from .runner.suite import Step
+        self.plan = plan
         self.root, self.resctrl_root, self.local = root, resctrl_root, local
         self.steps = [Step(i + 1, BENCHMARK, "serial", [], c.title) for i, c in enumerate(plan.cells)]
         self._cells = dict(zip(map(id, self.steps), plan.cells))
@@ -132,7 +132,7 @@ class Matrix:
         self._noted: set[str] = set()
 
     @contextlib.contextmanager
-    def around(self, run_id: int, step):
+    def around(self, sink, step):
         cell = self._cells[id(step)]
         with mitigations.applied(cell.mitigations, victim=self.plan.victim,
                                  aggressors=self.plan.aggressors, root=self.root,
@@ -144,9 +144,8 @@ class Matrix:
                     said.append((f"mitigation-{a.name}-caveat", f"{a.name}: {a.caveat}"))
                 for code, message in said:
                     if self._note(message):
-                        _add_finding(self.store, run_id, {"level": "warn", "code": code,
-                                                          "message": message, "effect": None,
-                                                          "fix": None, "source": "interference"})
+                        sink.finding({"level": "warn", "code": code, "message": message,
+                                      "effect": None, "fix": None, "source": "interference"})
             step.argv = self.plan.argv(cell, extra)
             yield _cell_transform(cell, [a.as_dict() for a in applied])
 
@@ -164,6 +163,33 @@ class Matrix:
                 self._note(f"rt not applied in the probe: {w.get('message')}")
         return MatrixOutcome(out.run_id, out.status, out.error, out.steps, out.results,
                              out.histograms, self.notes, out.signal)
+
+
+class MatrixRequest:
+    """The matrix as a measuring request (platperf.measure.requests): one run on one board,
+    the plan checked against the board's online CPUs, mitigations applied around each cell on
+    the board's own /sys and /proc (what platperf would write on this machine, a dma-latency
+    hold or resctrl groups, is recorded as not applied on a board)."""
+
+    name, repeat = "interference", 1
+
+    def __init__(self, label: str | None = None, **plan_args):
+        self.plan = make_plan(**plan_args)     # the checks that need no board, at once
+        self.label, self._args = label, plan_args
+        self.note = (f"interference victim {self.plan.victim}, aggressors "
+                     f"{','.join(map(str, self.plan.aggressors)) or 'none'}")
+        self.matrix: Matrix | None = None
+
+    def steps(self, target, description) -> list:
+        self.plan = make_plan(**self._args, online=description.online())
+        self.matrix = Matrix(self.plan, root=description.sysroot, local=target.local)
+        return self.matrix.steps
+
+    def around(self, sink, step):
+        return self.matrix.around(sink, step)
+
+    def outcome(self, out) -> "MatrixOutcome":
+        return self.matrix.outcome(out)
 
 
 def _cell_transform(cell: Cell, applied: list[dict]):
@@ -189,15 +215,10 @@ def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resct
                place=lambda cpu: (None, None, None), progress=None, stop=None) -> MatrixOutcome:
     """Runs every cell of ``plan`` into the begun run ``run_id`` and finishes the run.
     Mitigations are set up around each cell and undone whatever happens (Ctrl-C too)."""
-    from .runner import execute
-    matrix = Matrix(store, plan, root=root, resctrl_root=resctrl_root)
-    out = execute(store, run_id, target, matrix.steps, place, progress, stop=stop,
-                  around=matrix.around)
-    return matrix.outcome(out)
-
-
-def _add_finding(store, run_id: int, finding: dict):
-    """A mitigation that could not be applied is recorded with the run, beside the
-    doctor's findings and the probe's warnings."""
-    findings = list(store.run(run_id).get("findings") or [])
-    store.update_run(run_id, findings=findings + [finding])
+    from .runner.executor import execute
+    from .runner.sink import RunSink
+    matrix = Matrix(plan, root=root, resctrl_root=resctrl_root)
+    begun = store.run(run_id)        # begun by the caller: its findings and meta as they are
+    sink = RunSink(store, run_id, place, findings=begun["findings"], has_meta=begun["meta"] is not None)
+    return matrix.outcome(execute(sink, target, matrix.steps, progress, stop=stop,
+                                  around=matrix.around))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from . import stats
 from .guide.keys import Key
 from .records import ResultKey, canonical_params
-from .report.lmbench_names import STREAM_KERNELS
+from .vocab.lmbench import STREAM_KERNELS
 
 SERIAL = "serial"
 

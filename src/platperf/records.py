@@ -175,6 +175,10 @@ def result_from_record(rec: dict, where: str = "<record>") -> Result:
 # record says: the statistics square and sum samples, and must stay finite.
 MAX_CPU = 1 << 16
 MAX_VALUE = 1e30
+# The longest line a stream may hold. The probe's largest record, a result of 10^6 samples or a
+# histogram with 10^6 raw passes, is about 15 MB; a reader stops at this many characters
+# (targets read with readline(MAX_LINE + 1)), so a line with no end costs bounded memory.
+MAX_LINE = 64 << 20
 
 
 def _cpu_field(rec: dict, name: str, where: str, cpus=None):
@@ -291,10 +295,13 @@ def read_stream(lines: Iterable[str], name: str = "<stream>", cpus=None) -> Iter
     """
     first = True
     for number, line in enumerate(lines, 1):
+        where = f"{name}:{number}"
+        if len(line) > MAX_LINE:
+            raise RecordError(where, f"a line longer than {MAX_LINE >> 20} MiB: no record is that "
+                                     f"long (docs/results-format.md)")
         line = line.strip()
         if not line:
             continue
-        where = f"{name}:{number}"
         rec = check_record(parse_line(line, where), where, cpus)
         if first and rec["type"] != "meta":
             raise RecordError(where, "the first record must be 'meta'")

@@ -29,7 +29,8 @@ from dataclasses import asdict, dataclass, field
 
 from .machine.cpu_models import Midr, x86_core_type
 from .machine.cpuinfo import arch_from_cpuinfo, read_cpuinfo
-from .machine.sysroot import SysRoot, parse_cpu_list, parse_size, format_cpu_list
+from .machine.sysroot import SysRoot, parse_cpu_list, format_cpu_list
+from .vocab.sizes import size_or_none
 
 CPU_DIR = "sys/devices/system/cpu"
 
@@ -266,7 +267,7 @@ def _read_caches(sysroot: SysRoot, cpus: list[int]) -> list[Cache]:
                 continue
             ctype = _CACHE_TYPES.get(sysroot.read(f"{d}/type") or "", "unified")
             shared = tuple(parse_cpu_list(sysroot.read(f"{d}/shared_cpu_list")) or [cpu])
-            size = parse_size(sysroot.read(f"{d}/size"))
+            size = size_or_none(sysroot.read(f"{d}/size"))
             ways = sysroot.read_int(f"{d}/ways_of_associativity") or None  # 0: fully associative/unknown
             line = sysroot.read_int(f"{d}/coherency_line_size") or None
             sets = sysroot.read_int(f"{d}/number_of_sets") or None

@@ -163,7 +163,7 @@ def test_the_loop_runs_and_its_histogram_adds_up(build, variant):
     (["--aggressor-cpus", "0", "--pattern", "way_hammer"], "both the measured CPU"),
     (["--pattern", "hammer"], "hammer"),
     (["--duration", "0"], "--duration '0' is not valid (valid: a number from 1e-06 to 86400)"),
-    (["--raw", "-1"], "--raw '-1' is not valid (valid: an integer from 0 to 10000000)"),
+    (["--raw", "-1"], "--raw '-1' is not valid (valid: an integer from 0 to 1000000)"),
     (["--aggressor-cpus", "1-"], "--aggressor-cpus '1-' is not valid (valid: a list of online CPUs"),
     (["--cache-sets", "0", "--pattern", "way_hammer", "--aggressor-cpus", "1"], "--cache-sets 0 is too small"),
     (["--pattern", "set_crawler"], "needs --aggressor-cpus"),

@@ -1,5 +1,5 @@
 """The probe's OS kernels (TI's LMBench OS rows), run for real natively and under qemu-user:
-each row comes out under its pinned key (platperf.report.lmbench_names.LMBENCH_OS_ROWS) or as
+each row comes out under its pinned key (platperf.vocab.lmbench.LMBENCH_OS_ROWS) or as
 an `os-unsupported` warning, files stay in the run's scratch directory and are gone after
 it (also after Ctrl-C), and LMBench's overhead subtractions are the recorded arithmetic.
 Functional only: no timing is asserted. Builds: `make probe probe-cross`.
@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from platperf.report.lmbench_names import LMBENCH_OS_ROWS
+from platperf.vocab.lmbench import LMBENCH_OS_ROWS
 
 from test_probe_functional import SMALL, command, records, run_probe
 

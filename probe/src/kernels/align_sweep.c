@@ -21,11 +21,9 @@
 #include "buffer.h"
 #include "chase.h"
 #include "counter.h"
-#include "exec.h"
-#include "jsonl.h"
-#include "kernel.h"
 #include "op_latency.h"
 #include "params.h"
+#include "record.h"
 #include "summary.h"
 #include "timed_loops.h"
 
@@ -54,10 +52,18 @@ struct sweep_plan {
 };
 
 /* What one (kernel, offset, cpu) gathered over the rounds; emitted once all rounds ran. */
+/* One round of one slot: its median, and the job whose samples it took (their cost and
+ * marks, the flags copied; no ticks). */
+struct sweep_round {
+    double median_ns;
+    struct cpu_job job;
+};
+
 struct sweep_slot {
     uint64_t *ticks, *ops;     /* rounds x samples */
     int n;
-    char *rounds_json;         /* {"median_ns":..,"cost":..,"preempted":[..]},... */
+    struct sweep_round *rounds;
+    int nrounds;
     const struct core_clock *cc;
 };
 
@@ -225,27 +231,14 @@ static int measure_on_cpu(struct cpu_job *job)
     return 0;
 }
 
-/* `"loop_offset":N,"code":"<hex>"`: where the loop head sat and the bytes that ran. */
-static char *placement_json(const struct placement *pl)
-{
-    size_t len = 64 + 2 * pl->code_bytes;
-    char *out = malloc(len);
-    if (!out)
-        return NULL;
-    int at = snprintf(out, len, "\"loop_offset\":%zu,\"code\":\"", pl->loop_offset);
-    for (size_t i = 0; i < pl->code_bytes; i++)
-        at += snprintf(out + at, len - (size_t)at, "%02x", pl->code[i]);
-    snprintf(out + at, len - (size_t)at, "\"");
-    return out;
-}
-
 static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_t ops, size_t capacity)
 {
     double *ns = malloc(sizeof(double) * (size_t)job->nsamples);
-    char *cost = exec_cost_json(job);
-    if (!ns || !cost) {
+    struct sweep_round *grown = realloc(slot->rounds, sizeof *grown * (size_t)(slot->nrounds + 1));
+    if (grown)
+        slot->rounds = grown;
+    if (!ns || !grown) {
         free(ns);
-        free(cost);
         return -1;
     }
     for (int i = 0; i < job->nsamples && (size_t)slot->n < capacity; i++) {
@@ -253,18 +246,21 @@ static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_
         slot->ticks[slot->n] = job->ticks[i];
         slot->ops[slot->n++] = ops;
     }
-    struct summary sum = summarize(ns, job->nsamples);
-    size_t old = slot->rounds_json ? strlen(slot->rounds_json) : 0;
-    size_t len = old + strlen(cost) + 64;
-    char *grown = realloc(slot->rounds_json, len);
-    if (grown) {
-        snprintf(grown + old, len - old, "%s{\"median_ns\":%.6g,%s}", old ? "," : "", sum.median, cost);
-        slot->rounds_json = grown;
-    }
+    struct sweep_round *r = &slot->rounds[slot->nrounds];
+    r->median_ns = summarize(ns, job->nsamples).median;
     slot->cc = job->result;
     free(ns);
-    free(cost);
-    return grown ? 0 : -1;
+    if (exec_keep_account(&r->job, job) != 0)
+        return -1;
+    slot->nrounds++;
+    return 0;
+}
+
+static void free_rounds(struct sweep_slot *slot)
+{
+    for (int i = 0; i < slot->nrounds; i++)
+        exec_free_account(&slot->rounds[i].job);
+    free(slot->rounds);
 }
 
 /* One placement's round, per CPU: its samples join the slot of (placement, job's CPU). */
@@ -285,21 +281,67 @@ static int keep_round(struct run_ctx *ctx, struct cpu_job *job, void *arg)
     return 0;
 }
 
+struct slot_fields {
+    const struct placement *pl;
+    const struct sweep_slot *slot;
+};
+
+/* The medians of the rounds as the record has kept them since its first version: 6 digits. */
+static double six_digits(double v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%.6g", v);
+    return strtod(text, NULL);
+}
+
+/* "loop_offset", "code" (the bytes that ran, hex) and "rounds" of a slot's records. */
+static void write_slot_fields(const void *arg)
+{
+    const struct slot_fields *f = arg;
+    char *hex = malloc(2 * f->pl->code_bytes + 1);
+    jw_uint("loop_offset", f->pl->loop_offset);
+    if (hex) {
+        for (size_t i = 0; i < f->pl->code_bytes; i++)
+            snprintf(hex + 2 * i, 3, "%02x", f->pl->code[i]);
+        hex[2 * f->pl->code_bytes] = 0;
+        jw_str("code", hex);
+        free(hex);
+    }
+    jw_array("rounds");
+    for (int i = 0; i < f->slot->nrounds; i++) {
+        jw_element_object();
+        jw_num("median_ns", six_digits(f->slot->rounds[i].median_ns));
+        jw_job(&f->slot->rounds[i].job);
+        jw_object_end();
+    }
+    jw_array_end();
+}
+
 static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
                       const struct sweep_slot *slot)
 {
-    char params_json[96];
-    snprintf(params_json, sizeof params_json, "{\"kernel\":\"%s\",\"offset\":%llu}",
-             kernel_choices[kernel], (unsigned long long)offset);
-    char *where = placement_json(pl);
-    size_t len = (where ? strlen(where) : 0) + strlen(slot->rounds_json) + 16;
-    char *extra = malloc(len);
-    if (extra)
-        snprintf(extra, len, "%s,\"rounds\":[%s]", where ? where : "\"loop_offset\":null",
-                 slot->rounds_json);
-    emit_op_latency(ctx, "align-sweep", params_json, cpu, slot->n, slot->ticks, slot->ops, slot->cc, extra, NULL);
-    free(extra);
-    free(where);
+    struct json_obj params;
+    json_obj_init(&params);
+    json_obj_str(&params, "kernel", kernel_choices[kernel]);
+    json_obj_uint(&params, "offset", offset);
+    struct slot_fields fields = {pl, slot};
+    emit_op_latency(ctx, "align-sweep", params.text, cpu, slot->n, slot->ticks, slot->ops, slot->cc, NULL,
+                    NULL, write_slot_fields, &fields);
+}
+
+/* The placements in order for round 0, shuffled for each later one (Fisher-Yates, xorshift64). */
+static void shuffle(size_t *order, size_t n, uint64_t round, uint64_t *seed)
+{
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n; round > 0 && i > 1; i--) {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        size_t j = (size_t)(*seed % i), t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
 }
 
 static int run(struct run_ctx *ctx)
@@ -335,16 +377,7 @@ static int run(struct run_ctx *ctx)
         rc = 1;
     }
     for (uint64_t round = 0; round < plan->rounds && rc == 0 && !probe_interrupted(); round++) {
-        for (size_t i = 0; i < nplaces; i++)
-            order[i] = i;
-        for (size_t i = nplaces; round > 0 && i > 1; i--) {   /* Fisher-Yates, xorshift64 */
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            size_t j = (size_t)(seed % i), t = order[i - 1];
-            order[i - 1] = order[j];
-            order[j] = t;
-        }
+        shuffle(order, nplaces, round, &seed);
         for (size_t at = 0; at < nplaces && rc == 0 && !probe_interrupted(); at++) {
             size_t k = order[at] / noffsets, o = order[at] % noffsets;
             int kernel = plan->kernels[k];
@@ -358,7 +391,7 @@ static int run(struct run_ctx *ctx)
                 break;
             }
             struct round_target rt = {&slots[order[at] * (size_t)ctx->ncpus], ops_per_rep, capacity};
-            rc = exec_measure_each_cpu(ctx, measure_on_cpu, pl, keep_round, &rt);
+            rc = measure_each_cpu(ctx, measure_on_cpu, pl, keep_round, &rt);
         }
     }
     free(order);
@@ -374,7 +407,7 @@ static int run(struct run_ctx *ctx)
     for (size_t i = 0; slots && i < nslots; i++) {
         free(slots[i].ticks);
         free(slots[i].ops);
-        free(slots[i].rounds_json);
+        free_rounds(&slots[i]);
     }
     for (size_t i = 0; last && i < (size_t)plan->nkernels * noffsets; i++)
         if (last[i].mapping)

@@ -18,7 +18,7 @@
 
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 
 /* 128 bytes: the line and its neighbour (adjacent-line prefetchers fetch pairs), so no
@@ -134,18 +134,19 @@ static int run(struct run_ctx *ctx)
                 emit_error("thread-failed", "cannot start a measuring thread");
                 rc = 1;
             }
-            int outcome = exec_job_outcome(&job);
+            int outcome = job_outcome(&job);
             if (outcome < 0)
                 rc = 1;
             if (outcome > 0) {
                 uint64_t one_way = 2 * job.reps;
                 for (int s = 0; s < job.nsamples; s++)
                     ns[s] = ticks_to_ns(job.ticks[s]) / (double)one_way;
-                char params_json[48], *cost = exec_cost_json(&job);
-                snprintf(params_json, sizeof params_json, "{\"peer\":%d}", b);
-                emit_result_extra(ctx, "c2c-latency", params_json, a, "latency", "ns", "lower",
-                                  ns, job.nsamples, one_way, job.ticks, cost);
-                free(cost);
+                struct json_obj params;
+                json_obj_init(&params);
+                json_obj_uint(&params, "peer", (uint64_t)b);
+                struct result_record r = {"c2c-latency", params.text, a, "latency", "ns", "lower",
+                                          ns, job.nsamples, one_way, job.ticks, &job, NULL, NULL};
+                emit_record(ctx, &r);
             }
             exec_free_jobs(one, &job);
         }

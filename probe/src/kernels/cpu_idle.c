@@ -23,13 +23,14 @@
 
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "sysfs_guard.h"
 
 static const struct kernel_param params[] = {
     {"root", "/", NULL, "where sys/ is: / on a target; a writable copy of a board's tree in tests", false, .kind = PARAM_TEXT},
-    {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false, .kind = PARAM_TEXT},
+    {"sleep", "auto", NULL, "microseconds each timer sleeps; auto: 4x the state's target residency, at least 1000", false,
+     .kind = PARAM_COUNT, .min = 1, .max = 1000000, .keyword = "auto"},
     {NULL},
 };
 
@@ -50,32 +51,11 @@ struct idle_state {
 static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
 {
     struct idle_plan *plan = calloc(1, sizeof *plan);
-    const char *root = kernel_value(ctx, "root"), *sleep = kernel_value(ctx, "sleep");
-    if (ctx->mode == MODE_PARALLEL) {
-        snprintf(err, errlen, "cpu-idle: --mode parallel is not valid (valid: serial; each CPU's "
-                 "states are measured in turn)");
+    if (sysfs_root("cpu-idle", kernel_value(ctx, "root"), plan->root, sizeof plan->root, err, errlen) != 0) {
         free(plan);
         return -1;
     }
-    if (strlen(root) > 200 || root[0] == 0) {
-        snprintf(err, errlen, "cpu-idle: --root '%.40s' is not valid (valid: a directory path under "
-                 "200 characters, / on a target)", root);
-        free(plan);
-        return -1;
-    }
-    snprintf(plan->root, sizeof plan->root, "%s", root);
-    for (size_t n = strlen(plan->root); n > 0 && plan->root[n - 1] == '/'; n--)
-        plan->root[n - 1] = 0;   /* "/" -> "": paths are root + "/sys/..." */
-    if (strcmp(sleep, "auto") != 0) {
-        char *end;
-        plan->sleep_us = strtol(sleep, &end, 10);
-        if (*end || end == sleep || plan->sleep_us < 1 || plan->sleep_us > 1000000) {
-            snprintf(err, errlen, "cpu-idle: --sleep '%s' is not valid (valid: auto or microseconds "
-                     "from 1 to 1000000)", sleep);
-            free(plan);
-            return -1;
-        }
-    }
+    plan->sleep_us = kernel_is_keyword(ctx, "sleep") ? 0 : (long)kernel_count(ctx, "sleep");
     ctx->kernel_state = plan;
     return 0;
 }
@@ -270,4 +250,5 @@ const struct kernel cpu_idle_kernel = {
     .available = NULL,
     .prepare = prepare,
     .run = run,
+    .serial_only = "each CPU's states are measured in turn",
 };

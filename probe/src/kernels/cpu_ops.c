@@ -13,7 +13,7 @@
 
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
 #include "timed_loops.h"
@@ -128,8 +128,10 @@ static int emit_chain(struct run_ctx *ctx, struct cpu_job *job, void *arg)
     double *ns = ce->ns, *cycles = ce->cycles;
     const struct core_clock *cc = job->result;
     uint64_t ops = job->reps * (uint64_t)chain->unroll;
-    char params_json[64];
-    snprintf(params_json, sizeof params_json, "{\"op\":\"%s\",\"type\":\"%s\"}", chain->op, chain->type);
+    struct json_obj params;
+    json_obj_init(&params);
+    json_obj_str(&params, "op", chain->op);
+    json_obj_str(&params, "type", chain->type);
     if (chain->extra_cycles && !cc->valid) {
         emit_warning("no-core-clock", "cpu-ops: mul and mod need the core clock to take their "
                      "extra cycle out; not measured", job->cpu);
@@ -144,7 +146,7 @@ static int emit_chain(struct run_ctx *ctx, struct cpu_job *job, void *arg)
             cycles[i] -= chain->extra_cycles;
         }
     }
-    struct result_record r = {"cpu-ops", params_json, job->cpu, "latency", "ns", "lower",
+    struct result_record r = {"cpu-ops", params.text, job->cpu, "latency", "ns", "lower",
                               ns, job->nsamples, ops, job->ticks, job, NULL, NULL};
     emit_record(ctx, &r);
     if (cc->valid) {
@@ -172,7 +174,7 @@ static int run(struct run_ctx *ctx)
             continue;
         }
         struct chain_emit ce = {chain, ns, cycles};
-        rc = exec_measure_each_cpu(ctx, measure_on_cpu, (void *)chain, emit_chain, &ce);
+        rc = measure_each_cpu(ctx, measure_on_cpu, (void *)chain, emit_chain, &ce);
     }
     free(ns);
     free(cycles);

@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -25,7 +24,7 @@
 #include "counter.h"
 #include "exec.h"
 #include "histogram.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "kernels/aggressors.h"
 #include "params.h"
@@ -39,7 +38,7 @@ _Static_assert(offsetof(struct latency_loop_ctx, now) == LL_NOW, "LL_NOW");
 _Static_assert(offsetof(struct latency_loop_ctx, first) == LL_FIRST, "LL_FIRST");
 _Static_assert(offsetof(struct latency_loop_ctx, last) == LL_LAST, "LL_LAST");
 
-#define MAX_RAW 10000000          /* raw samples kept at most (80 MB) */
+#define MAX_RAW 1000000           /* raw samples kept at most (8 MB here, about 12 MB of JSON) */
 #define WARMUP_S 0.02             /* a first short loop faults in code, stack and exact[] */
 #define RT_PRIORITY 80            /* above the kernel's threaded IRQs (50), below migration */
 
@@ -218,10 +217,14 @@ static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
         size_t len = strlen(cpus);
         snprintf(cpus + len, sizeof cpus - len, "%s%d", i ? "," : "", p->aggressor_cpus[i]);
     }
-    snprintf(p->params_json, sizeof p->params_json,
-             "{\"aggressors\":\"%s\",\"duration\":%g,\"pattern\":\"%s\",\"threshold\":%g,"
-             "\"variant\":\"%s\"}", p->pattern == AGG_NONE ? "" : cpus, p->duration_s,
-             aggressor_pattern_name(p->pattern), p->threshold_ns, variants[p->variant]);
+    struct json_obj params;
+    json_obj_init(&params);
+    json_obj_str(&params, "aggressors", p->pattern == AGG_NONE ? "" : cpus);
+    json_obj_g(&params, "duration", p->duration_s, 6);
+    json_obj_str(&params, "pattern", aggressor_pattern_name(p->pattern));
+    json_obj_g(&params, "threshold", p->threshold_ns, 6);
+    json_obj_str(&params, "variant", variants[p->variant]);
+    snprintf(p->params_json, sizeof p->params_json, "%s", params.text);
     return 0;
 }
 
@@ -322,41 +325,11 @@ static int victim_run(struct cpu_job *job)
 }
 
 /* A growing string for the histogram record's arrays. */
-struct text {
-    char *s;
-    size_t len, cap;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void text_add(struct text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return;
-        if (t->s && t->len + (size_t)n < t->cap) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = (t->cap + (size_t)n + 1) * 2;
-        char *s = realloc(t->s, cap);
-        if (!s)
-            abort();
-        t->s = s;
-        t->cap = cap;
-    }
-}
-
 static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
                            const struct victim_job *vj, int cpu)
 {
     const struct histogram *h = &vj->v->hist;
     double tick = ticks_to_ns(1);
-    struct text t = {0};
 
     jw_begin("histogram");
     jw_str("benchmark", "latency-loop");
@@ -372,58 +345,31 @@ static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
     jw_num("max", (double)h->max * tick);
     jw_num("threshold", p->threshold_ns);
     jw_uint("over_threshold", h->over);
-    t.len = 0;
-    text_add(&t, "[");
-    int first = 1;
-    for (unsigned b = 0; b < HIST_BUCKETS; b++)
-        if (h->counts[b]) {
-            text_add(&t, "%s[%.9g,%.9g,%" PRIu64 "]", first ? "" : ",",
-                     (double)hist_bucket_lower(b) * tick, (double)hist_bucket_upper(b) * tick,
-                     h->counts[b]);
-            first = 0;
-        }
-    text_add(&t, "]");
-    jw_raw("buckets", t.s);
-    struct hist_top top[HIST_TOP];
-    unsigned ntop = hist_top_sorted(h, top);
-    t.len = 0;
-    text_add(&t, "[");
-    for (unsigned i = 0; i < ntop; i++)
-        text_add(&t, "%s{\"value\":%.9g,\"t_ns\":%.9g}", i ? "," : "", (double)top[i].value * tick,
-                 (double)(top[i].t - vj->v->loop.first) * tick);
-    text_add(&t, "]");
-    jw_raw("top", t.s);
-    if (h->raw) {
-        t.len = 0;
-        text_add(&t, "{\"values\":[");
-        for (size_t i = 0; i < h->raw_n; i++)
-            text_add(&t, "%s%.9g", i ? "," : "", (double)h->raw[i] * tick);
-        text_add(&t, "],\"truncated\":%s}", h->raw_n < h->count ? "true" : "false");
-        jw_raw("raw", t.s);
-    }
+    jw_histogram(h, tick, vj->v->loop.first);
     jw_num("elapsed_s", (double)(vj->v->loop.last - vj->v->loop.first) * tick * 1e-9);
     jw_str("loop", vj->loop_asm ? "asm" : "c");
-    jw_key("rt");
-    jw_text(p->rt ? (vj->rt_applied ? "{\"requested\":true,\"applied\":true}"
-                                    : "{\"requested\":true,\"applied\":false}")
-                  : "{\"requested\":false,\"applied\":false}");
+    jw_object("rt");
+    jw_bool("requested", p->rt);
+    jw_bool("applied", p->rt && vj->rt_applied);
+    jw_object_end();
     if (p->pattern != AGG_NONE) {
-        char geo[160];
-        snprintf(geo, sizeof geo, "{\"sets\":%zu,\"ways\":%zu,\"line\":%zu}", p->geometry.sets,
-                 p->geometry.ways, p->geometry.line);
-        jw_raw("cache", geo);
+        jw_object("cache");
+        jw_uint("sets", p->geometry.sets);
+        jw_uint("ways", p->geometry.ways);
+        jw_uint("line", p->geometry.line);
+        jw_object_end();
         jw_uint("aggressor_sweeps", vj->sweeps);
     }
     jw_end();
     ctx->results++;
-    free(t.s);
 }
 
 static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu, const char *metric,
                      const char *unit, double value, uint64_t passes)
 {
-    emit_result(ctx, "latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
-                NULL);
+    struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
+                              NULL, NULL, NULL, NULL};
+    emit_record(ctx, &r);
 }
 
 static int run(struct run_ctx *ctx)

@@ -8,7 +8,7 @@
 #include "cache.h"
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "params.h"
 #include "timed_loops.h"
@@ -185,7 +185,7 @@ static int run(struct run_ctx *ctx)
             }
             for (int j = 0; j < ctx->ncpus; j++) {
                 struct cpu_job *job = &jobs[j];
-                int outcome = exec_job_outcome(job);
+                int outcome = job_outcome(job);
                 if (outcome < 0)
                     rc = 1;
                 if (outcome <= 0)

@@ -8,7 +8,7 @@
 #include "chase.h"
 #include "counter.h"
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 #include "op_latency.h"
 #include "params.h"
@@ -133,7 +133,7 @@ static int run(struct run_ctx *ctx)
         json_obj_str(&params, "pattern", plan->pattern == CHASE_SEQ ? "seq" : "random");
         json_obj_uint(&params, "size", pt.size);
         json_obj_uint(&params, "stride", plan->stride);
-        rc = exec_measure_each_cpu(ctx, measure_on_cpu, &pt, emit_point, params.text);
+        rc = measure_each_cpu(ctx, measure_on_cpu, &pt, emit_point, params.text);
     }
     free(backing);
     free(plan);

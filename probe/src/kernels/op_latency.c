@@ -2,11 +2,12 @@
 
 #include <stdlib.h>
 
-#include "jsonl.h"
+#include "record.h"
 
 void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json, int cpu,
                      int n, const uint64_t *ticks, const uint64_t *ops, const struct core_clock *cc,
-                     const char *extra_json, const struct cpu_job *job)
+                     const char *extra_json, const struct cpu_job *job,
+                     void (*more)(const void *more_arg), const void *more_arg)
 {
     double *ns = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double *cycles = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
@@ -25,13 +26,13 @@ void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *par
     }
     struct result_record r = {benchmark, params_json, cpu, "latency", "ns", "lower",
                               ns, n, iterations, ticks, job, NULL, extra_json};
-    emit_record(ctx, &r);
+    emit_record_with(ctx, &r, more, more_arg);
     if (cc && cc->valid) {
         r.metric = "latency_cycles";
         r.unit = "cycles";
         r.samples = cycles;
         r.clock = cc;
-        emit_record(ctx, &r);
+        emit_record_with(ctx, &r, more, more_arg);
     }
     free(ns);
     free(cycles);
@@ -49,6 +50,6 @@ void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char 
     for (int i = 0; i < job->nsamples; i++)
         each[i] = ops;
     emit_op_latency(ctx, benchmark, params_json, job->cpu, job->nsamples, job->ticks, each, cc,
-                    extra_json, job);
+                    extra_json, job, NULL, NULL);
     free(each);
 }

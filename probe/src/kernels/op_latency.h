@@ -15,7 +15,8 @@
  * preempted samples when job is not NULL. */
 void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json, int cpu,
                      int n, const uint64_t *ticks, const uint64_t *ops, const struct core_clock *cc,
-                     const char *extra_json, const struct cpu_job *job);
+                     const char *extra_json, const struct cpu_job *job,
+                     void (*more)(const void *more_arg), const void *more_arg);
 /* The same for one job of exec_sample(), `ops` operations per sample. */
 void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
                          const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,

@@ -204,6 +204,11 @@ static void row_warning(const char *code, const char *msg, int cpu, const struct
     jw_end();
 }
 
+static void write_overhead(const void *baseline)
+{
+    jw_g("overhead_subtracted", *(const double *)baseline, 6);
+}
+
 int os_run_case(struct run_ctx *ctx, const struct os_case *c)
 {
     struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
@@ -226,7 +231,7 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
             row_warning("os-unsupported", msg, job->cpu, c);
             continue;
         }
-        int outcome = exec_job_outcome(job);
+        int outcome = job_outcome(job);
         if (outcome < 0)
             rc = 1;
         if (outcome <= 0)
@@ -246,13 +251,10 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
                 continue;
             }
         }
-        char extra[96] = "";
-        if (c->baseline)
-            snprintf(extra, sizeof extra, "\"overhead_subtracted\":%.6g", oj->baseline);
         struct result_record r = {c->benchmark, c->params.text, job->cpu, c->metric,
                                   units[c->figure], c->figure == OS_LATENCY_US ? "lower" : "higher",
-                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL, extra};
-        emit_record(ctx, &r);
+                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL, NULL};
+        emit_record_with(ctx, &r, c->baseline ? write_overhead : NULL, &oj->baseline);
         free(oj->values);
     }
     exec_free_jobs(ctx, jobs);

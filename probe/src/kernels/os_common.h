@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "exec.h"
-#include "jsonl.h"
+#include "record.h"
 #include "kernel.h"
 
 enum os_figure {

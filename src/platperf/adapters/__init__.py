@@ -141,7 +141,7 @@ def find_tool(target, adapter, entry: dict) -> str:
     """The tool's path on the target: the entry's ``binary``, the inventory's ``tools`` table
     for this adapter, else ``TOOL`` on the board's PATH. Raises Missing."""
     name = adapter.__name__.rsplit(".", 1)[1]
-    named = entry.get("binary") or (getattr(target, "tools", None) or {}).get(name)
+    named = entry.get("binary") or target.tools.get(name)
     path = target.which(named or adapter.TOOL)
     if path is None:
         where = f"'{named}'" if named else f"{adapter.TOOL} (not on the board's PATH)"
@@ -163,33 +163,8 @@ def run_step(step: ToolStep, target) -> tuple[list, dict | None]:
         return exc.records, finding("error", "tool-failed", f"{step.title}: {exc}", None, step)
 
 
-def execute(step: ToolStep, target, writer, out, place, progress) -> None:
-    """One tool step of ``runner.execute``: its results and histograms stored through the
-    run's ``writer`` (placed as (package, cluster, core) when they have a cpu), what the board lacks
-    added to the run's findings (``out.warnings``). A tool step never ends the run: None."""
-    from ..records import Result
-    records, found = run_step(step, target)
-    for rec in records:
-        if isinstance(rec, Result):
-            if rec.cpu is not None and rec.cluster is None:
-                rec.set_place(place(rec.cpu))
-            writer.write(writer.store.add_result, writer.run_id, rec)
-            out.results += 1
-            progress.record({"type": "result", "benchmark": rec.benchmark})
-        else:
-            package, cluster, core = place(rec["cpu"]) if rec.get("cpu") is not None else (None, None, None)
-            writer.write(writer.store.add_histogram, writer.run_id, rec, cluster=cluster, core=core,
-                         package=package)
-            out.histograms += 1
-            progress.record(rec)
-    writer.commit()
-    if found is not None:
-        out.warnings.append(found)
-    return None
-
-
 def finding(level: str, code: str, message: str, fix: str | None, step: ToolStep) -> dict:
-    """A finding of the run, in the doctor's shape (runner.with_probe_warnings)."""
+    """A warning of the run, as the probe writes one (runner.sink.with_probe_warnings)."""
     return {"type": "warning", "level": level, "code": code, "message": message, "fix": fix,
             "source": f"adapter {step.adapter}"}
 

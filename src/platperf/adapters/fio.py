@@ -16,7 +16,7 @@ import json
 import posixpath
 
 from . import Missing, ToolFailed, result, run
-from ._sizes import parse_size
+from ..vocab.sizes import parse_size
 
 TOOL = "fio"
 BENCHMARK = "fio"

@@ -19,6 +19,39 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _print_version(value: bool):
+    """``--version``: platperf's version, the build id of the probe this machine runs (two
+    probes with one build id ran the same code) and the architectures whose probe it ships."""
+    if not value:
+        return
+    from .. import __version__
+    from ..probe_path import ARCHES, ProbeNotFound, find_probe
+    from ..runner import SuiteError, probe_meta
+    from ..targets.local import LocalTarget
+    print(f"platperf {__version__}")
+    try:
+        meta = probe_meta(LocalTarget())
+        print(f"probe {meta.get('probe_version')} build {meta.get('build_id')} "
+              f"({meta.get('arch')}, {meta.get('compiler')})")
+    except (ProbeNotFound, SuiteError) as exc:
+        print(f"probe: {exc}")
+    shipped = []
+    for arch in ARCHES:
+        try:
+            find_probe(arch)
+            shipped.append(arch)
+        except ProbeNotFound:
+            pass
+    print(f"probes for boards: {', '.join(shipped) or 'none'}")
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                          help="Print platperf's version and its probe's build id, then exit.")):
+    pass
+
+
 DEFAULT_DB = os.environ.get("PLATPERF_DB", "platperf.db")
 DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite path (or sqlite:///PATH) "
                                                  "or postgresql://USER:PASSWORD@HOST:PORT/DBNAME "

@@ -42,10 +42,8 @@ def doctor(
     Exit codes: 0 whatever was found (warnings are advice, not failures); 2 bad input
     or a target that cannot be read.
     """
-    from ..doctor import check
-    from ..fingerprint import collect
-    from ..machine.sysroot import SysRoot
-    from ..targets import UnknownTarget, get_target
+    from ..measure.diagnosis import diagnose, meta_of_file
+    from ..targets import TargetError, UnknownTarget, get_target
     from ..topology import TopologyError
 
     if root != "/" and target_name != "local":
@@ -53,66 +51,22 @@ def doctor(
     if not Path(root).is_dir():
         fail_exit(f"--root {root} is not a directory (give / or a copy of a machine's /sys and /proc)")
     try:
+        given = meta_of_file(meta) if meta is not None else None
         target = get_target(target_name)
-    except UnknownTarget as exc:
+    except (ValueError, UnknownTarget) as exc:
         fail_exit(str(exc))
-    if root != "/":
-        machine = SysRoot(root)
-    else:
-        try:
-            machine = target.sysroot()
-        except Exception as exc:  # the transport names its own failure (unreachable, refused key)
-            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            fail_exit(f"cannot read target {target_name}: {why}")
-    probe_meta, probe_note = _probe_meta(meta, target if probe and root == "/" else None)
     try:
-        fingerprint = collect(machine, probe_meta)
-    except TopologyError as exc:
+        found = diagnose(target, root=None if root == "/" else root, meta=given, probe=probe)
+    except (TargetError, TopologyError) as exc:
         fail_exit(str(exc))
-    core = _core_records(target, fingerprint) if probe and root == "/" and probe_meta else None
-    findings = check(machine, fingerprint=fingerprint, probe_meta=probe_meta, core_records=core)
+    finally:
+        target.close()
+    fingerprint, findings = found.fingerprint, found.findings
     if json_out:
         print(json.dumps({"findings": [dataclasses.asdict(f) for f in findings],
                           "fingerprint": fingerprint}, indent=1))
         return
-    _print(fingerprint, findings, probe_note)
-
-
-def _probe_meta(path: Optional[Path], target) -> tuple[dict | None, str | None]:
-    """The probe meta record from a results file, or from the target's probe (when ``target`` is
-    given); None with a note why not."""
-    from ..records import RecordError, read_stream
-    if path is not None:
-        try:
-            with open(path, encoding="utf-8") as stream:
-                first = next(iter(read_stream(stream, str(path))), None)
-        except OSError as exc:
-            fail_exit(f"cannot read --meta {path}: {exc.strerror}")
-        except RecordError as exc:
-            fail_exit(str(exc))
-        if not first or first.get("type") != "meta":
-            fail_exit(f"--meta {path}: the first record is not a meta record (expected a probe results file)")
-        return first, None
-    if target is None:
-        return None, None
-    try:
-        from ..runner import probe_meta
-        return probe_meta(target), None
-    except Exception as exc:  # no probe built, or it failed: the other checks still stand
-        return None, f"counter not checked: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-
-
-def _core_records(target, fp: dict) -> list[dict]:
-    """The probe's L1 hit times on each online CPU (doctor.core_probe_args); [] when the probe
-    fails (the check then says it was not measured)."""
-    from ..doctor import core_probe_args
-    from ..records import RecordError
-    from ..runner import SuiteError, probe_records
-    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
-    try:
-        return probe_records(target, core_probe_args(cpus)) if cpus else []
-    except (SuiteError, RecordError):
-        return []
+    _print(fingerprint, findings, found.note)
 
 
 def _print(fp: dict, findings, probe_note: str | None):

@@ -2,6 +2,7 @@
 under each set of mitigations, stored as one run."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Optional
@@ -51,48 +52,28 @@ def interference(
     Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
     Ctrl-C, 143 by SIGTERM.
     """
-    from ..interference import InterferenceError, Matrix, make_plan
-    from ..measure import describe, measure
-    from ..probe_path import ProbeNotFound
-    from ..runner import SuiteError
-    from ..targets import UnknownTarget, get_target
-    from ..targets.local import LocalTarget
+    from ..interference import InterferenceError, MatrixRequest
+    from ..measure.boards import Session
 
     if "," in target:
         fail_exit(f"--target {target}: interference measures one board at a time")
     try:   # the matrix's own checks first: they need no board
-        make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
-                  mitigation_sets=mitigations, duration=duration, threshold=threshold, raw=raw)
-        the_target = get_target(target, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
-    except (InterferenceError, UnknownTarget) as exc:
+        request = MatrixRequest(label, victim=victim, aggressors=aggressors, patterns=patterns,
+                                loops=loops, mitigation_sets=mitigations, duration=duration,
+                                threshold=threshold, raw=raw)
+    except InterferenceError as exc:
         fail_exit(str(exc))
-    try:
-        try:
-            description = describe(the_target)
-            plan = make_plan(victim=victim, aggressors=aggressors, patterns=patterns, loops=loops,
-                             mitigation_sets=mitigations, duration=duration, threshold=threshold,
-                             raw=raw, online=description.online())
-        except (InterferenceError, SuiteError, ProbeNotFound, ValueError) as exc:
-            fail_exit(str(exc))   # ValueError: a --root without the machine's description
+    with Session([target], request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
+        (board,) = session.boards
+        if board.error is not None:   # unreachable, a --root without the machine's description,
+            fail_exit(board.error)    # a CPU not online
         store = open_store(db)
-        # Mitigations read the target's own /sys and /proc; on a board, what platperf would
-        # write on this machine (dma-latency hold, resctrl groups) is recorded as not applied.
-        matrix = Matrix(store, plan, root=the_target.sysroot(),
-                        local=isinstance(the_target, LocalTarget))
         progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
-        try:
-            if progress:
-                progress.bar.start()
-            out = matrix.outcome(measure(
-                store, the_target, description, matrix.steps, suite="interference", label=label,
-                note=f"interference victim {plan.victim}, aggressors "
-                     f"{','.join(map(str, plan.aggressors)) or 'none'}",
-                progress=progress, around=matrix.around))
-        finally:
-            if progress:
-                progress.bar.stop()
-    finally:
-        the_target.close()
+        with progress.bar if progress else contextlib.nullcontext():
+            session.measure(store, progress_for=lambda board: progress)
+    if not board.outcomes:            # the store failed under the run
+        fail_exit(board.error)
+    out, plan = request.outcome(board.outcomes[0]), request.plan
     run_id = out.run_id
     for note in out.notes:
         print(f"platperf: {note}", file=sys.stderr)

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from ..lava.job import DEFAULT_TIMEOUT_MIN, LavaError
-from .common import DbOption, app, fail_exit
+from .common import DbOption, app, fail_exit, open_store
+from .measuring import print_stored
 
 lava_app = typer.Typer(help="Run platperf on a lab's boards through LAVA (docs/lava.md).",
                        no_args_is_help=True)
@@ -34,7 +34,7 @@ PriorityOption = typer.Option("medium", "--priority", help="LAVA priority: high,
 
 def _job_text(suite, device_type, template, arch, label, mode, timeout, priority) -> str:
     from ..lava.job import build_job, dump_job, load_template
-    from ..runner import SuiteError, load_suite
+    from ..runner.suite import SuiteError, load_suite
     try:
         job = build_job(load_suite(suite), load_template(device_type, template), label=label,
                         device_type=device_type, arch=arch, mode=mode, timeout_minutes=timeout,
@@ -80,8 +80,9 @@ def job(
     if output is None:
         sys.stdout.write(text)
         return
+    from .. import atomic
     try:
-        output.write_text(text)
+        atomic.write_text(output, text)
     except OSError as exc:
         fail_exit(f"cannot write {output}: {exc.strerror}")
     print(f"wrote {output} ({len(text) // 1024} KiB)", file=sys.stderr)
@@ -168,70 +169,41 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
     try:
         if poll is not None:
             def said(job):
-                device = f" on {job['actual_device']}" if job.get("actual_device") else ""
+                device = f" on {job['device']}" if job.get("device") else ""
                 print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
             job = server.wait(job_id, poll, progress=said)
         else:
-            job = server.job(job_id)
+            job = server.state(job_id)
         if job.get("state") != "Finished" and poll is None:
             print(f"platperf: note: job {job_id} is {job.get('state')}: storing what its log "
                   "holds so far", file=sys.stderr)
         log = server.log(job_id)
+        lava_error = None
+        if job.get("state") == "Finished" and job.get("health") != "Complete":
+            lava_error = failure(job, server.error(job_id))
+        if label is None:
+            label = server.metadata(job_id).get("platperf.label")
     except LavaError as exc:
         fail_exit(str(exc))
-    lava_error = failure(job) if job.get("state") == "Finished" else None
-    label = label or _metadata_label(job.get("definition"))
     if label is None:
         fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
     lava = server.run_meta(job_id, job)
     text = log.decode("utf-8", errors="replace")
-    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=label, target=target,
+    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=str(label), target=target,
            note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
     if lava_error:
         fail_exit(f"LAVA job {job_id}: {lava_error}")
 
 
-def _metadata_label(definition) -> str | None:
-    import yaml
-    try:
-        data = yaml.safe_load(definition or "") or {}
-        value = data.get("metadata", {}).get("platperf.label")
-    except (yaml.YAMLError, AttributeError):
-        return None
-    return str(value) if value is not None else None
-
-
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):
     """The run of one job log, described by the board snapshot in it, into the store."""
     from ..ingest import IngestError
-    from ..ingest.lava import describe_board, read_run
-    from ..runner import with_probe_warnings
-    from .ingest import store_probe_run
+    from ..measure.streams import read_lava_log, store_stream
+    from ..store import StoreError
     try:
-        run = read_run(lines, f"{name} [probe output]")
-    except IngestError as exc:
-        fail_exit(f"{exc}" + (f" (LAVA: {lava_error})" if lava_error else ""))
-    log, stream = run.log, run.stream
-    lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
-    if lava_error and stream.status != "complete":
-        # LAVA's own words first: they say why the run is short (a timeout, a lost board)
-        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
-    with tempfile.TemporaryDirectory(prefix="pp-lava-") as tmp:   # the board's files, read once
-        described, why = describe_board(run, Path(tmp))
-    findings = described.findings if described else []
-    fingerprint = described.fingerprint if described else _from_meta(stream.meta)
-    findings = with_probe_warnings(findings, stream.warnings) if stream.warnings else findings
-    where = "" if described else f"; {why}: results keep their cpu, without (cluster, core)"
-    source_note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
-    if lava.get("url"):
-        source_note += f" {lava['url']}"
-    store_probe_run(db, stream, run.results, label=label,
-                    target=target or lava.get("device") or "lava", source="ingest:lava",
-                    note=(note or source_note) + where, fingerprint=fingerprint,
-                    findings=findings, meta={**stream.meta, "lava": lava},
-                    place=described.place if described else None, origin=origin)
-
-
-def _from_meta(meta):
-    from ..fingerprint import from_probe_meta
-    return from_probe_meta(meta)
+        run = read_lava_log(lines, name, lava=lava, lava_error=lava_error, origin=origin)
+        stored = store_stream(open_store(db), run, label=label, source="ingest:lava", note=note,
+                              target=target or run.meta["lava"].get("device") or "lava")
+    except (IngestError, StoreError) as exc:
+        fail_exit(str(exc))
+    print_stored(stored, origin, "ingest:lava")

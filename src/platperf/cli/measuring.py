@@ -1,5 +1,6 @@
-"""What the commands that measure (run, interference) share: the target options, the
-findings printed before a run, the progress displays and the summary of several boards."""
+"""What the commands that measure (run, interference) or store a run (ingest, lava) share: the
+target options, the findings printed before a run, the progress displays, the summary of several
+boards and the line of a stored stream."""
 from __future__ import annotations
 
 import sys
@@ -7,14 +8,29 @@ from typing import Optional
 
 import typer
 
+def _target_forms() -> str:
+    from ..targets.schemes import TARGETS
+    return ", ".join(TARGETS)
+
+
 TargetOption = typer.Option(
     "local", "--target",
-    help="Where the probe runs: local, ssh://[user@]host[:port], or an inventory name "
-         "(platperf targets list).")
+    help=f"Where the probe runs: {_target_forms()}, or an inventory name (platperf targets list).")
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")
 KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
+
+
+def print_stored(run, origin: str, source: str):
+    """The line a stored probe stream (measure.streams.StoredRun) gets; exit 2 when the run is
+    partial or failed (it is stored all the same)."""
+    from .common import fail_exit
+    extra = f", {run.histograms} histograms" if run.histograms else ""
+    print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {origin} "
+          f"[{source}], {run.status}")
+    if run.status != "complete":
+        fail_exit(f"run {run.run_id} is {run.status}: {run.error}")
 
 
 def print_findings(findings, prefix: str = ""):

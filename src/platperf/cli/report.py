@@ -43,8 +43,6 @@ def report(
         fail_exit(f"--format {fmt} writes files: give a directory with -o DIR")
     if output is not None and output.exists() and not output.is_dir():
         fail_exit(f"-o {output} is a file; give a directory")
-    if "://" not in db and not Path(db).expanduser().exists():
-        fail_exit(f"no database {db}; measure first with 'platperf run' or give --db")
     store = open_store(db, write=False)
     try:
         data = load(store, runs, ci=ci)
@@ -56,11 +54,12 @@ def report(
     if output is None:
         typer.echo(render(doc, fmt), nl=False)
         return
+    from .. import atomic
     try:
         output.mkdir(parents=True, exist_ok=True)
         for f in formats:
             path = output / RENDERERS[f][1]
-            path.write_text(render(doc, f), encoding="utf-8")
+            atomic.write_text(path, render(doc, f))     # a full disk keeps the old file
             typer.echo(str(path))
     except OSError as exc:
         fail_exit(f"cannot write the report to {output}: {exc.strerror}")

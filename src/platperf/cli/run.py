@@ -1,6 +1,7 @@
 """``platperf run``: measure one board or several with a suite, storing records as they arrive."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import Optional
@@ -63,59 +64,35 @@ def run(
     Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
     arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
-    from ..measure import close_boards, measure_boards, prepare_boards
-    from ..runner import (MAX_REPEAT, SuiteError, check_suite, choose_cpus, load_suite, plan,
-                          probe_kernels)
-    from ..targets import UnknownTarget, get_target, target_names
+    from ..measure.boards import Session
+    from ..measure.requests import SuiteRequest
+    from ..runner.suite import SuiteError
+    from ..targets import UnknownTarget, target_names
 
     if targets is not None and targets != "all":
         fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
-        the_suite = load_suite(suite)
-        the_suite.tool_params = {"dir": guide_dir, "peer": peer}
-        plan(the_suite, [0], mode)       # a bad --mode is said before any board is reached
-        runs = the_suite.repeat if repeat is None else repeat
-        if not 1 <= runs <= MAX_REPEAT:
-            raise SuiteError(f"--repeat {runs}: give a number of runs from 1 to {MAX_REPEAT}")
+        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=repeat, label=label, note=note,
+                                    tool_params={"dir": guide_dir, "peer": peer})
         names = target_names(target, every=targets == "all")
     except (SuiteError, UnknownTarget) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-
-    def open_target(name):
-        return get_target(name, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
-
-    def plan_steps(board_target, description):
-        steps = plan(the_suite, choose_cpus(cpus, description.online()), mode)
-        check_suite(the_suite, probe_kernels(board_target))
-        return steps
-
-    boards = prepare_boards(names, open_target, plan_steps)
-    stop = None
-    try:
-        failed = [b for b in boards if b.error is not None]
-        if len(failed) == len(boards):   # nothing to measure: no database opened, none created
-            for board in failed:
+    with Session(names, request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
+        if not session.ready:   # nothing to measure: no database opened, none created
+            for board in session.boards:
                 print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
                       file=sys.stderr)
             raise SystemExit(2)
         store = open_store(db)
         if not quiet:
-            for board in boards:
-                if board.error is None:
-                    print_findings(board.description.findings, f"{board.name}: " if several else "")
-        progress_for, bar = _progress(boards, several, quiet)
-        try:
-            if bar is not None:
-                bar.start()
-            stop = measure_boards(store, boards, suite=the_suite.name, label=label, note=note,
-                                  progress_for=progress_for, repeat=runs)
-        finally:
-            if bar is not None:
-                bar.stop()
-    finally:
-        close_boards(boards)
-    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+            for board in session.ready:
+                print_findings(board.description.findings, f"{board.name}: " if several else "")
+        progress_for, bar = _progress(session.boards, several, quiet)
+        with bar if bar is not None else contextlib.nullcontext():
+            stop = session.measure(store, progress_for=progress_for)
+    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
+            signum=stop.signal)
 
 
 def _progress(boards, several: bool, quiet: bool):

@@ -7,6 +7,7 @@ from typing import List, Optional
 
 import typer
 
+from ..targets.schemes import TARGETS
 from .common import app, fail_exit
 
 targets_app = typer.Typer(
@@ -30,7 +31,7 @@ def _inventory():
 @targets_app.command("add")
 def add(
     name: str = typer.Argument(..., help="The board's name: letters, digits and -_."),
-    url: str = typer.Argument(..., help="ssh://[user@]host[:port] (a Host of ~/.ssh/config works), or local."),
+    url: str = typer.Argument(..., help=f"The target: {' or '.join(TARGETS)} (a Host of ~/.ssh/config works for ssh)."),
     remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory for the probe."),
     keep_probe: bool = typer.Option(False, "--keep-probe", help="Leave the probe on the board after a run."),
 ):
@@ -101,11 +102,9 @@ def check(
       platperf targets check am62x juno
       platperf targets check ssh://root@192.168.1.20 --json
     """
-    from ..measure import Board, close_boards, prepare_boards
-    from ..targets import get_target
-    boards: list[Board] = prepare_boards(list(dict.fromkeys(names)), get_target, lambda t, d: [])
-    close_boards(boards)
-    rows = [_checked(b) for b in boards]
+    from ..measure.boards import Session
+    with Session(list(dict.fromkeys(names))) as session:    # described, then closed
+        rows = [_checked(b) for b in session.boards]
     if json_out:
         print(json.dumps(rows))
     for row in rows:

@@ -23,11 +23,12 @@ _VM_DMI = {"QEMU": "QEMU/KVM", "KVM": "KVM", "VMware": "VMware", "VirtualBox": "
 _VM_DT = {"linux,dummy-virt": "QEMU virt"}
 
 
-def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = None) -> dict:
+def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = None, *,
+            topology=None) -> dict:
     """Everything about the machine at ``root`` (a SysRoot, or a path) that explains its results, as
-    plain JSON values."""
+    plain JSON values; ``topology``: the machine's, when the caller has read it already."""
     sysroot = SysRoot.of(root)
-    topo = topology_mod.read_topology(sysroot)
+    topo = topology if topology is not None else topology_mod.read_topology(sysroot)
     per_cpu, machine_fields = read_cpuinfo(sysroot)
     # 'all' and 'N' in cpu lists count possible CPUs, offline ones included.
     possible = parse_cpu_list(sysroot.read(f"{CPU_DIR}/possible")) or topo.online()

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from .. import toml as tomllib
 from ..records import MODES, RecordError, Result, read_stream
 from .errors import IngestError
 

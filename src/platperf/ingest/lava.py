@@ -5,15 +5,15 @@
 
 The probe's JSON Lines between the job's ``PLATPERF-JSONL-BEGIN/END`` markers are read as
 ``probe-jsonl`` reads a saved stream (meta, every result and histogram, warnings, the
-``end`` records), and the board snapshot the job printed describes the board (fingerprint,
-doctor findings, the (cluster, core) of each CPU). A log cut short (a job timeout, a lost
+``end`` records); the board snapshot the job printed is kept for the caller to describe the
+board with (fingerprint, doctor findings, the (cluster, core) of each CPU:
+``platperf.measure.describe_job_board``). A log cut short (a job timeout, a lost
 board) gives a ``partial`` run with everything before the cut; a job that could not place
 the probe gives an error naming LAVA's or the job's own message.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterable
 
 from ..lava.log import JobLog
@@ -67,24 +67,10 @@ def read_run(lines: Iterable[str], name: str) -> LavaRun:
     if log.noise:
         run.stream.warnings.append({
             "type": "warning", "code": "lava-console-noise",
-            "message": f"{log.noise} console line(s) inside the probe's output in the LAVA log "
-                       "were not records (kernel messages on a serial console?) and were left out"})
+            "message": f"{log.noise} console line(s) inside the probe's output or the board "
+                       "snapshot in the LAVA log were neither records nor base64 (kernel messages "
+                       "on a serial console?) and were left out"})
     return run
-
-
-def describe_board(run: LavaRun, into: Path):
-    """(measure.Description, None) of the board from the job's snapshot, unpacked under
-    ``into``; or (None, why there is none)."""
-    from ..measure import describe_machine
-    from ..targets.remote_sysroot import SnapshotError, unpack_snapshot
-    log = run.log
-    if log.snapshot is None:
-        return None, log.snapshot_error or "the log holds no board snapshot"
-    try:
-        sysroot = unpack_snapshot(log.snapshot, into / "board", log.snapshot_interval or 0.2)
-        return describe_machine(sysroot, run.stream.meta), None
-    except (SnapshotError, ValueError, OSError) as exc:
-        return None, f"the board snapshot in the log cannot be read ({exc})"
 
 
 def parse(text: str, name: str) -> list[Result]:

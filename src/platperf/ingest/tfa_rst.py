@@ -30,7 +30,8 @@ import re
 from ..records import Result
 from ._numbers import number
 from .errors import IngestError
-from .tftf_rt_instr import BENCHMARK, TITLES, mode_of
+from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES
+from .tftf_rt_instr import mode_of
 
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+table::\s*(.*)$")
 _RELEASE = re.compile(r"^(.*)\(\s*(v?\d{1,4}(?:\.\d{1,4}){0,3}(?:-rc\d{1,3})?|latest)\s*\)\s*$")

@@ -19,20 +19,10 @@ import re
 from typing import Iterable, Iterator
 
 from ..records import Result
+from ..vocab.tfa import TFTF_BENCHMARK
 from .errors import IngestError
 
-BENCHMARK = "tftf-rt-instr"
-
-# The tests TFTF runs (tftf/tests/runtime_instrumentation/) and the title the TF-A
-# performance documents give their tables.
-TITLES = {
-    "test_rt_instr_susp_deep_parallel": "CPU_SUSPEND latencies (µs) to deepest power level in parallel",
-    "test_rt_instr_susp_deep_serial": "CPU_SUSPEND latencies (µs) to deepest power level in serial",
-    "test_rt_instr_cpu_susp_parallel": "CPU_SUSPEND latencies (µs) to power level 0 in parallel",
-    "test_rt_instr_cpu_susp_serial": "CPU_SUSPEND latencies (µs) to power level 0 in serial",
-    "test_rt_instr_cpu_off_serial": "CPU_OFF latencies (µs) on all non-lead CPUs",
-    "test_rt_instr_psci_version_parallel": "PSCI_VERSION latency (µs) in parallel on all cores",
-}
+BENCHMARK = TFTF_BENCHMARK
 
 POWER_METRICS = ("powerdown", "wakeup", "cache_flush")
 VERSION_METRICS = ("latency",)

@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
 import re
-import zlib
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
-import yaml
+from ..bounded import MAX_SNAPSHOT_BYTES, BoundError, gunzip, load_yaml
 
 _JOB_ID = re.compile(r"/lava-(\d+)/bin/lava-test-runner|dispatcher/tmp/(\d+)\b")
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/]+=*")
 
 
 @dataclass
@@ -45,10 +43,13 @@ class JobLog:
     snapshot: bytes | None = None         # the snapshot script's output, unpacked
     snapshot_error: str | None = None
     snapshot_interval: float | None = None
-    noise: int = 0                        # lines inside a JSONL section that were no record
+    noise: int = 0                        # console lines inside a JSONL section (no record) or
+                                          # the snapshot (no base64): kernel messages
     job_id: str | None = None             # from the dispatcher's paths, when the log has them
     lava_error: str | None = None         # the dispatcher's own error line, if any
+    job_error: str | None = None          # why LAVA ended the job: its `job` result's error_msg
     _b64: list[str] | None = None
+    _b64_chars: int = 0
 
     def read(self, lines: Iterable[str]) -> Iterator[str]:
         """The probe's JSON Lines in the order written; the markers fill in this object."""
@@ -58,8 +59,15 @@ class JobLog:
             if self._b64 is not None:
                 if text.startswith("PLATPERF-SNAPSHOT-END"):
                     self._unpack_snapshot()
+                elif text and not _BASE64_LINE.fullmatch(text):
+                    self.noise += 1       # a kernel message on the serial console, mid-snapshot
                 elif text:
                     self._b64.append(text)
+                    self._b64_chars += len(text)
+                    if self._b64_chars > MAX_SNAPSHOT_BYTES:    # gzip's output, base64'd: far less
+                        self.snapshot_error = (f"the board snapshot in the log is over "
+                                               f"{MAX_SNAPSHOT_BYTES >> 20} MiB of base64; left out")
+                        self._b64 = None
                 continue
             if step is not None:
                 if text.startswith("PLATPERF-JSONL-END"):
@@ -79,7 +87,7 @@ class JobLog:
                 self.planned_steps = int(steps) if steps.isdigit() else None
                 self.suite = fields.get("suite")
             elif text.startswith("PLATPERF-SNAPSHOT-BEGIN"):
-                self._b64 = []
+                self._b64, self._b64_chars = [], 0
                 match = re.search(r"interval=([0-9]+(?:\.[0-9]+)?)\b", text)
                 self.snapshot_interval = float(match[1]) if match else None
             elif text.startswith("PLATPERF-JSONL-BEGIN"):
@@ -95,8 +103,11 @@ class JobLog:
 
     def _unpack_snapshot(self):
         try:
-            self.snapshot = gzip.decompress(base64.b64decode("".join(self._b64), validate=True))
-        except (binascii.Error, ValueError, OSError, EOFError, zlib.error) as exc:
+            packed = base64.b64decode("".join(self._b64), validate=True)
+            self.snapshot = gunzip(packed, MAX_SNAPSHOT_BYTES, "the board snapshot in the log")
+        except BoundError as exc:
+            self.snapshot_error = str(exc)
+        except (binascii.Error, ValueError) as exc:
             self.snapshot_error = f"the board snapshot in the log does not decode ({exc})"
         self._b64 = None
 
@@ -136,6 +147,10 @@ def device_lines(lines: Iterable[str], into: JobLog | None = None) -> Iterator[s
                     into.job_id = match[1] or match[2]
             if level == "error" and into.lava_error is None:
                 into.lava_error = message
+        if (into is not None and level == "results" and isinstance(message, dict)
+                and message.get("definition") == "lava" and message.get("case") == "job"
+                and message.get("error_msg")):
+            into.job_error = str(message["error_msg"])
         if level == "target" and isinstance(message, str):
             # The dispatcher's shell logger writes every " as \" (lava_dispatcher/shell.py);
             # each " it wrote has that one backslash before it.
@@ -147,7 +162,7 @@ def _record(text: str) -> dict | None:
         record = json.loads(text)
     except ValueError:
         try:   # YAML's own escapes (\x.., tags such as ! "165") are not JSON
-            record = yaml.load(text, Loader=_LOADER)
+            record = load_yaml(text, "a LAVA log line")
         except Exception:  # noqa: BLE001 - a log line is untrusted input; any failure is "not a record"
             return None
     return record if isinstance(record, dict) else None

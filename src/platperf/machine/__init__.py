@@ -4,9 +4,9 @@
 tree in the tests, or a snapshot fetched from a board over SSH (a subclass). ``cpuinfo`` parses
 /proc/cpuinfo and ``cpu_models`` names cores from MIDR_EL1 or x86 family/model.
 
-This package imports nothing else of platperf, so ``topology`` and ``fingerprint`` can both
+This package imports nothing else of platperf but its words (``platperf.vocab``), so ``topology`` and ``fingerprint`` can both
 build on it without importing each other in a circle.
 """
-from .sysroot import SysRoot, format_cpu_list, parse_cpu_list, parse_size
+from .sysroot import SysRoot, format_cpu_list, parse_cpu_list
 
-__all__ = ["SysRoot", "format_cpu_list", "parse_cpu_list", "parse_size"]
+__all__ = ["SysRoot", "format_cpu_list", "parse_cpu_list"]

@@ -73,6 +73,51 @@ class SysRoot:
         except OSError:
             return []
 
+    def read_once(self) -> "SysRoot":
+        """This machine as one description reads it: each file read once however many
+        readers ask (the topology, the fingerprint and the doctor all read /proc/cpuinfo);
+        ``later`` still gives the machine's second look."""
+        return _ReadOnce(self)
+
+
+class _ReadOnce(SysRoot):
+    def __init__(self, machine: SysRoot):
+        super().__init__(machine.root)
+        self.machine = machine
+        self._read: dict[str, str | None] = {}
+        self._exists: dict[str, bool] = {}
+        self._listdir: dict[str, list[str]] = {}
+
+    def later(self, seconds: float) -> SysRoot:
+        return self.machine.later(seconds)
+
+    def path(self, rel: str) -> Path:
+        return self.machine.path(rel)
+
+    def read(self, rel: str) -> str | None:
+        if rel not in self._read:
+            self._read[rel] = self.machine.read(rel)
+        return self._read[rel]
+
+    def exists(self, rel: str) -> bool:
+        if rel not in self._exists:
+            self._exists[rel] = self.machine.exists(rel)
+        return self._exists[rel]
+
+    def listdir(self, rel: str) -> list[str]:
+        if rel not in self._listdir:
+            self._listdir[rel] = self.machine.listdir(rel)
+        return list(self._listdir[rel])
+
+    def read_once(self) -> SysRoot:
+        return self
+
+    def __repr__(self) -> str:
+        return f"{self.machine!r}.read_once()"
+
+    def __str__(self) -> str:
+        return str(self.machine)
+
 
 def parse_cpu_list(text: str | None, ncpus: int | None = None) -> list[int]:
     """Parse the kernel's cpu-list syntax: ``0-3,8``, ``0-7:2/4`` (2 of every 4), ``all``, ``N``
@@ -114,16 +159,3 @@ def format_cpu_list(cpus) -> str:
         parts.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
         i = j + 1
     return ",".join(parts)
-
-
-def parse_size(text: str | None) -> int | None:
-    """Cache sizes as sysfs writes them (``32K``, ``2048K``, ``32M``) in bytes."""
-    if not text:
-        return None
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    try:
-        if text[-1].upper() in units:
-            return int(text[:-1]) * units[text[-1].upper()]
-        return int(text)
-    except ValueError:
-        return None

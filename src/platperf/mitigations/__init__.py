@@ -13,27 +13,15 @@ line and is recorded as not applied; the cell still runs, labelled with what was
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from .applied import Applied
 
 NAMES = ("rt", "isolated", "resctrl")
 
 
 class MitigationError(ValueError):
     """A mitigation list a person must fix: one line, exit 2."""
-
-
-@dataclass
-class Applied:
-    """What became of one requested mitigation."""
-
-    name: str
-    applied: bool
-    detail: str       # one line: what was done, or why it could not be
-    caveat: str = ""  # applied, but something still undermines it (one line)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def parse(spec: str) -> list[str]:

@@ -7,7 +7,7 @@ import os
 
 from ..fingerprint.kernel import read_isolation
 from ..machine.sysroot import SysRoot
-from . import Applied
+from .applied import Applied
 
 
 def check(victim: int, root: SysRoot | str | os.PathLike = "/") -> Applied:

@@ -11,7 +11,7 @@ import errno
 import os
 from pathlib import Path
 
-from . import Applied
+from .applied import Applied
 
 GROUPS = ("platperf-victim", "platperf-aggressors")
 

@@ -9,7 +9,7 @@ import os
 import struct
 
 from ..machine.sysroot import SysRoot
-from . import Applied
+from .applied import Applied
 
 PROBE_ARGS = ["--rt", "1"]
 

@@ -5,8 +5,9 @@ samples must not be unpacked to print its medians.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from ..vocab.sizes import size_or_none
 
 
 @dataclass
@@ -57,19 +58,6 @@ def load(store, refs: list[str], ci: bool = False) -> ReportData:
     return ReportData(columns=columns, store=store, ci=ci)
 
 
-_SIZE = re.compile(r"^\s*([0-9.]+)\s*([KMG]?)i?B?\s*$", re.I)
-
-
-def size_bytes(value) -> int | None:
-    """A cache size as sysfs or a fingerprint writes it (32768, "32K", "1 MiB") in bytes."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value)
-    m = _SIZE.match(str(value or ""))
-    if not m:
-        return None
-    return int(float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2).upper()])
-
-
 def data_caches(fingerprint: dict) -> list[tuple[str, int]]:
     """(name, bytes) of the data and unified caches, smallest first: ``("L1d", 32768)``.
 
@@ -79,7 +67,7 @@ def data_caches(fingerprint: dict) -> list[tuple[str, int]]:
     for c in fingerprint.get("caches") or []:
         if not isinstance(c, dict) or str(c.get("type", "")).lower().startswith("instr"):
             continue
-        size = size_bytes(c.get("size"))
+        size = size_or_none(c.get("size"))
         if size:
             kind = "d" if str(c.get("type", "")).lower().startswith("data") else ""
             out.add((f"L{c.get('level', '?')}{kind}", size))

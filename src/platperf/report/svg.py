@@ -8,21 +8,13 @@ from __future__ import annotations
 import math
 from html import escape
 
+from ..vocab.sizes import size_label
 from .document import shorten
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 W, H = 760, 380
 LEFT, RIGHT, TOP, BOTTOM = 70, 170, 34, 50   # plot area margins; legend on the right
-
-
-def size_text(nbytes: float) -> str:
-    """Byte sizes as the axis shows them: 512B, 32K, 1M, 2G (powers of 1024)."""
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if nbytes >= scale:
-            v = nbytes / scale
-            return f"{v:.0f}{unit}" if v == int(v) else f"{v:.3g}{unit}"
-    return f"{nbytes:.0f}B"
 
 
 def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
@@ -110,7 +102,7 @@ def _y_ticks(ax: _Axes) -> list[float]:
 
 def line_plot(title: str, series: list[tuple[str, list[tuple[float, float]]]], *,
               x_label: str, y_label: str, log_x: bool = True, log_y: bool = False,
-              vlines: list[tuple[float, str]] = (), x_format=size_text) -> str:
+              vlines: list[tuple[float, str]] = (), x_format=size_label) -> str:
     """Lines with point markers, one colour per series, legend on the right.
 
     ``vlines`` mark x positions (cache sizes) with a dashed line and a label.

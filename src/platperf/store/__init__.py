@@ -24,13 +24,9 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from .. import stats
 from ..records import Result, canonical_params
 from .schema import histograms, results, runs
-from .url import StoreError, resolve
+from .url import BUSY_TIMEOUT_S, StoreError, resolve, write_problem
 
 __all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S"]
-
-# How long a SQLite writer waits for another one before "database is locked": long enough
-# for 8 processes that each migrate, sweep and write their runs in short transactions.
-BUSY_TIMEOUT_S = 30
 
 
 def now() -> str:
@@ -264,7 +260,7 @@ class Store:
             with self.engine.begin() as c:
                 yield c
         except SQLAlchemyError as exc:
-            raise StoreError(f"database {self.url}: {getattr(exc, 'orig', exc)}") from None
+            raise StoreError(write_problem(self.url, exc)) from None
 
 
 def _sqlite_pragmas(dbapi_conn, _record):

@@ -20,6 +20,9 @@ SUPPORTED = ("a SQLite path (platperf.db) or sqlite:///PATH, "
 WRITERS = "run, ingest and interference"
 # Seconds a PostgreSQL connection attempt may take before it counts as unreachable.
 CONNECT_TIMEOUT_S = 10
+# How long a SQLite writer waits for another one before "database is locked": long enough
+# for 8 processes that each migrate, sweep and write their runs in short transactions.
+BUSY_TIMEOUT_S = 30
 
 
 class StoreError(Exception):
@@ -44,6 +47,18 @@ class Target:
         if self.read_only:
             return f"cannot read database {self.shown} (opened read-only): {reason}"
         return f"cannot open database {self.shown}: {reason}"
+
+
+def write_problem(shown: str, exc) -> str:
+    """One line for a database error met while writing; a full disk said as such (SQLite's
+    SQLITE_FULL, PostgreSQL's disk_full / "could not extend file", ENOSPC)."""
+    reason = str(getattr(exc, "orig", None) or exc).strip()
+    first = reason.splitlines()[0] if reason else type(exc).__name__
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    if "disk is full" in first or "No space left" in reason or "could not extend" in reason \
+            or code == "53100":
+        return f"database {shown}: the disk is full (no space left on the device); free space, then measure again"
+    return f"database {shown}: {first}"
 
 
 def resolve(db: str, write: bool) -> Target:
@@ -94,6 +109,9 @@ def _sqlite_file(name: str, write: bool, forced_ro: bool) -> Target:
         if write:
             raise StoreError(f"cannot create database {shown}: directory {parent} does not exist")
         raise StoreError(f"no database {shown}: directory {parent} does not exist")
+    if not write and not path.exists():
+        # A reading command given a mistyped path must not leave an empty database behind.
+        raise StoreError(f"no database {shown}; measure first with 'platperf run' or give --db")
     file_ok = os.access(path, os.W_OK) if path.exists() else os.access(parent, os.W_OK)
     # WAL needs the -wal and -shm files next to the database: a directory we cannot write
     # makes the database read-only even when the file itself is writable.
@@ -107,9 +125,7 @@ def _sqlite_file(name: str, write: bool, forced_ro: bool) -> Target:
                          "choose a writable path with --db")
     if writable:
         return Target(url=f"sqlite:///{path}", shown=shown,
-                      connect_args={"timeout": _busy_timeout()})
-    if not path.exists():
-        raise StoreError(f"no database {shown}; measure first with 'platperf run' or give --db")
+                      connect_args={"timeout": BUSY_TIMEOUT_S})
     # Read-only. Without a -wal file and with no way to create the -shm file SQLite cannot
     # open a WAL database unless told nobody writes it (immutable); otherwise mode=ro still
     # sees what a live writer commits.
@@ -117,9 +133,4 @@ def _sqlite_file(name: str, write: bool, forced_ro: bool) -> Target:
     mode = "mode=ro" if dir_ok or wal.exists() else "immutable=1"
     uri = f"file:{quote(str(path.resolve()))}?{mode}"
     return Target(url=f"sqlite:///{uri}&uri=true", shown=shown, read_only=True,
-                  connect_args={"timeout": _busy_timeout()})
-
-
-def _busy_timeout() -> int:
-    from . import BUSY_TIMEOUT_S
-    return BUSY_TIMEOUT_S
+                  connect_args={"timeout": BUSY_TIMEOUT_S})

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .. import toml as tomllib
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -54,8 +55,9 @@ def check_name(name: str):
 
 
 def check_url(url: str):
-    if url != "local" and not url.startswith("ssh://"):
-        raise InventoryError(f"target URL '{url}' is neither local nor ssh://[user@]host[:port]")
+    from .schemes import TARGETS, scheme_of
+    if scheme_of(url) is None:
+        raise InventoryError(f"target URL '{url}' is neither {' nor '.join(TARGETS)}")
 
 
 class Inventory:

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..machine.sysroot import SysRoot
 from ..probe_path import find_probe
-from . import NOT_FOUND, TIMED_OUT, CommandResult
+from ..records import MAX_LINE
+from .base import NOT_FOUND, TIMED_OUT, CommandResult
 
 
 class LocalProbe:
@@ -33,7 +34,8 @@ class LocalProbe:
                 self._stderr.append(line.rstrip("\n"))
 
     def __iter__(self):
-        return iter(self.proc.stdout.readline, "")
+        # At most MAX_LINE + 1 characters a line: read_stream refuses a longer one.
+        return iter(lambda: self.proc.stdout.readline(MAX_LINE + 1), "")
 
     def interrupt(self):
         self._signal(signal.SIGINT)
@@ -59,8 +61,11 @@ class LocalProbe:
 
 
 class LocalTarget:
+    local = True     # this machine: platperf may write its /dev and /sys (mitigations)
+
     def __init__(self, probe: Path | None = None, root: str | os.PathLike = "/", name: str = "local"):
         self.probe, self.name = probe, name
+        self.tools: dict = {}
         self.root = root   # "/" but in tests, which point it at a fixture tree
 
     def run(self, argv: list[str]) -> LocalProbe:

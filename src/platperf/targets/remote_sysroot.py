@@ -14,9 +14,9 @@ busy-process check compares two samples of the same machine.
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
+from ..bounded import MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILE_BYTES, MAX_SNAPSHOT_FILES
 from ..machine.sysroot import SysRoot
 
 # $1: a root prefix (empty on a board, a fixture tree in the tests); $2: seconds between the
@@ -92,16 +92,22 @@ procs
 '''
 
 
+
+
 class SnapshotError(ValueError):
     pass
 
 
 def parse_snapshot(data: bytes) -> tuple[dict[str, bytes | None], dict[str, bytes | None]]:
     """The script's output as two {path: bytes, or None for a directory}: the first sample and
-    the second one's /proc/<pid> files."""
+    the second one's /proc/<pid> files. Refuses more than MAX_SNAPSHOT_FILES entries, a file over
+    MAX_SNAPSHOT_FILE_BYTES and the same path twice in one sample."""
+    if len(data) > MAX_SNAPSHOT_BYTES:
+        raise SnapshotError(f"board snapshot of {len(data) >> 20} MiB is over the "
+                            f"{MAX_SNAPSHOT_BYTES >> 20} MiB platperf reads")
     now: dict[str, bytes | None] = {}
     later: dict[str, bytes | None] = {}
-    into, pos = now, 0
+    into, pos, entries = now, 0, 0
     while pos < len(data):
         eol = data.find(b"\n", pos)
         if eol < 0:
@@ -111,74 +117,97 @@ def parse_snapshot(data: bytes) -> tuple[dict[str, bytes | None], dict[str, byte
         kind, _, rest = header.partition(" ")
         if header == "= later":
             into = later
-        elif kind == "F":
+            continue
+        entries += 1
+        if entries > MAX_SNAPSHOT_FILES:
+            raise SnapshotError(f"board snapshot holds more than {MAX_SNAPSHOT_FILES} files")
+        if kind == "F":
             size, _, path = rest.partition(" ")
             if not size.isdigit() or pos + int(size) > len(data):
                 raise SnapshotError(f"board snapshot cut short in {path or header!r}")
-            into[_relative(path)] = data[pos:pos + int(size)]
+            if int(size) > MAX_SNAPSHOT_FILE_BYTES:
+                raise SnapshotError(f"board snapshot file {path!r} is {int(size) >> 20} MiB, over "
+                                    f"the {MAX_SNAPSHOT_FILE_BYTES >> 20} MiB platperf reads")
+            _put(into, path, data[pos:pos + int(size)])
             pos += int(size)
         elif kind == "L":
             eol = data.find(b"\n", pos)
             if eol < 0:
                 raise SnapshotError(f"board snapshot cut short in {rest!r}")
-            into[_relative(rest)] = data[pos:eol + 1]
+            _put(into, rest, data[pos:eol + 1])
             pos = eol + 1
         elif kind == "D":
-            into[_relative(rest)] = None
+            _put(into, rest, None)
         else:
             raise SnapshotError(f"board snapshot has an unknown header {header[:60]!r}")
     return now, later
 
 
+def _put(into: dict, path: str, content: bytes | None):
+    rel = _relative(path)
+    if rel in into and (into[rel] is not None or content is not None):
+        raise SnapshotError(f"board snapshot names {path!r} twice")
+    into[rel] = content
+
+
 def _relative(path: str) -> str:
     parts = PurePosixPath(path).parts
-    if not path.startswith("/") or ".." in parts or len(parts) < 2:
+    if not path.startswith("/") or ".." in parts or "." in path.split("/") or len(parts) < 2:
         raise SnapshotError(f"board snapshot names a path outside /sys and /proc: {path!r}")
     return "/".join(parts[1:])
 
 
-def write_tree(root: Path, files: dict[str, bytes | None]):
-    made: set[Path] = set()
-    for rel, content in files.items():
-        path = root / rel
-        folder = path if content is None else path.parent
-        if folder not in made:
-            folder.mkdir(parents=True, exist_ok=True)
-            made.add(folder)
-        if content is not None:
-            path.write_bytes(content)
-
-
 class SnapshotSysRoot(SysRoot):
-    """A SysRoot over a board's files copied to ``root``; :meth:`later` is the second sample."""
+    """A SysRoot over a board's files held in memory (nothing is written to disk); ``later``
+    is the second sample: the same files with the /proc/<pid> ones of the second look."""
 
-    def __init__(self, root, later_root=None, interval: float | None = None):
-        super().__init__(root)
-        self._later_root = later_root
+    def __init__(self, files: dict[str, bytes | None], later_files: dict | None = None,
+                 interval: float | None = None, name: str = "board snapshot"):
+        super().__init__(f"<{name}>")
+        self._files = files
+        self._later = later_files
         self.interval = interval
+        self._name = name
+        self._children: dict[str, set[str]] = {}
+        for rel in files:
+            parts = rel.split("/")
+            for depth in range(len(parts)):
+                self._children.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
 
     def later(self, seconds: float) -> SysRoot:
         """The same board ``interval`` seconds later (its /proc/<pid> files sampled again)."""
-        if self._later_root is None:
+        if self._later is None:
             raise ValueError("this board snapshot has no later sample")
         if abs(seconds - self.interval) > 1e-6:
             raise ValueError(f"the board was sampled {self.interval} s apart, not {seconds} s "
                              f"(ask sysroot(interval={seconds}))")
-        return SnapshotSysRoot(self._later_root)
+        kept = {rel: data for rel, data in self._files.items() if not _is_pid(rel)}
+        return SnapshotSysRoot({**kept, **self._later}, name=self._name)
+
+    def path(self, rel: str):
+        raise NotImplementedError("a board snapshot has no local paths: read it with read()")
+
+    def read_bytes(self, rel: str) -> bytes | None:
+        return self._files.get(rel.strip("/"))
+
+    def read(self, rel: str) -> str | None:
+        data = self.read_bytes(rel)
+        return None if data is None else data.decode("utf-8", "replace").rstrip("\n\0 ")
+
+    def exists(self, rel: str) -> bool:
+        rel = rel.strip("/")
+        return rel in self._files or rel in self._children
+
+    def listdir(self, rel: str) -> list[str]:
+        return sorted(self._children.get(rel.strip("/"), ()))
 
 
-def unpack_snapshot(data: bytes, into: Path, interval: float) -> SnapshotSysRoot:
-    """Write the script's output under ``into``/now and ``into``/later; the SysRoot over it."""
+def _is_pid(rel: str) -> bool:
+    parts = rel.split("/")
+    return len(parts) > 1 and parts[0] == "proc" and parts[1].isdigit()
+
+
+def snapshot_sysroot(data: bytes, interval: float) -> SnapshotSysRoot:
+    """The SysRoot of the script's output, held in memory."""
     now, later = parse_snapshot(data)
-    shutil.rmtree(into, ignore_errors=True)
-    write_tree(into / "now", now)
-    # The later tree is the same machine: the first sample's files, its processes replaced.
-    write_tree(into / "later", later)
-    for entry in (into / "now").iterdir():
-        if entry.name != "proc":
-            (into / "later" / entry.name).symlink_to(entry)
-    (into / "later" / "proc").mkdir(parents=True, exist_ok=True)
-    for entry in (into / "now" / "proc").iterdir():
-        if not entry.name.isdigit() and not (into / "later" / "proc" / entry.name).exists():
-            (into / "later" / "proc" / entry.name).symlink_to(entry)
-    return SnapshotSysRoot(into / "now", into / "later", interval)
+    return SnapshotSysRoot(now, later, interval)

@@ -14,6 +14,7 @@ _setup) only when its sha256 differs from what is there, and is removed at close
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import os
 import shlex
@@ -22,13 +23,18 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
-from . import TIMED_OUT, CommandResult, TargetError
-from .remote_sysroot import SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot, unpack_snapshot
+from ..records import MAX_LINE
+from .base import TIMED_OUT, CommandResult, TargetError
+from .board_scripts import RUN_WRAPPER, SETUP_SCRIPT, UPLOAD_SCRIPT
+from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
+from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
+                             snapshot_sysroot)
 
 SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
@@ -38,49 +44,6 @@ KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 CONNECT_TIMEOUT_S = 15
 # The sample the doctor compares: the same as doctor.check_busy_processes's default.
 SAMPLE_INTERVAL_S = 0.2
-
-
-# The board side of _setup, after `uname -m` and B=<base directory>: POSIX sh, busybox is enough.
-# The checks read `ls -ldn` (mode, links, uid, ...): stat(1) options differ between busybox
-# and coreutils. ls -ldn "$B/" follows a link to the base (a TMPDIR that is a symlink).
-SETUP_SCRIPT = r"""U=$(id -u) || exit 126
-D="${B%/}/platperf-$U"
-bad() { echo "bad $D $*"; exit 0; }
-[ -d "$B" ] || mkdir -p "$B" 2>/dev/null || bad "cannot create $B"
-set -f
-set -- $(ls -ldn "$B/" 2>/dev/null)
-case ${3:-?} in 0|"$U") ;; *) bad "$B belongs to uid ${3:-?}, who could replace what is in it" ;; esac
-case $1 in ?????w????*|????????w?*)
-    case $1 in ?????????[tT]*) ;; *) bad "$B is writable by others and not sticky" ;; esac ;;
-esac
-(umask 077 && mkdir "$D") 2>/dev/null
-[ -L "$D" ] && bad "is a symbolic link"
-[ -d "$D" ] || bad "cannot be created"
-set -- $(ls -ldn "$D" 2>/dev/null)
-[ "${3:-?}" = "$U" ] || bad "belongs to uid ${3:-?}, not to the login user ($U)"
-case $1 in drwx------|drwx------.) ;; *) bad "has mode ${1:-?}, not drwx------ (0700)" ;; esac
-[ -w "$D" ] || bad "is not writable"
-echo "dir $D"
-set +f
-for P in "$D"/platperf-probe-*; do
-    [ -f "$P" ] && [ ! -L "$P" ] || continue
-    h=$(sha256sum "$P" 2>/dev/null) && echo "probe ${h%% *} $P"
-done
-exit 0
-"""
-# The board side of _upload, with P=<probe path> H=<its sha256> N=<its size>; the probe on stdin.
-UPLOAD_SCRIPT = r"""T="$P.part"
-rm -f "$T"
-cat > "$T" || { rm -f "$T"; echo "cannot write $T" >&2; exit 4; }
-if h=$(sha256sum "$T" 2>/dev/null); then
-    [ "${h%% *}" = "$H" ] || { rm -f "$T"; echo "the copy's sha256 is not the probe's" >&2; exit 5; }
-elif [ "$(($(wc -c < "$T")))" != "$N" ]; then
-    rm -f "$T"; echo "the copy is not $N bytes long" >&2; exit 5
-fi
-chmod 700 "$T" && mv -f "$T" "$P" || { rm -f "$T"; echo "cannot rename $T" >&2; exit 4; }
-( exec "$P" list ) >/dev/null 2>"$P.err"; s=$?
-tail -n 1 "$P.err" >&2; rm -f "$P.err"; exit $s
-"""
 
 
 def parse_ssh_url(url: str) -> tuple[str | None, str, int | None]:
@@ -113,9 +76,12 @@ def _last_line(text: str) -> str:
 
 
 class SshTarget:
+    local = False
+
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
+        self.tools: dict = {}
         self.user, self.host, self.port = parse_ssh_url(url)
         if remote_dir is not None and (not remote_dir or any(ord(c) < 32 for c in remote_dir)):
             raise TargetError(f"--remote-dir {remote_dir!r}: give a directory path without "
@@ -129,14 +95,17 @@ class SshTarget:
         config = os.environ.get("PLATPERF_SSH_CONFIG")
         if config:
             self._ssh_options = ["-F", config, *self._ssh_options]
-        # Short: a ControlPath is a unix socket, and those are limited to about 100 bytes.
-        self._tmp = Path(tempfile.mkdtemp(prefix="pp-ssh-"))
+        # Short: a ControlPath is a unix socket, and those are limited to about 100 bytes. The
+        # pid in the name lets a later platperf remove what a killed one left (_sweep).
+        _sweep(Path(tempfile.gettempdir()))
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"pp-ssh-{os.getpid()}-"))
         self._control = self._tmp / "cm"
         self._connected = False
+        self._master: dict = {}             # "proc": the master, a child of this process
         self._probe: str | None = None      # the probe's path on the board, once set up
-        self._snapshots = 0
         # A caller that exits without close() still leaves no master or temp dir behind.
-        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp)
+        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp,
+                                           self._master)
 
     # -- ssh command lines ------------------------------------------------------------------
     def _ssh(self, *options: str) -> list[str]:
@@ -153,13 +122,14 @@ class SshTarget:
         started here would hold our pipes open)."""
         return [*self._ssh("-T", "-o", "ControlMaster=no"), command]
 
-    def _round_trip(self, command: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    def _round_trip(self, command: str, stdin: bytes = b"", limit: int = MAX_OUTPUT) -> subprocess.CompletedProcess:
         self._connect()
-        try:
-            done = subprocess.run(self._session(command), input=stdin, capture_output=True,
-                                  timeout=ROUND_TRIP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s") from None
+        done = capture(self._session(command), stdin, ROUND_TRIP_TIMEOUT_S, limit)
+        if done.returncode == TIMED_OUT_CAPTURE:
+            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s")
+        if done.returncode == TOO_LONG:
+            raise TargetError(f"{self.host}: the board sent more than {limit >> 20} MiB for one "
+                              f"request; platperf stopped reading (docs/security.md)")
         if done.returncode == SSH_EXIT_ERROR:
             raise TargetError(f"connection to {self.host} lost: "
                               f"{_last_line(done.stderr.decode(errors='replace')) or 'ssh exited 255'}")
@@ -167,30 +137,40 @@ class SshTarget:
 
     # -- the connection ---------------------------------------------------------------------
     def _connect(self):
+        """The master connection: a child of this process whose own session is a lifeline (a
+        `cat` on the board reading this process's pipe). When platperf ends in any way, even
+        SIGKILL, the pipe closes, the lifeline ends, and the master leaves once the sessions
+        it carries have ended (each stops its probe when its own pipe closes: RUN_WRAPPER)."""
         if self._connected:
             return
         log = self._tmp / "master.log"
         if sys.stderr.isatty():
             print(f"connecting to {self.host}...", end="\r", file=sys.stderr, flush=True)
-        # -f: ssh goes to the background once logged in; its stderr is a file, not a pipe, so
-        # that the master living on does not keep this call waiting. ConnectTimeout bounds the
-        # TCP connect and the banner exchange; the outer timeout whatever comes after (a server
-        # that stalls in the key exchange or the login).
-        argv = self._ssh("-M", "-N", "-f", "-o", "ControlPersist=300",
-                         "-o", f"ConnectTimeout={self.connect_timeout:g}", *KEEPALIVE)
-        try:
-            with open(log, "w") as err:
-                code = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=err, timeout=2 * self.connect_timeout).returncode
-        except subprocess.TimeoutExpired:
-            code, why = None, f"no answer in {2 * self.connect_timeout:g} s"
-        finally:
-            if sys.stderr.isatty():
-                print(" " * (len(self.host) + 16), end="\r", file=sys.stderr, flush=True)
-        if code is None:
-            raise TargetError(f"cannot reach {self.host}: {why} (is the board on, and its sshd answering?)")
-        if code != 0:
-            raise TargetError(self._connect_error(_last_line(log.read_text(errors="replace"))))
+        # ConnectTimeout bounds the TCP connect and the banner exchange; the deadline below
+        # whatever comes after (a server that stalls in the key exchange or the login).
+        argv = [*self._ssh("-M", "-T", "-o", "ControlPersist=no",
+                           "-o", f"ConnectTimeout={self.connect_timeout:g}", *KEEPALIVE),
+                "exec cat > /dev/null"]
+        with open(log, "w") as err:
+            master = self._master["proc"] = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        deadline = time.monotonic() + 2 * self.connect_timeout
+        why = None
+        while not self._control.exists():
+            if master.poll() is not None:
+                why = self._connect_error(_last_line(log.read_text(errors="replace")))
+                break
+            if time.monotonic() > deadline:
+                why = (f"cannot reach {self.host}: no answer in {2 * self.connect_timeout:g} s "
+                       f"(is the board on, and its sshd answering?)")
+                break
+            time.sleep(0.02)
+        if sys.stderr.isatty():
+            print(" " * (len(self.host) + 16), end="\r", file=sys.stderr, flush=True)
+        if why is not None:
+            master.kill()
+            master.wait()
+            raise TargetError(why)
         self._connected = True
 
     def _connect_error(self, why: str) -> str:
@@ -273,8 +253,7 @@ class SshTarget:
 
     def run(self, argv: list[str]) -> "RemoteProbe":
         path = self._setup()
-        # The shell's PID first: `exec` makes it the probe's, which interrupt() signals.
-        command = f"P={shlex.quote(path)}\necho $$\nexec \"$P\" {' '.join(map(shlex.quote, argv))}"
+        command = f"P={shlex.quote(path)}\nset -- {' '.join(map(shlex.quote, argv))}\n{RUN_WRAPPER}"
         return RemoteProbe(self, self._session(command))
 
     def signal(self, pid: int, name: str):
@@ -294,19 +273,19 @@ class SshTarget:
         self._connect()
         # `exec`: the shell's PID becomes the tool's, so a timeout can kill it on the board.
         line = f"echo $$; exec {' '.join(map(shlex.quote, argv))}"
-        try:
-            done = subprocess.run(self._session(line), input=stdin, capture_output=True,
-                                  timeout=timeout)
-            out, err, code, stopped = done.stdout, done.stderr, done.returncode, False
-        except subprocess.TimeoutExpired as exc:
-            out, err, code, stopped = exc.stdout or b"", exc.stderr or b"", TIMED_OUT, True
+        done = capture(self._session(line), stdin, timeout, MAX_OUTPUT)
+        out, err, code = done.stdout, done.stderr, done.returncode
+        stopped = code in (TIMED_OUT_CAPTURE, TOO_LONG)
+        if stopped:
+            code = TIMED_OUT if code == TIMED_OUT_CAPTURE else 1
         pid, _, out = out.partition(b"\n")
         text, err_text = out.decode(errors="replace"), err.decode(errors="replace")
         if not pid.strip().isdigit():    # the remote shell never started: ssh itself failed
             raise TargetError(f"connection to {self.host} lost: {_last_line(err_text) or f'ssh exited {code}'}")
         if stopped:   # sshd made the shell a session leader: its group is all the tool started
             self.signal(-int(pid), "KILL")
-            err_text += f"\n{argv[0]}: stopped after {timeout:g} s\n"
+            err_text += (f"\n{argv[0]}: stopped after {timeout:g} s\n" if code == TIMED_OUT else
+                         f"\n{argv[0]}: stopped: it printed more than {MAX_OUTPUT >> 20} MiB\n")
         return CommandResult(code, text, err_text)
 
     def which(self, name: str) -> str | None:
@@ -324,8 +303,8 @@ class SshTarget:
         self._connect()
         setup.start()
         try:
-            done = self._round_trip(f"sh -s -- '' {interval:g}",
-                                    stdin=SNAPSHOT_SCRIPT.encode())
+            done = self._round_trip(f"sh -s -- '' {interval:g}", stdin=SNAPSHOT_SCRIPT.encode(),
+                                    limit=MAX_SNAPSHOT_BYTES)
         finally:
             setup.join()
         if failed:
@@ -333,9 +312,8 @@ class SshTarget:
         if done.returncode != 0:
             raise TargetError(f"{self.host}: reading /sys and /proc failed (exit {done.returncode}): "
                               f"{_last_line(done.stderr.decode(errors='replace'))}")
-        self._snapshots += 1
         try:
-            return unpack_snapshot(done.stdout, self._tmp / f"sysroot{self._snapshots}", interval)
+            return snapshot_sysroot(done.stdout, interval)
         except SnapshotError as exc:
             raise TargetError(f"{self.host}: {exc}") from None
 
@@ -361,11 +339,37 @@ class SshTarget:
         self.close()
 
 
-def _stop_master(exit_argv: list[str], tmp: Path):
+def _stop_master(exit_argv: list[str], tmp: Path, master: dict):
+    """The master told to exit, its lifeline closed, waited for; the temp dir removed."""
+    proc = master.get("proc")
     if (tmp / "cm").exists():
-        subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=30)
+    if proc is not None:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _sweep(tmp: Path):
+    """Remove the temp dirs (pp-ssh-PID-*) of platperf processes that are gone: a SIGKILL
+    leaves its directory behind (its master, whose lifeline closed, is gone by then)."""
+    for entry in tmp.glob("pp-ssh-*-*"):
+        pid = entry.name.split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry, ignore_errors=True)
+        except PermissionError:
+            pass              # another user's platperf, alive
 
 
 class RemoteProbe:
@@ -373,26 +377,28 @@ class RemoteProbe:
 
     def __init__(self, target: SshTarget, argv: list[str]):
         self.target = target
+        # stdin: the session's lifeline (RUN_WRAPPER), never written, closed when we are done
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.DEVNULL, text=True, bufsize=1,
+                                     stdin=subprocess.PIPE, text=True, bufsize=1,
                                      start_new_session=True)
         self._stderr = collections.deque(maxlen=20)
         self._drain = threading.Thread(target=self._read_stderr, daemon=True)
         self._drain.start()
-        first = self.proc.stdout.readline()
+        first = self.proc.stdout.readline(MAX_LINE + 1)
         self.pid = int(first) if first.strip().isdigit() else None
         self._first = "" if self.pid is not None else first
         self._lost: str | None = None
 
     def _read_stderr(self):
-        for line in self.proc.stderr:
+        for line in iter(lambda: self.proc.stderr.readline(4096), ""):
             if line.strip():
                 self._stderr.append(line.rstrip("\n"))
 
     def __iter__(self):
         if self._first:
             yield self._first
-        yield from iter(self.proc.stdout.readline, "")
+        # At most MAX_LINE + 1 characters a line: read_stream refuses a longer one.
+        yield from iter(lambda: self.proc.stdout.readline(MAX_LINE + 1), "")
 
     def interrupt(self):
         """SIGINT to the probe on the board: it finishes its sample and writes `end`."""
@@ -409,6 +415,8 @@ class RemoteProbe:
         code = self.proc.wait(timeout)
         self._drain.join(1)
         self.proc.stdout.close()
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
         if code == SSH_EXIT_ERROR:
             why = self._stderr[-1] if self._stderr else "ssh exited 255"
             self._lost = f"connection to {self.target.host} lost: {why}"

@@ -1,7 +1,7 @@
 """TI's "LMBench Benchmarks" table: lat_mem_rd, bw_mem and the OS/CPU rows, aliases included.
 
 * ``lat_mem_rd-stride128-sz1000k (ns)`` -> ``mem-latency`` pattern ``seq``, stride 128, size
-  1 MiB (names as :mod:`platperf.report.lmbench_names` prints them, ``sz50`` = 50 bytes),
+  1 MiB (names as :mod:`platperf.vocab.lmbench` prints them, ``sz50`` = 50 bytes),
   metric ``latency`` ns;
 * ``bw_mem-bcopy-16mb (MB/s)`` -> ``mem-bandwidth`` kernel ``bcopy``, size 16 MiB, metric
   ``bandwidth`` MB/s (lmbench3's MB is 10^6 bytes, as ours);
@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import re
 
-from ...report.lmbench_names import (BW_MEM_SCALE, LMBENCH_ALIASES, LMBENCH_BW_KERNELS, LMBENCH_OS_ROWS,
-                                     bw_mem_size, lat_mem_rd_bytes, lat_mem_rd_size)
+from ...vocab.lmbench import (LMBENCH_ALIASES, LMBENCH_BW_KERNELS, LMBENCH_OS_ROWS, bw_mem_size,
+                              lat_mem_rd_bytes, lat_mem_rd_size)
+from ...vocab.sizes import parse_size
 from ..fallback import split_unit
 from ..keys import Cell, Key
 
@@ -55,7 +56,7 @@ def to_key(title: str, row: str, column: str) -> Key | None:
                    "latency", "ns", "lower")
     bw = _BW_MEM.match(name)
     if bw and unit == "MB/s":
-        size = int(bw.group(2)) * BW_MEM_SCALE[bw.group(3) or ""]
+        size = parse_size(bw.group(2) + (bw.group(3) or ""))
         return Key("mem-bandwidth", (("kernel", bw.group(1)), ("size", size)), "bandwidth", "MB/s", "higher")
     known = _OS_BY_NAME.get(name)
     if known and unit == _PRINTED_UNIT.get(known[3], known[3]):

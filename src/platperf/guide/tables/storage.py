@@ -11,7 +11,7 @@ guide prints them). The titles are every medium x filesystem x size below, the g
 """
 from __future__ import annotations
 
-from ...adapters._sizes import parse_size, size_text
+from ...vocab.sizes import parse_size, size_text
 from ..keys import Cell, Key
 
 BENCHMARK = "fio"

@@ -5,7 +5,7 @@ The guide prints no array size, so its key has none: a measured run's STREAM fig
 it at the largest array they ran (``platperf.placement``)."""
 from __future__ import annotations
 
-from ...report.lmbench_names import STREAM_KERNELS
+from ...vocab.lmbench import STREAM_KERNELS
 from ..keys import Cell, Key
 
 TITLE = "Stream Benchmarks"

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ... import stats
+from ...vocab.lmbench import LMBENCH_BW_KERNELS
+from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches
 from ..document import Plot, Section
-from ..lmbench_names import LMBENCH_BW_KERNELS
-from ..svg import line_plot, size_text
+from ..svg import line_plot
 
 MAX_COLUMNS = 6     # plots for more runs than this belong in a comparison, not the guide
 
@@ -28,7 +29,7 @@ def build(data: ReportData) -> Section | None:
     plots = []
     for col in data.columns[:MAX_COLUMNS]:
         curves = _kernel_curves(col.results)
-        marks = [(size, f"{name} {size_text(size)}") for name, size in data_caches(col.fingerprint)]
+        marks = [(size, f"{name} {size_label(size)}") for name, size in data_caches(col.fingerprint)]
         groups = (("LMBench bw_mem", [k for k in LMBENCH_BW_KERNELS if k in curves]),
                   ("STREAM and peak", sorted(k for k in curves if k not in LMBENCH_BW_KERNELS)))
         for group, kernels in groups:

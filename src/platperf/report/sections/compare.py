@@ -11,9 +11,10 @@ import statistics
 
 from ... import compare
 from ...records import key_text
+from ...vocab.figures import number
 from .. import tfa
 from ..document import Document, Section, Table
-from ..tfa import number, place  # noqa: F401  (cli/compare.py prints with them)
+from ..tfa import place  # noqa: F401  (cli/compare.py prints with it and number)
 
 MAX_LISTED = 40     # keys listed by name in a section; the JSON export has all of them
 

@@ -4,9 +4,9 @@ Read from the stored fingerprint and probe meta; a key a fingerprint lacks shows
 """
 from __future__ import annotations
 
+from ...vocab.sizes import size_label
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table
-from ..svg import size_text
 
 
 def _brief(value, limit: int = 160) -> str:
@@ -34,7 +34,7 @@ def _cpu(fp: dict) -> str:
 
 
 def _caches(fp: dict) -> str:
-    return ", ".join(f"{name} {size_text(size)}" for name, size in data_caches(fp))
+    return ", ".join(f"{name} {size_label(size)}" for name, size in data_caches(fp))
 
 
 def _kernel(fp: dict, key: str) -> str:
@@ -145,12 +145,26 @@ ROWS = (
     ("Load", lambda fp, run: _load(fp)),
     ("Probe", lambda fp, run: _probe(run)),
     ("Suite", lambda fp, run: _brief(run.get("suite"))),
-    ("Runs", lambda fp, run: f"{run['id']} ({run.get('status')}, {run.get('started_at')})"),
+    ("Runs", None),     # of the column as a whole: see _runs
     ("Note", lambda fp, run: _brief(run.get("note"))),
 )
 
 
+def _runs(col: RunColumn) -> str:
+    """How many runs the column pools, which, how they ended and when they started:
+    "3 (runs 4, 5, 6; complete; 2026-11-22T03:35:11Z to 2026-11-22T03:36:02Z)"."""
+    ids = ", ".join(str(run["id"]) for run in col.runs)
+    statuses = ", ".join(dict.fromkeys(str(run.get("status")) for run in col.runs))
+    started = sorted(run["started_at"] for run in col.runs if run.get("started_at"))
+    # a label's runs measured together (a suite's `repeat`) start within the same second
+    when = "" if not started else f"; {started[0]}" if started[0] == started[-1] \
+        else f"; {started[0]} to {started[-1]}"
+    return f"{len(col.runs)} (run{'s' if len(col.runs) > 1 else ''} {ids}; {statuses}{when})"
+
+
 def _cell(col: RunColumn, row) -> str:
+    if row is None:
+        return _runs(col)
     values = []
     for run in col.runs:
         v = row(run.get("fingerprint") or {}, run)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import guide, placement
+from ...vocab.figures import spread
 from ..data import ReportData
 from ..document import Section, Table
 
@@ -37,19 +38,8 @@ _TEXT = {("System Benchmarks", "LMBench"): LMBENCH_TEXT, ("System Benchmarks", "
 OTHER = ("Other Tables",)
 
 
-def number(value: float) -> str:
-    """Two decimals as the guide prints them; a small value keeps three significant digits
-    (0.0047 stays 0.0047, not 0.00)."""
-    if value == 0 or abs(value) >= 0.1 or not math.isfinite(value):
-        return f"{value:.2f}"
-    text = f"{value:.{2 - math.floor(math.log10(abs(value)))}f}".rstrip("0")
-    return text if len(text.partition(".")[2]) >= 2 else f"{value:.2f}"
-
-
 def cell(figure: placement.Figure) -> str:
-    if figure.min is None or figure.max is None:
-        return number(figure.value)
-    return f"{number(figure.value)} (min {number(figure.min)}, max {number(figure.max)})"
+    return spread(figure.value, figure.min, figure.max)
 
 
 def _line(source) -> float:

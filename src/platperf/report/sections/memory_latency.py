@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ... import stats
+from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches
 from ..document import Plot, Section, Table, cell_text
 from ..intervals import with_interval
-from ..svg import line_plot, size_text
+from ..svg import line_plot
 
 MAX_SERIES = 10
 
@@ -50,11 +51,11 @@ def build(data: ReportData) -> Section | None:
               for (col, line), points in sorted(curves.items())][:MAX_SERIES]
     caches = data_caches(data.columns[0].fingerprint)
     plot = line_plot("Memory latency vs size", series, x_label="working set (bytes, log scale)",
-                     y_label="latency (ns)", vlines=[(size, f"{name} {size_text(size)}")
+                     y_label="latency (ns)", vlines=[(size, f"{name} {size_label(size)}")
                                                      for name, size in caches])
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
-    rows = [[size_text(s)] + [_cell(data, curves[k].get(s), {(k[0], key) for key in behind.get((*k, s), ())})
+    rows = [[size_label(s)] + [_cell(data, curves[k].get(s), {(k[0], key) for key in behind.get((*k, s), ())})
                               for k in keys] for s in sizes]
     headers = ["Size"] + [f"{col} {line} (ns)" if several else f"{line} (ns)" for col, line in keys]
     # a grid, not a csv-table: guide.rst's csv-tables are the guide's figures, which

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ...records import key_order
+from ...vocab.sizes import size_label
+from ...vocab.tfa import BENCHMARKS as TFA_BENCHMARKS   # the tfa_tables section has them
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table, spread_cell
-from ..svg import size_text
-from ..tfa import BENCHMARKS as TFA_BENCHMARKS   # the tfa_tables section has them
 
 MAX_FIGURES = 6
 BANDWIDTH_KERNELS = ("rd", "wr", "bcopy", "copy", "triad", "peak-read", "peak-copy")
@@ -39,7 +39,7 @@ def _latency_figures(results, caches):
         picks = [(s, "") for s in sizes[::step]][:MAX_FIGURES - 1] + [(sizes[-1], "")]
         picks = list(dict.fromkeys(picks))
     unit = lat[0].unit
-    return [(f"{label + ' ' if label else ''}{size_text(s)} ({unit})",
+    return [(f"{label + ' ' if label else ''}{size_label(s)} ({unit})",
              lambda r, s=s, p=patterns[0]: r.metric == "latency" and r.params.get("pattern") == p
              and r.params.get("size") == s) for s, label in picks]
 
@@ -51,7 +51,7 @@ def _bandwidth_figures(results, caches):
     largest = max(r.params.get("size") or 0 for r in bw)
     kernels = {r.params.get("kernel") for r in bw if r.params.get("size") == largest}
     chosen = [k for k in BANDWIDTH_KERNELS if k in kernels] or sorted(kernels, key=str)
-    return [(f"{k} {size_text(largest)} ({bw[0].unit})",
+    return [(f"{k} {size_label(largest)} ({bw[0].unit})",
              lambda r, k=k: r.metric == "bandwidth" and r.params.get("kernel") == k
              and r.params.get("size") == largest) for k in chosen[:MAX_FIGURES]]
 

@@ -6,10 +6,12 @@ which builds the same tables (``platperf.report.tfa``)."""
 from __future__ import annotations
 
 from ... import stats
+from ...vocab.figures import number
+from ...vocab.tfa import BENCHMARKS, METRIC_ORDER
 from ..data import ReportData
 from ..document import Section
 from ..intervals import with_interval
-from ..tfa import BENCHMARKS, METRIC_ORDER, grid_tables, number
+from ..tfa import grid_tables
 
 
 def build(data: ReportData) -> Section | None:

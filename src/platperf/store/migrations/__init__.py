@@ -44,7 +44,7 @@ def upgrade(engine, db_name: str, write: bool = True):
     if rev is not None and not _known(_script_directory(), rev):
         raise _newer(db_name, rev)
     if not write:
-        from .. import StoreError
+        from ..url import StoreError
         raise StoreError(f"database {db_name} is read-only and needs an upgrade of its schema "
                          f"(revision {rev or 'none'} to {HEAD}); open it once where it is writable")
     with engine.connect() as conn:
@@ -89,7 +89,7 @@ def _migration_lock(conn):
 
 
 def _newer(db_name, rev):
-    from .. import StoreError
+    from ..url import StoreError
     return StoreError(f"database {db_name} has schema revision {rev}, newer than this platperf "
                       f"understands (it knows up to {HEAD}); upgrade platperf or use another --db")
 

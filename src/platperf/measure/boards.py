@@ -1,0 +1,143 @@
+"""A measuring command's boards, from their names to their runs.
+
+A :class:`Session` opens every board's target, describes it and plans its steps, all boards
+at once, with no database touched; the command then says what it must (findings, a board that
+failed) and calls :meth:`Session.measure`: a run per board (``repeat`` of them), every record
+stored as it arrives, all boards at once. Leaving the session closes the targets.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+
+from ..runner.executor import Around, Progress, StopRequest, execute_runs
+from ..runner.sink import Outcome, RunSink
+from ..runner.suite import Step
+from .description import Description, describe
+
+
+@dataclass
+class Board:
+    """One target of a measuring command, from its name to its run's outcome."""
+
+    name: str
+    target: object = None
+    description: Description | None = None
+    steps: list[Step] | None = None
+    run_ids: list[int] = dataclasses.field(default_factory=list)
+    outcomes: list[Outcome] = dataclasses.field(default_factory=list)
+    error: str | None = None       # why the board was not measured (or its run's error)
+
+    @property
+    def run_id(self) -> int | None:
+        return self.run_ids[0] if self.run_ids else None
+
+    @property
+    def status(self) -> str:
+        """The worst of its runs': failed, partial, complete."""
+        if not self.outcomes:
+            return "failed"
+        return max((o.status for o in self.outcomes), key=("complete", "partial", "failed").index)
+
+    def as_dict(self) -> dict:
+        outs = self.outcomes
+        error = next((o.error for o in outs if o.error), None) if outs else self.error
+        return {"target": self.name, "run_id": self.run_id, "run_ids": list(self.run_ids),
+                "status": self.status, "results": sum(o.results for o in outs),
+                "histograms": sum(o.histograms for o in outs), "error": error}
+
+
+class Session:
+    """The boards ``names`` for ``request`` (measure.requests: what to measure and under which
+    label; None only describes them). ``target_options`` go to ``targets.get_target``."""
+
+    def __init__(self, names: list[str], request=None, **target_options):
+        self.boards = [Board(name) for name in names]
+        self.request = request
+        self._options = target_options
+        self.stop = StopRequest()
+
+    def __enter__(self) -> "Session":
+        from ..targets import get_target
+
+        def prepare(board: Board):
+            board.target = get_target(board.name, **self._options)
+            board.description = describe(board.target)
+            board.steps = self.request.steps(board.target, board.description) if self.request else []
+        try:
+            _each(self.boards, prepare)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def ready(self) -> list[Board]:
+        return [b for b in self.boards if b.error is None]
+
+    def measure(self, store, progress_for=lambda board: None) -> StopRequest:
+        """Measures every ready board at once: a thread each, with its own target and store
+        connection. One board failing does not stop the others; a stop request (Ctrl-C,
+        SIGTERM) interrupts them all, each run left partial."""
+        request = self.request
+
+        def measure_one(board: Board):
+            board.outcomes = measure_runs(
+                store, board.target, board.description, board.steps, suite=request.name,
+                repeat=request.repeat, label=request.label, note=request.note,
+                progress=progress_for(board), stop=self.stop, around=request.around,
+                begun=board.run_ids.append)
+
+        with self.stop.on_signals():
+            _each(self.ready, measure_one)
+        return self.stop
+
+    def close(self):
+        for board in self.boards:
+            if board.target is not None:
+                try:
+                    board.target.close()
+                except Exception as exc:   # a board that vanished: its results are stored already
+                    board.error = board.error or f"closing the target: {exc}"
+                board.target = None
+
+
+def measure_runs(store, target, description: Description, steps: list[Step], *, suite: str,
+                 repeat: int = 1, label: str | None = None, note: str | None = None,
+                 progress: Progress | None = None, stop: StopRequest | None = None,
+                 around: Around | None = None, begun=None) -> list[Outcome]:
+    """``repeat`` runs of ``steps`` on ``target`` under one label, each begun with
+    ``description``, every record stored as it arrives, their steps interleaved
+    (runner.executor.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
+    sinks = []
+    for _ in range(repeat):
+        run_id = store.begin_run(label=label, target=target.name, suite=suite,
+                                 fingerprint=description.fingerprint, findings=description.findings,
+                                 note=note, meta=description.meta)
+        sinks.append(RunSink(store, run_id, description.place, findings=description.findings,
+                             has_meta=description.meta is not None))
+        if begun is not None:
+            begun(run_id)
+    return execute_runs(sinks, target, steps, progress, stop=stop, around=around)
+
+
+def _each(boards: list[Board], work):
+    """``work(board)`` in a thread per board; an exception becomes the board's error."""
+
+    def guarded(board: Board):
+        try:
+            work(board)
+        except Exception as exc:
+            board.error = str(exc) or type(exc).__name__
+
+    threads = [threading.Thread(target=guarded, args=(b,), name=f"board {b.name}", daemon=True)
+               for b in boards]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.1)   # in short waits: the main thread must stay free for signal handlers
