@@ -220,6 +220,23 @@ def test_the_board_describes_itself_from_its_own_files(sshd, tmp_path):
             board.later(1.0)
 
 
+def test_the_doctor_leaves_platperfs_own_connection_out(sshd, tmp_path):
+    # A real OpenSSH server: the snapshot's shell, the login wrapper and the sshd processes of our
+    # connection are platperf's own; the listening sshd and this test's own process are not.
+    from platperf.doctor import SSH_SERVERS, cpu_times, own_processes
+    with board_target(sshd, "board", tmp_path / "remote") as target:
+        board = target.sysroot()
+        me = int(board.read("proc/self/stat").split()[0])
+        table = cpu_times(board.later(0.2))
+        own = own_processes(table, me, local=False)
+        chain = [me]
+        while table[chain[-1]].ppid != sshd.proc.pid:
+            chain.append(table[chain[-1]].ppid)
+        assert table[me].name == "sh" and set(chain) <= own
+        assert any(table[pid].name in SSH_SERVERS for pid in chain)
+        assert sshd.proc.pid not in own and os.getpid() not in own
+
+
 def test_an_sshd_that_never_answers_is_one_line_not_a_hang(tmp_path):
     """A board whose port accepts the connection and then says nothing (a hung sshd, a
     half-booted board): ssh's ConnectTimeout covers the banner exchange, so the target gives up

@@ -241,7 +241,7 @@ class MatrixOutcome:
 
 
 def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resctrl_root=None,
-               place=lambda cpu: (None, None), progress=None, stop=None) -> MatrixOutcome:
+               place=lambda cpu: (None, None, None), progress=None, stop=None) -> MatrixOutcome:
     """Runs every cell of ``plan`` into the begun run ``run_id`` and finishes the run.
     Mitigations are set up around each cell and undone whatever happens (Ctrl-C too)."""
     from .runner.executor import execute

@@ -47,8 +47,10 @@ def print_stored(run, origin: str, source: str):
 
 
 def print_findings(findings, prefix: str = ""):
-    """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
-    shown = [f for f in findings if f.get("level") not in ("ok", "info")]
+    """The findings that matter, one line each (a repeated one once, findings.collapse); effects
+    and fixes are in 'platperf show'."""
+    from ..findings import collapse
+    shown = [f for f in collapse(findings) if f.get("level") not in ("ok", "info")]
     for f in shown:
         print(f"{prefix}{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
     if shown and not prefix:

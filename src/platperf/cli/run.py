@@ -140,3 +140,14 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
     if not quiet and not json_out:
         print(f"{runs} complete: {kept}" + (f" (label {label})" if label else ""),
               file=sys.stderr)
+        _print_warnings(board)
+
+
+def _print_warnings(board):
+    """What the probe warned of during the runs, a repeated warning once (its count, the CPUs and
+    benchmarks it touches); each is stored with its run ('platperf show')."""
+    from ..runner.sink import with_probe_warnings
+    from .measuring import print_findings
+    warnings = [w for o in board.outcomes for w in o.warnings]
+    if warnings:
+        print_findings(with_probe_warnings([], warnings), "probe: ")
