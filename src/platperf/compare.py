@@ -1,7 +1,7 @@
 """Keyed comparison of two runs or labels: runs are the unit of evidence.
 
 Every figure is paired by :attr:`platperf.records.Result.key` (benchmark, canonical params,
-mode, cluster, core, metric) and nothing else: the scripts behind published release tables
+mode, package, cluster, core, metric) and nothing else: the scripts behind published release tables
 pair rows by position, and compare cores with other cores when a release reorders them.
 
 A side's figure for a key is the median of its runs' medians. Samples inside one run share
@@ -27,8 +27,7 @@ tolerance named: *regressed* or *improved* (a confirmed change, as above), *equi
 (shown within the tolerance by the two one-sided tests on the run medians,
 :func:`platperf.decisions.equivalence`: evidence, not the mere absence of a significant
 change), else *undecided*. ``platperf run --against`` decides the same four words while it
-measures, with intervals that allow its repeated looks (:func:`platperf.decisions.decide`)
-and sets them on the comparison's rows (:func:`apply_decisions`).
+measures, with intervals that allow its repeated looks (:func:`platperf.decisions.decide`).
 
 From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
 the sides with two runs or more; with one run a side only the spread of that run's samples,
@@ -43,6 +42,11 @@ result: huge, 4k, mixed); a key whose two sides were backed differently is noted
 (:attr:`Row.pages_differ`): below the last-level cache the backing changes which cache
 sets a buffer fills, at DRAM sizes 4 KiB pages add TLB misses (docs/probe.md).
 
+A result that is not a figure of its key (:func:`platperf.records.not_measured`: an idle
+state the firmware rejected or the CPU never entered) is left out of its pool; a side with no
+run left is *not measured* (:attr:`Row.base_not_measured`, :attr:`Row.new_not_measured`): the
+row has no figure on that side, no change and no verdict.
+
 Presentation (tables, the TF-A layout) lives in :mod:`platperf.report.sections.compare`.
 """
 from __future__ import annotations
@@ -52,7 +56,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import decisions, placement, stats
 from .fingerprint import Difference, diff
-from .records import KEY_FIELDS, key_order
+from .records import KEY_FIELDS, ResultKey, key_order, not_measured
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
@@ -89,7 +93,7 @@ class Row:
     base_ci: tuple | None = None      # 95% interval of each figure
     new_ci: tuple | None = None
     unstable: bool = False   # an interval wider than the tolerance
-    status: str = "both"     # both | added | removed
+    status: str = "both"     # both | added | removed | not measured (a side with no figure)
     raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
     big: bool = False        # at least the tolerance
     pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
@@ -98,6 +102,8 @@ class Row:
     decision_ci: tuple | None = None   # the change's interval in % that backs it (estimate, low, high)
     decided_runs: int | None = None    # new runs a sequential decision rests on (run --against)
     equivalent: bool = False # the equivalence test passed (decisions.equivalence)
+    base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
+    new_not_measured: str = ""
 
     @property
     def pages_differ(self) -> bool:
@@ -105,11 +111,11 @@ class Row:
 
     @property
     def benchmark(self):
-        return self.key[0]
+        return ResultKey(*self.key).benchmark
 
     @property
     def metric(self):
-        return self.key[5]
+        return ResultKey(*self.key).metric
 
 
 @dataclass
@@ -165,6 +171,7 @@ class Pool:
     direction: str
     runs: list[list[float]]
     pages: set = field(default_factory=set)   # page backings of the runs' buffers
+    not_measured: str = ""   # a run's result left out (records.not_measured); with no runs: the key's
 
     @property
     def samples(self) -> list[float]:
@@ -195,6 +202,10 @@ def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[
     p = pools.get(key)
     if p is None:
         p = pools[key] = Pool(unit, direction, [])
+    why = not_measured(key[0], key[-1], extra)
+    if why:
+        p.not_measured = why
+        return
     backing = _backing(extra)
     if backing:
         p.pages.add(backing)
@@ -233,18 +244,18 @@ def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]
 
     from .store import unpack_samples
     from .store.schema import results as t
-    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.cluster, t.c.core, t.c.metric, t.c.unit,
-            t.c.direction, t.c.samples, t.c.extra)
+    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.package, t.c.cluster, t.c.core, t.c.metric,
+            t.c.unit, t.c.direction, t.c.samples, t.c.extra)
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
     seen: dict = {}
     with store.engine.connect() as c:
         for run_id in run_ids:
             q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
-            for bench, params, mode, cluster, core, metric, unit, direction, blob, extra in c.execute(q):
-                metrics.setdefault(metric, None)
-                _add(pools, (bench, params, mode, cluster, core, metric), run_id, unit, direction,
-                     unpack_samples(blob), seen, extra)
+            for *key, unit, direction, blob, extra in c.execute(q):
+                key = ResultKey(*key)
+                metrics.setdefault(key.metric, None)
+                _add(pools, key, run_id, unit, direction, unpack_samples(blob), seen, extra)
     return pools, list(metrics)
 
 
@@ -258,6 +269,15 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
     rows = []
     for key in sorted(base.keys() | new.keys(), key=key_order):
         b, n = base.get(key), new.get(key)
+        why_b, why_n = (p.not_measured if p is not None and not p.runs else "" for p in (b, n))
+        if why_b or why_n:
+            side = n if n is not None else b
+            rows.append(Row(key, side.unit, side.direction, b.figure if b and not why_b else None,
+                            n.figure if n and not why_n else None, n_base=len(b.samples) if b else 0,
+                            n_new=len(n.samples) if n else 0, runs_base=len(b.runs) if b else 0,
+                            runs_new=len(n.runs) if n else 0, status="not measured",
+                            base_not_measured=why_b, new_not_measured=why_n))
+            continue
         if b is None or n is None:
             side = n if b is None else b
             rows.append(Row(key, side.unit, side.direction,
@@ -356,22 +376,6 @@ def _decide(rows: list[Row], alpha: float):
                           "equivalent" if r.equivalent else "undecided")
 
 
-def apply_decisions(cmp: Comparison, decided: dict, method: str):
-    """Sets the decisions of ``platperf run --against`` (key -> platperf.decisions.Decision)
-    on the comparison's rows, in place of its one-look ones: regressed and improved are then
-    confirmed changes, and ``method`` says how they were reached."""
-    for r in cmp.rows:
-        d = decided.get(r.key)
-        if r.status != "both" or d is None:
-            continue
-        r.decision, r.decision_ci, r.decided_runs = d.word, d.change, d.runs
-        r.regression, r.improvement = d.word == "regressed", d.word == "improved"
-        r.equivalent = d.word == "equivalent"
-        r.confirmed = r.shown = r.regression or r.improvement
-        r.unconfirmed = False
-    cmp.sequential = method
-
-
 def width_pct(ci: tuple, figure: float) -> float:
     """An interval's width in % of its figure."""
     return (ci[1] - ci[0]) / abs(figure) * 100.0 if figure else (0.0 if ci[0] == ci[1] else math.inf)
@@ -413,7 +417,8 @@ ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base"
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
               "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
-              "decision", "decision_ci", "decided_runs")
+              "decision", "decision_ci", "decided_runs",
+              "base_not_measured", "new_not_measured")
 
 
 def _json_value(value):
