@@ -19,7 +19,10 @@ def run(
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick)."),
+    repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick); auto: until every key is settled within --tolerance or --budget ends."),
+    against: Optional[str] = typer.Option(None, "--against", metavar="REF", help="Gate: measure until every key is regressed, improved or equivalent to REF's stored runs within --tolerance, or --budget ends (exit 0 / 1 / 3)."),
+    tolerance: str = typer.Option("3%", "--tolerance", help="With --repeat auto or --against: the change that matters, in percent."),
+    budget: str = typer.Option("10m", "--budget", help="With --repeat auto or --against: how long measuring may take (90s, 15m, 2h)."),
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
@@ -59,13 +62,18 @@ def run(
       sudo platperf run --suite psci --label v2.10
       platperf run --suite my-suite.toml --quiet --json
       platperf run --suite guide --guide-dir /mnt/emmc --peer 192.168.0.1 --label sdk-11.1
+      platperf run --suite quick --label rc2 --against v2.12 --tolerance 3% --budget 15m
+
+    --repeat auto measures until each key's smallest detectable change is within --tolerance,
+    --against REF until each is regressed, improved or equivalent to REF, re-running only the
+    open keys' steps, or until --budget ends (docs/gate.md).
 
     \b
-    Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
-    arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
+    Exit codes: 0 complete (--against: every key equivalent or improved); 1 a confirmed
+    regression (--against); 2 bad input, or a run left partial/failed (what arrived is kept);
+    3 a key undecided (--against); 130 Ctrl-C, 143 SIGTERM (partial, kept).
     """
     json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
-    from ..measure.boards import Session
     from ..measure.requests import SuiteRequest
     from ..runner.suite import SuiteError
     from ..targets import UnknownTarget, target_names
@@ -73,13 +81,28 @@ def run(
     if targets is not None and targets != "all":
         fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
-        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=repeat, label=label, note=note,
-                                    tool_params={"dir": guide_dir, "peer": peer})
+        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=_repeat(repeat), label=label,
+                                    note=note, tool_params={"dir": guide_dir, "peer": peer})
         names = target_names(target, every=targets == "all")
-    except (SuiteError, UnknownTarget) as exc:
+        request.goal = _goal(request, against, tolerance, budget, db)
+    except (SuiteError, UnknownTarget, ValueError) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-    with Session(names, request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
+    boards, store, stop = _measure(names, request, several, db=db, quiet=quiet,
+                                   remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    if request.goal is not None:
+        from .gate import report_verdict
+        report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
+
+
+def _measure(names, request, several: bool, *, db: str, quiet: bool, **target_options):
+    """(the boards, the store, the stop request): every board described, its findings said,
+    then measured with a progress display."""
+    from ..measure.boards import Session
+    if request.goal is not None and several:
+        fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
+    with Session(names, request, **target_options) as session:
         if not session.ready:   # nothing to measure: no database opened, none created
             for board in session.boards:
                 print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
@@ -92,8 +115,34 @@ def run(
         progress_for, bar = _progress(session.boards, several, quiet)
         with bar if bar is not None else contextlib.nullcontext():
             stop = session.measure(store, progress_for=progress_for)
-    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
-            signum=stop.signal)
+    return session.boards, store, stop
+
+def _repeat(text: str | None):
+    """--repeat: None (the suite's), "auto", or a number of runs."""
+    if text is None or text == "auto":
+        return text
+    if not text.isdigit():
+        raise ValueError(f"--repeat '{text}': give a number of runs or auto")
+    return int(text)
+
+
+def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
+    """The measure.until.Goal of --repeat auto or --against (None for a fixed --repeat)."""
+    if request.repeat != "auto" and against is None:
+        return None
+    from ..compare import load_pools
+    from ..measure.until import Goal, parse_budget, parse_tolerance
+    goal = Goal(parse_tolerance(tolerance), parse_budget(budget))
+    if against is not None:
+        from ..store import StoreError
+        store = open_store(db, write=False)
+        try:
+            ids = [r["id"] for r in store.runs_for(against)]
+        except StoreError as exc:
+            raise ValueError(f"--against: {exc}") from None
+        goal.baseline, _ = load_pools(store, ids)
+        goal.baseline_ref = against
+    return goal
 
 
 def _progress(boards, several: bool, quiet: bool):
@@ -127,7 +176,8 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
     board, row = boards[0], rows[0]
     kept = f"{row['results']} results, {row['histograms']} histograms in {db}"
     ids = row["run_ids"]
-    runs = f"runs {', '.join(map(str, ids))}" if len(ids) > 1 else f"run {row['run_id']}"
+    from ..machine.sysroot import format_cpu_list    # 1-3,7: a list of numbers, as of CPUs
+    runs = f"runs {format_cpu_list(ids)}" if len(ids) > 1 else f"run {row['run_id']}"
     if signum is not None:
         if not json_out:
             print(f"{runs} {row['status']}: {kept} ({row['error']})", file=sys.stderr)

@@ -28,6 +28,7 @@ class Board:
     run_ids: list[int] = dataclasses.field(default_factory=list)
     outcomes: list[Outcome] = dataclasses.field(default_factory=list)
     error: str | None = None       # why the board was not measured (or its run's error)
+    verdict: object = None         # measure.until.Verdict: what --repeat auto / --against reached
 
     @property
     def run_id(self) -> int | None:
@@ -86,11 +87,17 @@ class Session:
         request = self.request
 
         def measure_one(board: Board):
-            board.outcomes = measure_runs(
-                store, board.target, board.description, board.steps, suite=request.name,
-                repeat=request.repeat, label=request.label, note=request.note,
-                progress=progress_for(board), stop=self.stop, around=request.around,
-                begun=board.run_ids.append)
+            options = dict(suite=request.name, label=request.label, note=request.note,
+                           progress=progress_for(board), stop=self.stop, around=request.around,
+                           begun=board.run_ids.append)
+            if request.goal is None:
+                board.outcomes = measure_runs(store, board.target, board.description, board.steps,
+                                              repeat=request.repeat, **options)
+                return
+            from .until import measure_until
+            board.outcomes, board.verdict = measure_until(store, board.target, board.description,
+                                                          board.steps, request.goal,
+                                                          measure_runs=measure_runs, **options)
 
         with self.stop.on_signals():
             _each(self.ready, measure_one)
