@@ -63,13 +63,16 @@ def db(measured, tmp_path):
     return tmp_path
 
 
-def baseline(where, factors: dict[str, float], label="base"):
+def baseline(where, factors: dict[str, float], label="base", cpu_model=None):
     """The real runs again under ``label``, each benchmark's samples times its factor: a
     stored release whose figures differ from today's by a known ratio."""
     store = Store(str(where / "g.db"))
     for run in store.runs_for("real"):
+        fingerprint = run["fingerprint"]
+        if cpu_model is not None:
+            fingerprint = {**fingerprint, "cpu": {**fingerprint["cpu"], "model": cpu_model}}
         new = store.begin_run(label=label, target=run["target"], suite=run["suite"],
-                              fingerprint=run["fingerprint"], meta=run["meta"])
+                              fingerprint=fingerprint, meta=run["meta"])
         results = store.results(run["id"])
         for r in results:
             r.samples = [s * factors.get(r.benchmark, 1.0) for s in r.samples]
@@ -163,6 +166,15 @@ def test_bad_gate_input_is_one_line_and_exit_2(db, args, words):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("platperf: error: ") and words in lines[0]
     assert len(Store(str(db / "g.db"), write=False).runs()) == 3     # nothing measured
+
+
+def test_a_baseline_from_another_machine_is_refused_before_measuring(db):
+    baseline(db, {}, label="juno", cpu_model="Cortex-A57 (another board)")
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--against", "juno", "--db", "g.db")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith("platperf: error: --against juno ran on another machine (cpu.model: ")
+    assert len(Store(str(db / "g.db"), write=False).runs()) == 6     # 3 real, 3 juno: none new
 
 
 def pool(medians):

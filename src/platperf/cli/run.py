@@ -100,6 +100,7 @@ def _measure(names, request, several: bool, *, db: str, quiet: bool, **target_op
     """(the boards, the store, the stop request): every board described, its findings said,
     then measured with a progress display."""
     from ..measure.boards import Session
+    from ..measure.until import refused
     if request.goal is not None and several:
         fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
     with Session(names, request, **target_options) as session:
@@ -108,6 +109,9 @@ def _measure(names, request, several: bool, *, db: str, quiet: bool, **target_op
                 print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
                       file=sys.stderr)
             raise SystemExit(2)
+        why = request.goal and refused(request.goal, session.boards[0].description)
+        if why:
+            fail_exit(f"--against {request.goal.baseline_ref} ran on another machine ({why})")
         store = open_store(db)
         if not quiet:
             for board in session.ready:
@@ -137,10 +141,10 @@ def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
         from ..store import StoreError
         store = open_store(db, write=False)
         try:
-            ids = [r["id"] for r in store.runs_for(against)]
+            goal.baseline_runs = store.runs_for(against)
         except StoreError as exc:
             raise ValueError(f"--against: {exc}") from None
-        goal.baseline, _ = load_pools(store, ids)
+        goal.baseline, _ = load_pools(store, [r["id"] for r in goal.baseline_runs])
         goal.baseline_ref = against
     return goal
 

@@ -34,6 +34,18 @@ class Goal:
     baseline: dict | None = None
     baseline_ref: str | None = None
     alpha: float = ALPHA
+    baseline_runs: list = field(default_factory=list)   # the stored runs of baseline_ref
+
+
+def refused(goal: Goal, description) -> str:
+    """Why the board cannot be gated against the baseline (another CPU model or architecture,
+    as ``compare`` refuses without --force), or ""."""
+    from ..compare import comparability
+    if goal.baseline is None:
+        return ""
+    here = [{"fingerprint": description.fingerprint, "meta": description.meta}]
+    return "; ".join(f"{d.key}: {d.base} vs {d.new}" for d in comparability(goal.baseline_runs, here)
+                     if d.refuse)
 
 
 @dataclass
