@@ -45,10 +45,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = set()
 KNOWN_CIRCLES: set[tuple[str, ...]] = set()
 # Files and functions over the limits today: path (and function) -> lines.
 KNOWN_LONG_FILES = {"src/platperf/doctor.py"}
-KNOWN_LONG_FUNCTIONS = {
-    "probe/src/kernels/cpu_idle.c:run", "probe/src/kernels/os_ipc.c:setup",
-    "probe/src/params.c:param_check",
-}
+KNOWN_LONG_FUNCTIONS = {"probe/src/kernels/cpu_idle.c:run"}
 
 
 # -- the graphs ---------------------------------------------------------------------------
