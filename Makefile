@@ -23,12 +23,13 @@ DEB_RUN := gcc libc6-dev cmake python3-venv \
 # Debian packages the tests need on top of DEB_RUN: cross binutils (the disassembly checks),
 # qemu-user to run the aarch64/armv7 builds, chromium for the HTML report test, postgresql
 # for the store tests against a real server (tests/pg_server.py starts its own), a real sshd
-# (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run) and schema
-# (lava-common) for the LAVA job tests, the tools the adapters run (tests/test_adapters.py),
+# (and the ssh client) for the SSH target tests, LAVA's dispatcher (lava-run, lava-worker),
+# schema (lava-common) and server (lava-server, gunicorn) for the LAVA tests' lab
+# (tests/lava_server.py starts its own), the tools the adapters run (tests/test_adapters.py),
 # ip and tc (iproute2) for the shaped link of the iperf3 0-loss tests (tests/test_iperf3_udp.py),
 # QEMU's Arm system emulators and dtc for the virtual boards (tests/vboard.py).
 DEB_TEST := binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf qemu-user-static chromium \
-            postgresql openssh-server openssh-client lava-dispatcher lava-common \
+            postgresql openssh-server openssh-client lava-dispatcher lava-common lava-server \
             openssl fio iperf3 iproute2 stress-ng sysbench rt-tests p7zip-full systemd \
             qemu-system-arm device-tree-compiler binutils
 # The virtual boards are built from Debian's own arm64 and armhf packages (a kernel, busybox,
@@ -45,7 +46,10 @@ endif
 
 # Installs the packages of $(1) that are missing (as root, or with sudo when not root). It
 # waits for another apt or dpkg to finish instead of failing on its lock: DPkg::Lock::Timeout
-# for install; `apt-get update` cannot wait for the lists lock, so it is tried again.
+# for install; `apt-get update` cannot wait for the lists lock, so it is tried again. No
+# service a package brings is started (postgresql, lava-server's, sshd): a policy-rc.d that
+# refuses them all is in place during the install, unless the machine has one; the tests
+# start their own, on 127.0.0.1.
 APT := -o DPkg::Lock::Timeout=600
 define apt_install
 @missing=""; for p in $(1); do \
@@ -57,7 +61,11 @@ if [ -n "$$missing" ]; then \
   updated=; for try in 1 2 3 4 5 6 7 8 9 10; do \
     if $$SUDO apt-get $(APT) update -qq; then updated=1; break; fi; sleep 15; \
   done; [ -n "$$updated" ] || exit 1; \
+  held=; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+    printf '#!/bin/sh\nexit 101\n' | $$SUDO tee /usr/sbin/policy-rc.d >/dev/null && \
+    $$SUDO chmod 755 /usr/sbin/policy-rc.d && held=1; fi; \
   DEBIAN_FRONTEND=noninteractive $$SUDO apt-get $(APT) install -y -qq $$missing >/dev/null; \
+  rc=$$?; [ -z "$$held" ] || $$SUDO rm -f /usr/sbin/policy-rc.d; exit $$rc; \
 fi
 endef
 

@@ -277,3 +277,19 @@ def sshd(tmp_path_factory):
     server = Sshd(tmp_path_factory.mktemp("sshd")).start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def board_liar(sshd):
+    """``ssh://board-liar``'s scripts: ``board_liar("liar-run", TEXT)`` makes its probe's `run`
+    (or ``liar-info``, ``liar-snapshot``) a shell script of the test's; removed afterwards."""
+    made = []
+
+    def script(name: str, text: str):
+        path = sshd.dir / name
+        path.write_text("#!/bin/sh\n" + text)
+        path.chmod(0o755)
+        made.append(path)
+    yield script
+    for path in made:
+        path.unlink(missing_ok=True)

@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from conftest import missing, require_executable, require_probe
+from test_psci import wait_for
 
 from platperf.probe_path import probe_arch
 from platperf.targets import TargetError, get_target
@@ -251,16 +252,6 @@ LONG = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = "16k"\n'
         'samples = 100000\nwarmup = 0\nmin_time = 0.01\n')   # about 1000 s: it never ends by itself
 
 
-def wait_for(predicate, seconds: float) -> bool:
-    import time
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return predicate()
-
-
 def processes_of(executable: str, running: bytes = b"") -> list[int]:
     """PIDs of ``executable`` (whose command line holds ``running``)."""
     from pathlib import Path
@@ -354,10 +345,10 @@ def test_a_probe_killed_on_the_board_is_said_as_such(sshd, tmp_path):
     assert "connection" not in done["error"]
 
 
-def test_a_step_that_never_ends_is_stopped_at_its_timeout(sshd, tmp_path, liar_scripts):
+def test_a_step_that_never_ends_is_stopped_at_its_timeout(sshd, tmp_path, board_liar):
     """Row 15: a probe that stops itself (SIGSTOP) never ends its step; the step's timeout
     stops it (SIGINT, then SIGKILL) and the run is partial, saying so."""
-    liar_scripts("liar-run", f"echo '{json.dumps(META)}'\nkill -STOP $$\n")
+    board_liar("liar-run", f"echo '{json.dumps(META)}'\nkill -STOP $$\n")
     (tmp_path / "hang.toml").write_text(SMALL + "timeout = 3\n")
     env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config))
     done = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", "hang.toml",
@@ -368,25 +359,11 @@ def test_a_step_that_never_ends_is_stopped_at_its_timeout(sshd, tmp_path, liar_s
     assert out["status"] == "partial" and "did not end within its 3 s timeout" in out["error"]
 
 
-def test_a_probe_whose_info_never_returns_is_one_line(sshd, tmp_path, liar_scripts, monkeypatch):
+def test_a_probe_whose_info_never_returns_is_one_line(sshd, tmp_path, board_liar, monkeypatch):
     import platperf.runner.probe as probe_module
     from platperf.runner.suite import SuiteError
-    liar_scripts("liar-info", "sleep 600\n")
+    board_liar("liar-info", "sleep 600\n")
     monkeypatch.setattr(probe_module, "QUERY_TIMEOUT_S", 3)
     with target(sshd, tmp_path, board="board-liar") as board, pytest.raises(SuiteError) as err:
         probe_module.probe_records(board, ["info"], timeout=3)
     assert "did not answer in 3 s" in str(err.value)
-
-
-@pytest.fixture
-def liar_scripts(sshd):
-    made = []
-
-    def script(name: str, text: str):
-        path = sshd.dir / name
-        path.write_text("#!/bin/sh\n" + text)
-        path.chmod(0o755)
-        made.append(path)
-    yield script
-    for path in made:
-        path.unlink(missing_ok=True)

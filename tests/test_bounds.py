@@ -54,43 +54,27 @@ def peak(argv, *, cwd, env=None, timeout=900) -> tuple[int, str, str, float]:
     return proc.returncode, b"".join(out).decode(), b"".join(err).decode(), usage.ru_maxrss / 1024
 
 
-@pytest.fixture
-def liar(sshd):
-    """The board ``ssh://board-liar``; the test writes its probe (liar-run) or its snapshot
-    (liar-snapshot) as shell scripts; both are removed afterwards."""
-    require_probe()
-    made = []
-
-    def script(name: str, text: str):
-        path = sshd.dir / name
-        path.write_text("#!/bin/sh\n" + text)
-        path.chmod(0o755)
-        made.append(path)
-    yield script
-    for path in made:
-        path.unlink(missing_ok=True)
-
-
 def run_on_liar(sshd, tmp_path, *extra) -> tuple[int, str, str, float]:
+    require_probe()
     (tmp_path / "small.toml").write_text(SMALL)
     env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config))
     return peak([*PLATPERF, "run", "--suite", "small.toml", "--target", "ssh://board-liar", "--cpus", "0",
                  "--db", "l.db", "--label", "liar", "--quiet", "--json", *extra], cwd=tmp_path, env=env)
 
 
-def test_a_line_without_an_end_costs_at_most_the_line_cap(sshd, tmp_path, liar):
+def test_a_line_without_an_end_costs_at_most_the_line_cap(sshd, tmp_path, board_liar):
     """Row 5: a 1 GiB line with no newline took 2.17 GB before the cap (64 MiB)."""
-    liar("liar-run", f"echo '{META}'\nhead -c 1073741824 /dev/zero | tr '\\0' x\n")
+    board_liar("liar-run", f"echo '{META}'\nhead -c 1073741824 /dev/zero | tr '\\0' x\n")
     code, out, err, rss = run_on_liar(sshd, tmp_path)
     assert code != 0 and "a line longer than 64 MiB" in json.loads(out)["error"]
     print(f"\n[peak {rss:.0f} MiB, bound 450]")
     assert rss < 450, f"peak {rss:.0f} MiB"
 
 
-def test_millions_of_records_wait_for_the_store_instead_of_piling_up(sshd, tmp_path, liar):
+def test_millions_of_records_wait_for_the_store_instead_of_piling_up(sshd, tmp_path, board_liar):
     """Row 6: 3,000,000 records took 3.3 GB when the queue between reader and store had no
     bound; with back-pressure the peak does not depend on how many come (400,000 here)."""
-    liar("liar-run", f"echo '{META}'\n"
+    board_liar("liar-run", f"echo '{META}'\n"
                      f"awk 'BEGIN {{ for (i = 0; i < 400000; i++) print \"{RESULT.replace(chr(34), chr(92) + chr(34))}\" }}'\n"
                      "echo '{\"type\":\"end\",\"status\":\"complete\"}'\n")
     code, out, err, rss = run_on_liar(sshd, tmp_path)
@@ -106,11 +90,12 @@ def test_millions_of_records_wait_for_the_store_instead_of_piling_up(sshd, tmp_p
      "more than 200000 files"),
     ("printf 'F 20000000 /proc/cmdline\\n'\nhead -c 20000000 /dev/zero\n", "over the 8 MiB"),
 ])
-def test_a_snapshot_over_its_caps_is_refused_in_bounded_memory(sshd, tmp_path, liar, snapshot, says):
+def test_a_snapshot_over_its_caps_is_refused_in_bounded_memory(sshd, tmp_path, board_liar, snapshot, says):
     """Row 7: one 3 GB file took 7.7 GB of memory and 3 GB in /tmp; 300,000 directory lines
     819 MB and 207k inodes. Now the snapshot is read up to 64 MiB, 200,000 entries and 8 MiB a
     file, into memory only."""
-    liar("liar-snapshot", "cat > /dev/null\n" + snapshot)
+    require_probe()
+    board_liar("liar-snapshot", "cat > /dev/null\n" + snapshot)
     env = dict(os.environ, PLATPERF_SSH_CONFIG=str(sshd.client_config), TMPDIR=str(tmp_path))
     code, out, err, rss = peak([*PLATPERF, "doctor", "--target", "ssh://board-liar", "--no-probe"],
                                cwd=tmp_path, env=env)

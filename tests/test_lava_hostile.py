@@ -156,3 +156,22 @@ def test_an_answer_over_the_cap_is_refused_not_held(hostile, monkeypatch):
     with pytest.raises(LavaError) as err:
         server_at(lab.url).job(1)
     assert "over 1 MiB" in str(err.value)
+
+
+def test_the_state_poll_never_sends_its_credentials_to_another_host(hostile):
+    """--wait asks scheduler.jobs.show (XML-RPC, the user and token as HTTP Basic): the same
+    request rules as the REST calls."""
+    elsewhere = hostile(lambda h: reply(h, body=b"<methodResponse/>"), host="127.0.0.2")
+    lab = hostile(lambda h: reply(h, 307, b"", [("Location", f"{elsewhere.url}/RPC2")]))
+    with pytest.raises(LavaError) as err:
+        server_at(lab.url).state(1)
+    assert "redirected to another host" in str(err.value)
+    assert lab.seen[0]["path"] == "/RPC2" and lab.seen[0]["auth"].startswith("Basic ")
+    assert elsewhere.seen == []
+
+
+def test_a_state_answer_that_is_not_xml_rpc_is_said_as_such(hostile):
+    lab = hostile(lambda h: reply(h, body=b"<html>captive portal</html>"))
+    with pytest.raises(LavaError) as err:
+        server_at(lab.url).state(1)
+    assert "not with XML-RPC" in str(err.value) and "captive portal" in str(err.value)

@@ -6,6 +6,8 @@ lava-test-case on PATH), and its console output is ingested as a plain capture.
 """
 from __future__ import annotations
 
+import base64
+import gzip
 import os
 import platform
 import subprocess
@@ -98,14 +100,37 @@ def test_the_job_carries_the_probe_of_the_device_types_arch_and_the_suite_in_its
     assert data["metadata"] == {"platperf.suite": "memory", "platperf.version": "0.1.0",
                                 "platperf.arch": "aarch64", "platperf.label": "v2.12"}
     assert [next(iter(a)) for a in data["actions"]] == ["deploy", "boot", "test"]
-    steps = data["actions"][2]["test"]["definitions"][0]["repository"]["run"]["steps"]
-    script = "\n".join(steps)
+    script = gzip.decompress(base64.b64decode(secret(data, "PLATPERF_SCRIPT"))).decode()
+    probe = gzip.decompress(base64.b64decode(secret(data, "PLATPERF_PROBE")))
+    assert probe[:4] == b"\x7fELF" and probe[18] == 183      # e_machine EM_AARCH64
     assert "PLATPERF_ARCH=aarch64" in script and "PLATPERF_MACHINES='aarch64 arm64'" in script
     assert 'run mem-latency --cpus "$CPUS" --mode serial' in script
 
 
+def secret(job: dict, name: str) -> str:
+    """A value the job carries in its secrets, in pieces NAME_00, NAME_01, ..."""
+    return "".join(value for key, value in sorted(job["secrets"].items()) if key.startswith(name + "_"))
+
+
+def test_what_lava_keeps_of_the_definition_fits_its_4096_bytes_of_result_metadata():
+    """LAVA records each test run as a result of its `lava` suite holding the definition's
+    repository (lava_dispatcher's test shell), and keeps at most 4096 bytes of a result's
+    metadata (lava_results_app); more sets the job's failure_comment."""
+    require_probe()
+    job = build_job(load_suite("full"), load_template("juno-r1"), label="v2.12")
+    definition = job["actions"][-1]["test"]["definitions"][0]
+    result = {"case": "0_platperf", "definition": "lava", "duration": "7200.00", "namespace": "common",
+              "path": definition["path"], "repository": definition["repository"], "result": "pass",
+              "revision": "unspecified", "uuid": "123456789_1.6.2.4.1"}
+    assert len(yaml.safe_dump(result)) < 4096
+    assert len(secret(job, "PLATPERF_PROBE")) > 100_000    # the probe is elsewhere
+    # lava-run puts each secret in its environment: one string of 128 KiB or more, and no
+    # program it starts (ssh, scp, qemu) would start
+    assert all(len(k) + len(v) + 2 < 128 * 1024 for k, v in job["secrets"].items())
+
+
 @pytest.mark.parametrize("args, message", [
-    (["--device-type", "nosuch"], "no shipped template for device type 'nosuch' (shipped: am62xx-sk, juno-r1, ssh)"),
+    (["--device-type", "nosuch"], "no shipped template for device type 'nosuch' (shipped: am62xx-sk, juno-r1, qemu, ssh)"),
     (["--device-type", "ssh"], "names no arch; give --arch"),
     (["--device-type", "ssh", "--arch", "mips"], "unknown --arch 'mips'"),
     (["--device-type", "juno-r1", "--suite", "nosuch"], "unknown suite 'nosuch'"),
@@ -129,12 +154,16 @@ def test_a_template_must_name_lava_deploy_and_boot_actions(tmp_path):
 
 
 def run_steps(job_file: Path, tmp_path: Path, env=None) -> str:
-    """The job's test steps as LAVA's run.sh runs them (set -e, one line each), without LAVA."""
+    """The job's test steps as LAVA runs them (run.sh: set -e, one step a line, in the
+    definition's directory of the overlay, whose top holds the secrets file), without LAVA."""
     data = yaml.load(job_file.read_text(), Loader=yaml.CSafeLoader)
     steps = data["actions"][-1]["test"]["definitions"][0]["repository"]["run"]["steps"]
-    run_sh = tmp_path / "run.sh"
-    run_sh.write_text("set -e\n" + "\n".join(steps) + "\n")
-    done = subprocess.run(["sh", str(run_sh)], capture_output=True, text=True,
+    overlay = tmp_path / "lava-1"
+    test_dir = overlay / "0" / "tests" / "0_platperf"
+    test_dir.mkdir(parents=True)
+    (overlay / "secrets").write_text("".join(f"{k}={v}\n" for k, v in data["secrets"].items()))
+    (test_dir / "run.sh").write_text("set -e\n" + "\n".join(steps) + "\n")
+    done = subprocess.run(["sh", "run.sh"], capture_output=True, text=True, cwd=test_dir,
                           env={**os.environ, "TMPDIR": str(tmp_path), **(env or {})}, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -159,7 +159,7 @@ def test_ingested_figures_are_the_probes_own(lava_job, db_url):
     assert f"{8 * job_cpus(log)} results" in done.stdout and "complete" in done.stdout
     store = Store(db_url)
     run = store.runs()[-1]
-    assert run["status"] == "complete" and run["source"] == "ingest:lava"
+    assert run["status"] == "complete" and run["source"] == "ingest:lava" and run["suite"] == "tiny"
     assert run["meta"]["lava"]["job_id"] == job_id
     assert run["meta"]["type"] == "meta" and run["meta"]["arch"] == probe_arch(platform.machine())
     # every sample, not only the medians LAVA shows
@@ -243,7 +243,27 @@ def test_a_job_that_times_out_in_lava_gives_a_partial_run_with_what_came_before(
     ingested = ingest([log, "--label", "timeout"], db)
     assert ingested.returncode == 2 and "partial" in ingested.stdout
     assert "the log holds 1 of the job's 2 probe commands" in ingested.stderr
+    # LAVA's reason, from the log's own record of the `job` test case
+    assert "is partial: LAVA: lava-test-shell timed out after 15 seconds; " in ingested.stderr
     kept = stored_results(db, Store(db).runs()[-1]["id"])
     written = probe_results(copy)           # the device kept the first command's records only
     assert len(written) == 2 * job_cpus(log)       # 2 metrics a CPU
     assert all(kept[key] == samples for key, samples in written.items())
+
+
+def test_a_kernel_message_inside_the_board_snapshot_is_left_out(lava_job, db_url, tmp_path):
+    """A serial console prints the kernel's messages among the job's lines (seen on LAVA's
+    qemu device: "hrtimer: interrupt took ... ns" in the middle of the snapshot's base64)."""
+    log, copy, _ = lava_job
+    lines = log.read_text().splitlines(keepends=True)
+    begin = next(i for i, line in enumerate(lines) if "PLATPERF-SNAPSHOT-BEGIN" in line)
+    second = [i for i in range(begin + 1, len(lines)) if '"lvl": "target"' in lines[i]][1]
+    kernel = '{"dt": "2026-11-25T13:41:50.000000", "lvl": "target", "msg": "[   31.698730] hrtimer: interrupt took 68353616 ns"}\n'
+    noisy = tmp_path / "noisy.log"
+    noisy.write_text("".join(lines[:second] + [kernel] + lines[second:]))     # after the 1st base64 line
+    done = ingest([noisy, "--label", "noisy"], db_url)
+    assert done.returncode == 0, done.stderr
+    run = Store(db_url).runs()[-1]
+    assert run["status"] == "complete" and run["fingerprint"]["hostname"] == socket.gethostname()
+    assert stored_results(db_url, run["id"]) == probe_results(copy)
+    assert any("1 console line(s)" in f["message"] for f in run["findings"])

@@ -1,21 +1,20 @@
-"""`platperf lava submit` and `platperf ingest lava ID` against LAVA's REST API.
+"""`platperf lava submit` and `platperf ingest lava ID` against a real LAVA lab.
 
-No lava-server here (it is a Django site with PostgreSQL, Apache and a scheduler; not
-installable within the CI budget), so a server on 127.0.0.1 answers as LAVA's REST API
-(`/api/v0.2/`) does. Its answers are written from LAVA's own source, lava_rest_app (the
-TestJobViewSet's create and logs actions, the TestJob serializer's fields: state, health,
-actual_device, failure_comment, definition), not captured from a live server; the job log
-it serves is a real one, recorded from lava-run (tests/fixtures/ingest/lava/). The identity
-is written by the real lavacli (`lavacli identities add`), whose file platperf reads.
+The lab (tests/lava_server.py) is Debian's lava-server 2023.01 with its scheduler, publisher
+and a lava-worker whose `ssh` device is the session's sshd; the identity is written by the
+real lavacli. Jobs run for real: LAVA deploys its overlay over ssh, runs the probe, records
+each result, and platperf reads the job's state, test cases and log back from the server.
 """
 from __future__ import annotations
 
 import json
 import os
+import platform
+import statistics
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -23,181 +22,199 @@ import yaml
 
 from conftest import require_module, require_probe
 
-from ingest_samples import SAMPLES
+from lava_server import SSH_DEVICE
+from test_lava_run import SLOW_SUITE, TINY_SUITE  # a quick suite; one whose 2nd command takes 20 s
+from platperf.probe_path import probe_arch
 from platperf.store import Store
 
 PLATPERF = [sys.executable, "-m", "platperf"]
-JOB_ID = 990002
-LOG = SAMPLES["lava"].read_bytes()
-TOKEN = "s3cr3t-token"
 
 
-class Lab:
-    """What the fake LAVA server holds and was asked."""
-
-    def __init__(self, health="Complete", failure_comment=None, log=LOG, label="sdk-11.1"):
-        self.health, self.failure_comment, self.log = health, failure_comment, log
-        self.definition = yaml.safe_dump({"device_type": "ssh", "metadata": {"platperf.label": label}})
-        self.polls = 0
-        self.auth: list[str | None] = []
-
-    def job(self) -> dict:
-        """A job as lava_rest_app's TestJobSerializer shows it: Submitted, Running, Finished."""
-        self.polls += 1
-        state = ["Submitted", "Running", "Finished"][min(self.polls - 1, 2)]
-        finished = state == "Finished"
-        return {"id": JOB_ID, "submitter": "ci-bot", "viewing_groups": [], "description": "platperf",
-                "health_check": False, "requested_device_type": "ssh", "tags": [],
-                "actual_device": None if state == "Submitted" else "ssh01",
-                "submit_time": "2026-11-23T10:41:00.000000Z", "start_time": None if state == "Submitted"
-                else "2026-11-23T10:41:14.000000Z", "end_time": "2026-11-23T10:41:20.000000Z" if finished else None,
-                "state": state, "health": self.health if finished else "Unknown", "priority": 50,
-                "definition": self.definition, "original_definition": self.definition,
-                "multinode_definition": "", "failure_tags": [],
-                "failure_comment": self.failure_comment if finished else None}
+def platperf(args, env, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*PLATPERF, *map(str, args)], capture_output=True, text=True, env=env,
+                          timeout=600, **kwargs)
 
 
-def serve(lab: Lab):
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+def lavacli(args, env) -> str:
+    return subprocess.run([sys.executable, "-m", "lavacli", "-i", "lab", *map(str, args)], env=env,
+                          check=True, capture_output=True, text=True, timeout=600).stdout
 
-        def answer(self, code: int, body, kind="application/json"):
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
 
-        def authorised(self) -> bool:
-            lab.auth.append(self.headers.get("Authorization"))
-            if self.headers.get("Authorization") != f"Token {TOKEN}":
-                self.answer(401, {"detail": "Invalid token."})
-                return False
-            return True
-
-        def do_POST(self):
-            if self.path != "/api/v0.2/jobs/" or not self.authorised():
-                return self.answer(404, {"detail": "Not found."}) if self.path != "/api/v0.2/jobs/" else None
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            definition = yaml.load(body["definition"], Loader=yaml.CSafeLoader)
-            if definition["device_type"] != "ssh":
-                return self.answer(400, {"message": "Specified device or device type not found."})
-            lab.definition = body["definition"]
-            self.answer(201, {"message": "job(s) successfully submitted", "job_ids": [JOB_ID]})
-
-        def do_GET(self):
-            if not self.authorised():
-                return
-            if self.path == f"/api/v0.2/jobs/{JOB_ID}/":
-                return self.answer(200, lab.job())
-            if self.path == f"/api/v0.2/jobs/{JOB_ID}/logs/":
-                return self.answer(200, lab.log, "application/yaml")
-            self.answer(404, {"detail": "Not found."})
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+def rest(lab, path: str):
+    with urllib.request.urlopen(f"{lab.url}/api/v0.2/{path}", timeout=60) as answer:
+        return json.load(answer)
 
 
 @pytest.fixture
-def lab(tmp_path):
-    """(Lab, env): a fake LAVA server and a lavacli identity `lab` for it, written by lavacli."""
+def identity(lava_lab, tmp_path):
+    """The environment of a person with the lavacli identity `lab` for the session's lab."""
     require_module("lavacli")
-    made = Lab()
-    server = serve(made)
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    uri = f"http://127.0.0.1:{server.server_address[1]}/RPC2"
-    subprocess.run([sys.executable, "-m", "lavacli", "identities", "add", "--uri", uri, "--username", "ci-bot",
-                    "--token", TOKEN, "lab"], env=env, check=True, capture_output=True)
-    made.base = uri[:-len("/RPC2")]
-    yield made, env
-    server.shutdown()
-    server.server_close()
+    return lava_lab.identity(tmp_path / "config")
 
 
-def platperf(args, env) -> subprocess.CompletedProcess:
-    return subprocess.run([*PLATPERF, *map(str, args)], capture_output=True, text=True, env=env, timeout=300)
+def suite_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "suite.toml"
+    path.write_text(text)
+    return path
 
 
-def test_submit_wait_stores_the_run_with_the_lava_job_id_device_and_url(lab, db_url):
+@pytest.fixture(scope="module")
+def finished_job(lava_lab, tmp_path_factory):
+    """One `platperf lava submit --wait` of the tiny suite, run to its end: (done, job id, db)."""
+    require_module("lavacli")
     require_probe()
-    made, env = lab
-    done = platperf(["lava", "submit", "--suite", "quick", "--device-type", "ssh", "--arch", "x86_64",
-                     "--label", "sdk-11.1", "--identity", "lab", "--wait", "--poll", "0.05", "--db", db_url], env)
+    work = tmp_path_factory.mktemp("lava-submit")
+    env = lava_lab.identity(work / "config")
+    requests_before = len(lava_lab.access_log())
+    done = platperf(["lava", "submit", "--suite", suite_file(work, TINY_SUITE), "--device-type", "ssh",
+                     "--arch", probe_arch(platform.machine()), "--label", "lava-e2e", "--identity", "lab",
+                     "--wait", "--poll", "0.5", "--db", work / "r.db"], env)
+    assert done.returncode == 0, done.stderr + lava_lab.log_tail("worker")
+    job_id = int(done.stdout.split()[1])
+    return done, job_id, str(work / "r.db"), lava_lab.access_log()[requests_before:]
+
+
+def test_submit_wait_stores_the_run_with_the_lava_job_id_device_and_url(lava_lab, finished_job):
+    done, job_id, db, _ = finished_job
+    url = f"{lava_lab.url}/scheduler/job/{job_id}"
+    assert job_id >= lava_lab.first_job_id
+    assert done.stdout.splitlines()[0] == f"job {job_id} {url}"
+    assert "[ingest:lava], complete" in done.stdout
+    said = done.stderr.splitlines()
+    assert said[0] == f"job {job_id}: Submitted"
+    assert f"job {job_id}: Running on {SSH_DEVICE}" in said
+    assert said[-1] == f"job {job_id}: Finished on {SSH_DEVICE}"
+    run = Store(db).runs()[-1]
+    assert (run["label"], run["target"], run["status"], run["suite"]) == ("lava-e2e", SSH_DEVICE, "complete", "tiny")
+    assert run["meta"]["lava"] == {"job_id": job_id, "url": url, "device": SSH_DEVICE, "device_type": "ssh",
+                                   "state": "Finished", "health": "Complete", "failure_comment": None}
+    assert run["note"] == f"LAVA job {job_id} {url}"
+
+
+def test_a_good_job_leaves_no_failure_comment_and_lavas_results_show_the_figures(lava_lab, finished_job):
+    _, job_id, db, _ = finished_job
+    job = rest(lava_lab, f"jobs/{job_id}/")
+    assert (job["health"], job["failure_comment"]) == ("Complete", None)
+    cases = {c["name"]: c for c in rest(lava_lab, f"jobs/{job_id}/tests/?suite__name=0_platperf&limit=500")["results"]}
+    stored = Store(db).results(Store(db).runs()[-1]["id"])
+    assert len(stored) == 16
+    for res in stored:
+        name = "_".join([res.benchmark, *map(str, res.params.values()), f"cpu{res.cpu}", res.mode, res.metric])
+        assert float(cases[name]["measurement"]) == pytest.approx(statistics.median(res.samples), rel=1e-6)
+        assert (cases[name]["unit"], cases[name]["result"]) == (res.unit, "pass")
+
+
+def test_waiting_asks_for_the_jobs_state_not_its_definition(lava_lab, finished_job):
+    _, job_id, _, requests = finished_job
+    polls = [r.split() for r in requests if r.startswith("POST /RPC2 ")]
+    assert len(polls) >= 3                                       # Submitted, Running, Finished
+    assert all(int(size) < 4096 for *_, size in polls)           # kilobytes, not the job's 1.4 MB
+    assert not any(r.startswith(f"GET /api/v0.2/jobs/{job_id}/ ") for r in requests)
+
+
+def test_ingest_by_job_id_takes_the_label_from_the_jobs_metadata(lava_lab, finished_job, identity, db_url):
+    _, job_id, _, _ = finished_job
+    done = platperf(["ingest", "lava", job_id, "--identity", "lab", "--db", db_url], identity)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == f"job {JOB_ID} {made.base}/scheduler/job/{JOB_ID}"
-    assert "16 results" in done.stdout and "[ingest:lava], complete" in done.stdout
-    assert done.stderr.splitlines() == [f"job {JOB_ID}: Submitted", f"job {JOB_ID}: Running on ssh01",
-                                        f"job {JOB_ID}: Finished on ssh01"]
-    assert set(made.auth) == {f"Token {TOKEN}"}
-    submitted = yaml.load(made.definition, Loader=yaml.CSafeLoader)
-    assert submitted["metadata"]["platperf.label"] == "sdk-11.1"
-    run = Store(db_url).runs()[-1]
-    assert (run["label"], run["target"], run["status"]) == ("sdk-11.1", "ssh01", "complete")
-    assert run["meta"]["lava"] == {"job_id": JOB_ID, "url": f"{made.base}/scheduler/job/{JOB_ID}",
-                                   "device": "ssh01", "device_type": "ssh", "state": "Finished",
-                                   "health": "Complete", "failure_comment": None}
-    assert run["note"] == f"LAVA job {JOB_ID} {made.base}/scheduler/job/{JOB_ID}"
+    store = Store(db_url)
+    run = store.runs()[-1]
+    assert (run["label"], run["suite"], run["meta"]["lava"]["job_id"]) == ("lava-e2e", "tiny", job_id)
+    assert len(store.results(run["id"])) == 16
 
 
-def test_ingest_by_job_id_takes_the_label_from_the_jobs_metadata(lab, db_url):
-    made, env = lab
-    made.polls = 2      # finished already
-    done = platperf(["ingest", "lava", JOB_ID, "--identity", "lab", "--db", db_url], env)
-    assert done.returncode == 0, done.stderr
-    run = Store(db_url).runs()[-1]
-    assert run["label"] == "sdk-11.1" and run["meta"]["lava"]["job_id"] == JOB_ID
-    assert len(Store(db_url).results(run["id"])) == 16
-
-
-def test_an_incomplete_job_is_reported_with_lavas_error_after_storing_what_its_log_holds(lab, db_url):
-    made, env = lab
-    made.polls = 2
-    made.health, made.failure_comment = "Incomplete", "lava-test-shell timed out after 600 seconds"
-    text = LOG.decode()
-    made.log = text[:text.index("PLATPERF-JSONL-BEGIN 2")].rsplit("\n", 1)[0].encode()   # cut there
-    done = platperf(["ingest", "lava", JOB_ID, "--identity", "lab", "--db", db_url], env)
-    assert done.returncode == 2
-    assert len(done.stderr.splitlines()) == 1
-    assert (f"is partial: LAVA job {JOB_ID}: the job is incomplete: lava-test-shell timed out after "
-            "600 seconds; the log holds 1 of the job's 2 probe commands") in done.stderr
-    run = Store(db_url).runs()[-1]
-    assert run["status"] == "partial" and run["meta"]["lava"]["health"] == "Incomplete"
-    assert len(Store(db_url).results(run["id"])) == 8
-
-
-def test_a_canceled_job_without_platperf_output_stores_nothing(lab, tmp_path):
-    made, env = lab
-    made.polls = 2
-    made.health, made.failure_comment = "Canceled", "Canceled by ci-bot"
-    made.log = b"".join(line + b"\n" for line in LOG.splitlines()[:20])
-    db = str(tmp_path / "r.db")
-    done = platperf(["ingest", "lava", JOB_ID, "--identity", "lab", "--db", db], env)
-    assert done.returncode == 2
-    assert "not the log of a job written by `platperf lava job`" in done.stderr
-    assert "(LAVA: the job was canceled: Canceled by ci-bot)" in done.stderr
-    assert not Path(db).exists() or Store(db).runs() == []
-
-
-def test_lavas_refusal_and_a_bad_token_are_one_line(lab, tmp_path):
+def test_lavas_refusal_and_a_bad_token_are_one_line_as_the_server_words_them(lava_lab, identity, tmp_path):
     require_probe()
-    made, env = lab
-    done = platperf(["lava", "submit", "--device-type", "juno-r1", "--identity", "lab"], env)
+    done = platperf(["lava", "submit", "--device-type", "juno-r1", "--identity", "lab"], identity)
     assert done.returncode == 2
-    assert done.stderr == (f"platperf: error: LAVA {made.base} answered 400 to jobs/: "
-                           "Specified device or device type not found.\n")
-    config = Path(env["XDG_CONFIG_HOME"]) / "lavacli.yaml"
-    config.write_text(config.read_text().replace(TOKEN, "wrong"))
-    done = platperf(["ingest", "lava", JOB_ID, "--identity", "lab", "--db", str(tmp_path / "r.db")], env)
+    assert done.stderr == (f"platperf: error: LAVA {lava_lab.url} answered 400 to jobs/: "
+                           "Devices unavailable: Device type 'juno-r1' is unavailable.\n")
+    config = Path(identity["XDG_CONFIG_HOME"]) / "lavacli.yaml"
+    config.write_text(config.read_text().replace(lava_lab.token, "wrong"))
+    done = platperf(["lava", "submit", "--device-type", "ssh", "--arch", "aarch64", "--identity", "lab"], identity)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
-    assert "answered 401" in done.stderr and "check the username and token of lavacli identity 'lab'" in done.stderr
+    assert (f"answered 403 to jobs/: Invalid token.; check the username and token of lavacli identity 'lab'"
+            in done.stderr)
+    done = platperf(["ingest", "lava", lava_lab.first_job_id, "--identity", "lab", "--db", tmp_path / "r.db"],
+                    identity)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert ("answered 401 to scheduler.jobs.show: Invalid token; check the username and token of lavacli "
+            "identity 'lab'") in done.stderr
+    assert not (tmp_path / "r.db").exists()
 
 
-def test_an_unknown_identity_says_how_to_add_one(lab):
-    _, env = lab
-    done = platperf(["ingest", "lava", JOB_ID, "--identity", "nosuch"], env)
+def test_an_unknown_job_is_one_line(lava_lab, identity, tmp_path):
+    done = platperf(["ingest", "lava", 99, "--identity", "lab", "--db", tmp_path / "r.db"], identity)
+    assert done.returncode == 2
+    assert done.stderr == (f"platperf: error: LAVA {lava_lab.url}: scheduler.jobs.show: "
+                           "Job '99' was not found.\n")
+
+
+def test_a_job_that_times_out_in_lava_is_stored_partial_with_lavas_reason(lava_lab, identity, tmp_path):
+    """LAVA's own test timeout (15 s) cuts the second probe command short."""
+    require_probe()
+    job_file = tmp_path / "job.yaml"
+    made = platperf(["lava", "job", "--suite", suite_file(tmp_path, SLOW_SUITE), "--device-type", "ssh",
+                     "--arch", probe_arch(platform.machine()), "--label", "timeout", "-o", job_file], identity)
+    assert made.returncode == 0, made.stderr
+    job = yaml.load(job_file.read_text(), Loader=yaml.CSafeLoader)
+    job["actions"][-1]["test"]["timeout"] = {"seconds": 15}     # a lab's short test timeout
+    job_file.write_text(yaml.dump(job, Dumper=yaml.CSafeDumper))
+    job_id = int(lavacli(["jobs", "submit", job_file], identity))
+    lavacli(["jobs", "wait", job_id, "--polling", "1"], identity)
+    db = tmp_path / "r.db"
+    done = platperf(["ingest", "lava", job_id, "--identity", "lab", "--db", db], identity)
+    assert done.returncode == 2 and "partial" in done.stdout
+    assert len(done.stderr.splitlines()) == 1
+    assert (f"is partial: LAVA job {job_id}: the job is incomplete: lava-test-shell timed out after 15 "
+            "seconds; ") in done.stderr
+    assert "the log holds 1 of the job's 2 probe commands" in done.stderr
+    run = Store(str(db)).runs()[-1]
+    assert (run["status"], run["label"], run["meta"]["lava"]["health"]) == ("partial", "timeout", "Incomplete")
+    assert len(Store(str(db)).results(run["id"])) >= 2        # the first command's, at least
+
+
+def test_a_job_canceled_while_it_runs_is_reported_with_lavas_reason(lava_lab, identity, tmp_path):
+    require_probe()
+    db = tmp_path / "r.db"
+    submit = subprocess.Popen([*PLATPERF, "lava", "submit", "--suite", suite_file(tmp_path, SLOW_SUITE),
+                               "--device-type", "ssh", "--arch", probe_arch(platform.machine()),
+                               "--label", "canceled", "--identity", "lab", "--wait", "--poll", "0.5",
+                               "--db", db], env=identity, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        job_id = int(submit.stdout.readline().split()[1])
+        deadline = time.monotonic() + 120
+        while b"PLATPERF-JSONL-END 1" not in log_of(lava_lab, job_id):     # the first command done
+            assert time.monotonic() < deadline, lava_lab.log_tail("worker")
+            time.sleep(0.5)
+        lavacli(["jobs", "cancel", job_id], identity)
+        out, err = submit.communicate(timeout=300)
+    finally:
+        if submit.poll() is None:
+            submit.kill()
+    assert submit.returncode == 2
+    assert f"job {job_id}: Canceling" in err or f"job {job_id}: Finished on {SSH_DEVICE}" in err
+    last = err.splitlines()[-1]
+    assert last.startswith("platperf: error: run ") and "is partial: LAVA job" in last
+    assert f"is partial: LAVA job {job_id}: the job was canceled; " in last
+    run = Store(str(db)).runs()[-1]
+    assert (run["status"], run["meta"]["lava"]["health"]) == ("partial", "Canceled")
+
+
+def log_of(lab, job_id: int) -> bytes:
+    try:
+        with urllib.request.urlopen(f"{lab.url}/api/v0.2/jobs/{job_id}/logs/", timeout=60) as answer:
+            return answer.read()
+    except OSError:
+        return b""
+
+
+def test_an_unknown_identity_says_how_to_add_one(tmp_path):
+    require_module("lavacli")
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    subprocess.run([sys.executable, "-m", "lavacli", "identities", "add", "--uri", "http://127.0.0.1:9/RPC2",
+                    "lab"], env=env, check=True, capture_output=True)
+    done = platperf(["ingest", "lava", 1, "--identity", "nosuch"], env)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "no lavacli identity 'nosuch'" in done.stderr and "(known: lab)" in done.stderr
     assert "lavacli identities add --uri" in done.stderr

@@ -157,3 +157,12 @@ def test_ci_shows_each_figures_interval_and_marks_the_unstable(tmp_path, fmt):
 def test_ci_is_in_the_help_with_an_example():
     out = platperf("report", "--help").stdout
     assert "--ci" in out and "platperf report v2.12 --ci" in out
+
+
+def test_the_runs_row_counts_the_runs_a_column_pools(db):
+    r = platperf("report", "v2.11", HOSTILE, "latest", "--db", db, "-f", "md")
+    assert r.returncode == 0, r.stderr
+    (row,) = [line for line in r.stdout.splitlines() if line.startswith("| Runs ")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert [c.split(";")[0] for c in cells[1:]] == ["1 (run 1", "2 (runs 2, 3", "1 (run 3"]
+    assert all("; complete; 20" in c for c in cells[1:])

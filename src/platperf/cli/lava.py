@@ -80,8 +80,9 @@ def job(
     if output is None:
         sys.stdout.write(text)
         return
+    from .. import atomic
     try:
-        output.write_text(text)
+        atomic.write_text(output, text)
     except OSError as exc:
         fail_exit(f"cannot write {output}: {exc.strerror}")
     print(f"wrote {output} ({len(text) // 1024} KiB)", file=sys.stderr)
@@ -168,40 +169,30 @@ def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float 
     try:
         if poll is not None:
             def said(job):
-                device = f" on {job['actual_device']}" if job.get("actual_device") else ""
+                device = f" on {job['device']}" if job.get("device") else ""
                 print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
             job = server.wait(job_id, poll, progress=said)
         else:
-            job = server.job(job_id)
+            job = server.state(job_id)
         if job.get("state") != "Finished" and poll is None:
             print(f"platperf: note: job {job_id} is {job.get('state')}: storing what its log "
                   "holds so far", file=sys.stderr)
         log = server.log(job_id)
+        lava_error = None
+        if job.get("state") == "Finished" and job.get("health") != "Complete":
+            lava_error = failure(job, server.error(job_id))
+        if label is None:
+            label = server.metadata(job_id).get("platperf.label")
     except LavaError as exc:
         fail_exit(str(exc))
-    lava_error = failure(job) if job.get("state") == "Finished" else None
-    label = label or _metadata_label(job.get("definition"))
     if label is None:
         fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
     lava = server.run_meta(job_id, job)
     text = log.decode("utf-8", errors="replace")
-    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=label, target=target,
+    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=str(label), target=target,
            note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
     if lava_error:
         fail_exit(f"LAVA job {job_id}: {lava_error}")
-
-
-def _metadata_label(definition) -> str | None:
-    import yaml
-    from ..bounded import BoundError, load_yaml
-    try:
-        data = load_yaml(definition or "", "the job definition from the server") or {}
-        value = data.get("metadata", {}).get("platperf.label")
-    except BoundError as exc:
-        fail_exit(f"{exc}; give --label")
-    except (yaml.YAMLError, AttributeError):
-        return None
-    return str(value) if value is not None else None
 
 
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):

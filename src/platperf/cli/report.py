@@ -54,11 +54,12 @@ def report(
     if output is None:
         typer.echo(render(doc, fmt), nl=False)
         return
+    from .. import atomic
     try:
         output.mkdir(parents=True, exist_ok=True)
         for f in formats:
             path = output / RENDERERS[f][1]
-            path.write_text(render(doc, f), encoding="utf-8")
+            atomic.write_text(path, render(doc, f))     # a full disk keeps the old file
             typer.echo(str(path))
     except OSError as exc:
         fail_exit(f"cannot write the report to {output}: {exc.strerror}")

@@ -67,8 +67,9 @@ def read_run(lines: Iterable[str], name: str) -> LavaRun:
     if log.noise:
         run.stream.warnings.append({
             "type": "warning", "code": "lava-console-noise",
-            "message": f"{log.noise} console line(s) inside the probe's output in the LAVA log "
-                       "were not records (kernel messages on a serial console?) and were left out"})
+            "message": f"{log.noise} console line(s) inside the probe's output or the board "
+                       "snapshot in the LAVA log were neither records nor base64 (kernel messages "
+                       "on a serial console?) and were left out"})
     return run
 
 

@@ -1,6 +1,6 @@
 # platperf on a LAVA device: places the probe, describes the board, runs the suite's probe
-# commands and reports every result twice (docs/lava.md). Written into the job by
-# `platperf lava job`; the lines after this part call platperf_step once per probe command.
+# commands and reports every result twice (docs/lava.md). Carried in the job's secrets
+# by `platperf lava job`; the lines after this part call platperf_step once per probe command.
 # POSIX sh and busybox: base64, gunzip, awk, tee, uname.
 # $1: the job's directory on the device, holding probe.b64, snapshot.sh and cases.awk.
 D=$1

@@ -9,11 +9,12 @@ or ``--template FILE``)::
     - deploy: {...}
     - boot: {...}
 
-The test section is an inline test definition, so the job file alone is enough: the
-probe for ``arch`` (gzip + base64, the static binary the package ships), the board
-snapshot script of the SSH target (targets/remote_sysroot.py), the awk program that makes a
-``lava-test-case`` of every result, and the suite's probe commands from the runner's plan,
-with ``--cpus`` the device's online CPUs. Every job validates against LAVA's strict schema
+The job file alone is enough. Its ``secrets`` carry the probe for ``arch`` (gzip + base64,
+the static binary the package ships) and the job's script: the board snapshot script of the
+SSH target (targets/remote_sysroot.py), the awk program that makes a ``lava-test-case`` of
+every result, and the suite's probe commands from the runner's plan, with ``--cpus`` the
+device's online CPUs. The test section, an inline test definition, only unpacks and runs
+them: LAVA keeps the definition in the metadata of a result, which holds 4096 bytes. Every job validates against LAVA's strict schema
 (tests/test_lava_job.py).
 """
 from __future__ import annotations
@@ -146,6 +147,7 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
                      "action": {"minutes": 10},
                      "connection": {"minutes": 2}},
         **{k: v for k, v in template.extra.items() if k != "timeouts"},
+        "secrets": device_secrets(steps, suite, arch, binary),
         "actions": [*template.actions, {"test": {
             "timeout": {"minutes": timeout_minutes},
             "definitions": [{
@@ -158,7 +160,7 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
                         "name": DEFINITION,
                         "description": f"platperf suite {suite.name}: {suite.description}".strip(": "),
                     },
-                    "run": {"steps": device_steps(steps, suite, arch, binary)},
+                    "run": {"steps": device_steps()},
                 },
             }],
         }}],
@@ -168,9 +170,35 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
     return job
 
 
-def device_steps(steps, suite: Suite, arch: str, binary: bytes) -> list[str]:
-    """The inline definition's run steps: each is a line (or here-document) of LAVA's run.sh."""
-    packed = base64.encodebytes(gzip.compress(binary, 9, mtime=0)).decode()
+# LAVA's test shell runs each definition's steps in <overlay>/<stage>/tests/<n>_<name>; the
+# overlay's top holds the job's secrets, one NAME=value a line (lava_dispatcher's overlay).
+SECRETS_FILE = "../../../secrets"
+# lava-run also puts every secret in its own environment, where one string may not pass
+# 128 KiB (MAX_ARG_STRLEN) or no program starts: the probe goes in pieces.
+SECRET_PIECE = 64 * 1024
+
+
+def device_steps() -> list[str]:
+    """The inline definition's run steps: unpack the probe and the job's script from the
+    job's secrets and run the script. Small and the same in every job: LAVA keeps the
+    definition with the result of each test run in at most 4096 bytes of metadata, and a job
+    whose probe was in it failed every time with "Result metadata is too long"."""
+    def value(name):
+        return f"grep '^{name}_' {SECRETS_FILE} | sort | cut -d= -f2-"
+    return [
+        f'[ -f {SECRETS_FILE} ] || echo "PLATPERF-ERROR no LAVA secrets file in $(cd ../../.. && pwd)"',
+        'PLATPERF_DIR=$(mktemp -d "${TMPDIR:-/tmp}/platperf.XXXXXX")',
+        f'{value("PLATPERF_PROBE")} > "$PLATPERF_DIR/probe.b64"',
+        f'{value("PLATPERF_SCRIPT")} | base64 -d | gunzip -c > "$PLATPERF_DIR/run.sh"',
+        'sh "$PLATPERF_DIR/run.sh" "$PLATPERF_DIR"',
+        'rm -rf "$PLATPERF_DIR"',
+    ]
+
+
+def device_secrets(steps, suite: Suite, arch: str, binary: bytes) -> dict:
+    """The job's ``secrets``, which LAVA writes into a file of the overlay on the device and
+    into no log or result: the probe for ``arch`` and the job's script, each gzip + base64. The script writes the board snapshot script and the awk program of the test
+    cases next to itself, then runs device.sh and the probe commands."""
     machines = " ".join(machines_of(arch))
     variables = "\n".join(f"{name}={shlex.quote(str(value))}" for name, value in (
         ("PLATPERF_ARCH", arch), ("PLATPERF_MACHINES", machines),
@@ -180,18 +208,18 @@ def device_steps(steps, suite: Suite, arch: str, binary: bytes) -> list[str]:
     calls = "\n".join(
         f"platperf_step {number} {case_name(number, step.title)} " + " ".join(_word(a) for a in step.argv)
         for number, step in enumerate(steps, 1))
-    runner = (f"{variables}\n{(HERE / 'device.sh').read_text()}\n{calls}\n"
-              'echo "PLATPERF-LAVA-END"\n')
-    return [
-        "set +x",   # LAVA traces every step; the here-documents below are long
-        'PLATPERF_DIR=$(mktemp -d "${TMPDIR:-/tmp}/platperf.XXXXXX")',
-        _here("probe.b64", packed),
+    script = "\n".join([
         _here("snapshot.sh", SNAPSHOT_SCRIPT.lstrip("\n")),
         _here("cases.awk", (HERE / "cases.awk").read_text()),
-        _here("run.sh", runner),
-        'sh "$PLATPERF_DIR/run.sh" "$PLATPERF_DIR"',
-        'rm -rf "$PLATPERF_DIR"',
-    ]
+        variables, (HERE / "device.sh").read_text(), calls, 'echo "PLATPERF-LAVA-END"\n'])
+    return {**_pieces("PLATPERF_PROBE", binary), **_pieces("PLATPERF_SCRIPT", script.encode())}
+
+
+def _pieces(name: str, data: bytes) -> dict:
+    """``data`` gzip + base64, as secrets NAME_00, NAME_01, ... of SECRET_PIECE characters."""
+    text = base64.b64encode(gzip.compress(data, 9, mtime=0)).decode()
+    return {f"{name}_{n:02d}": text[at:at + SECRET_PIECE]
+            for n, at in enumerate(range(0, len(text), SECRET_PIECE))}
 
 
 def case_name(number: int, title: str) -> str:
@@ -205,10 +233,11 @@ def _word(arg: str) -> str:
 
 
 def _here(filename: str, text: str) -> str:
+    """A shell command writing ``text`` to ``filename`` in the job's directory ($1)."""
     end = "PLATPERF_EOF"
     if f"\n{end}\n" in f"\n{text}\n":
         raise LavaError(f"{filename} holds a line '{end}', which would end its here-document")
-    return f"cat > \"$PLATPERF_DIR/{filename}\" <<'{end}'\n{text.rstrip(chr(10))}\n{end}"
+    return f"cat > \"$1/{filename}\" <<'{end}'\n{text.rstrip(chr(10))}\n{end}"
 
 
 def _check_with_native_probe(suite: Suite):

@@ -26,6 +26,7 @@ from typing import Iterable, Iterator
 from ..bounded import MAX_SNAPSHOT_BYTES, BoundError, gunzip, load_yaml
 
 _JOB_ID = re.compile(r"/lava-(\d+)/bin/lava-test-runner|dispatcher/tmp/(\d+)\b")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/]+=*")
 
 
 @dataclass
@@ -42,9 +43,11 @@ class JobLog:
     snapshot: bytes | None = None         # the snapshot script's output, unpacked
     snapshot_error: str | None = None
     snapshot_interval: float | None = None
-    noise: int = 0                        # lines inside a JSONL section that were no record
+    noise: int = 0                        # console lines inside a JSONL section (no record) or
+                                          # the snapshot (no base64): kernel messages
     job_id: str | None = None             # from the dispatcher's paths, when the log has them
     lava_error: str | None = None         # the dispatcher's own error line, if any
+    job_error: str | None = None          # why LAVA ended the job: its `job` result's error_msg
     _b64: list[str] | None = None
     _b64_chars: int = 0
 
@@ -56,6 +59,8 @@ class JobLog:
             if self._b64 is not None:
                 if text.startswith("PLATPERF-SNAPSHOT-END"):
                     self._unpack_snapshot()
+                elif text and not _BASE64_LINE.fullmatch(text):
+                    self.noise += 1       # a kernel message on the serial console, mid-snapshot
                 elif text:
                     self._b64.append(text)
                     self._b64_chars += len(text)
@@ -142,6 +147,10 @@ def device_lines(lines: Iterable[str], into: JobLog | None = None) -> Iterator[s
                     into.job_id = match[1] or match[2]
             if level == "error" and into.lava_error is None:
                 into.lava_error = message
+        if (into is not None and level == "results" and isinstance(message, dict)
+                and message.get("definition") == "lava" and message.get("case") == "job"
+                and message.get("error_msg")):
+            into.job_error = str(message["error_msg"])
         if level == "target" and isinstance(message, str):
             # The dispatcher's shell logger writes every " as \" (lava_dispatcher/shell.py);
             # each " it wrote has that one backslash before it.

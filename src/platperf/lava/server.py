@@ -1,4 +1,5 @@
-"""A LAVA server through its REST API (``/api/v0.2/``), with a lavacli identity's token.
+"""A LAVA server through its REST (``/api/v0.2/``) and XML-RPC (``/RPC2``) APIs, with a
+lavacli identity's token.
 
 lavacli keeps identities in ``$XDG_CONFIG_HOME/lavacli.yaml`` (``~/.config`` by default)::
 
@@ -8,27 +9,38 @@ lavacli keeps identities in ``$XDG_CONFIG_HOME/lavacli.yaml`` (``~/.config`` by 
       token: ...
 
 (``lavacli identities add --uri https://lava.example.org/RPC2 --username ci-bot --token ... lab``).
-platperf reads the same file, so a lab's existing identities work as they are; the REST API
-is on the same host (``/RPC2`` dropped), the token goes in ``Authorization: Token ...``.
+platperf reads the same file, so a lab's existing identities work as they are: XML-RPC at
+the uri, the REST API on the same host (``/RPC2`` dropped) with the token in
+``Authorization: Token ...``.
 
-The calls, as LAVA's lava_rest_app serves them:
+The calls, as lava-server (2023.01, run by the tests) answers them:
 
-* ``POST jobs/`` with ``{"definition": YAML}`` -> 201 ``{"message": ..., "job_ids": [ID]}``,
-  400 ``{"message": "Problem with submitted job data: ..."}``;
-* ``GET jobs/ID/`` -> the job: ``state`` (Submitted, Scheduling, Scheduled, Running, Canceling,
-  Finished), ``health`` (Unknown, Complete, Incomplete, Canceled), ``actual_device``,
-  ``failure_comment``, ``definition``, ...;
-* ``GET jobs/ID/logs/`` -> the job log, YAML, one ``- {"dt": ..., "lvl": ..., "msg": ...}`` a line.
+* REST ``POST jobs/`` with ``{"definition": YAML}`` -> 201 ``{"message": ..., "job_ids": [ID]}``;
+  400 ``{"message": "Devices unavailable: Device type 'X' is unavailable."}`` or
+  ``"Problem with submitted job data: ..."``; 403 ``{"detail": "Invalid token."}``;
+* XML-RPC ``scheduler.jobs.show(ID)`` on ``/RPC2`` (what ``lavacli jobs show`` and ``jobs
+  wait`` ask; HTTP Basic ``username:token``, 401 for a bad token) -> ``state`` (Submitted,
+  Scheduling, Scheduled, Running, Canceling, Finished), ``health`` (Unknown, Complete,
+  Incomplete, Canceled), ``device``, ``device_type``, ``failure_comment``: half a kilobyte,
+  where REST's ``GET jobs/ID/`` sends the definition twice (the probe in it: 1.4 MB);
+* REST ``GET jobs/ID/`` -> the job with its ``definition`` (only for a label from its metadata);
+* REST ``GET jobs/ID/tests/?suite__name=lava&name=job`` -> the ``job`` test case, whose
+  ``metadata`` (YAML) holds LAVA's ``error_msg`` for a job that did not complete (a timeout, a
+  cancel), where ``failure_comment`` often stays empty;
+* REST ``GET jobs/ID/logs/`` -> the job log, YAML, one ``- {"dt": ..., "lvl": ..., "msg": ...}`` a line.
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
 import time
+import xmlrpc.client
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
+from xml.parsers.expat import ExpatError
 
 import yaml
 
@@ -36,6 +48,7 @@ from . import http
 from .job import LavaError
 
 API = "/api/v0.2/"
+RPC = "/RPC2"
 FINISHED = "Finished"
 HTTP_TIMEOUT_S = 60          # the whole request, however slowly the bytes come (lava/http.py)
 MAX_ANSWER = 16 << 20        # a job's JSON (its definition carries the probe: about 2 MB)
@@ -101,40 +114,63 @@ class Server:
         """The job's page for people."""
         return f"{self.identity.base}/scheduler/job/{job_id}"
 
-    def _request(self, path: str, data: dict | None = None, limit: int | None = None) -> tuple[int, bytes]:
-        url = self.identity.base + API + path
-        headers = {"Accept": "application/json"}
-        if self.identity.token:
-            headers["Authorization"] = f"Token {self.identity.token}"
+    def _request(self, path: str, body: bytes | None = None, headers: dict | None = None,
+                 limit: int | None = None, at: str = API) -> tuple[int, bytes]:
+        try:
+            return http.request("POST" if body is not None else "GET", self.identity.base + at + path,
+                                headers=headers or {}, body=body, deadline_s=self.timeout_s,
+                                limit=limit or MAX_ANSWER)
+        except http.HttpError as exc:
+            raise LavaError(f"no answer from LAVA at {self.identity.base} to {path or at} ({exc}); "
+                            f"check the uri of lavacli identity '{self.identity.name}'") from None
+
+    def _token_header(self) -> dict:
+        return {"Authorization": f"Token {self.identity.token}"} if self.identity.token else {}
+
+    def _refused(self, code: int, what: str, message: str | None, body: bytes):
+        if code in (401, 403):
+            message = (f"{message or 'not allowed'}; check the username and token of lavacli "
+                       f"identity '{self.identity.name}'")
+        raise LavaError(f"LAVA {self.identity.base} answered {code} to {what}: {message or _start(body)}")
+
+    def _json(self, path: str, data: dict | None = None, ok=(200,)) -> dict:
+        """A REST call (``/api/v0.2/``), the token as ``Authorization: Token ...``."""
+        headers = {"Accept": "application/json", **self._token_header()}
         body = None
         if data is not None:
             body = json.dumps(data).encode()
             headers["Content-Type"] = "application/json"
-        try:
-            return http.request("POST" if data is not None else "GET", url, headers=headers, body=body,
-                                deadline_s=self.timeout_s, limit=limit or MAX_ANSWER)
-        except http.HttpError as exc:
-            raise LavaError(f"no answer from LAVA at {self.identity.base} to {path} ({exc}); check "
-                            f"the uri of lavacli identity '{self.identity.name}'") from None
-
-    def _json(self, path: str, data: dict | None = None, ok=(200,)) -> dict:
-        code, body = self._request(path, data)
+        code, body = self._request(path, body, headers)
         try:
             answer = json.loads(body or b"{}")
         except ValueError:
             answer = None
         if code not in ok:
             message = (answer.get("message") or answer.get("detail")) if isinstance(answer, dict) else None
-            if code in (401, 403):
-                message = (f"{message or 'not allowed'}; check the username and token of lavacli "
-                           f"identity '{self.identity.name}'")
-            raise LavaError(f"LAVA {self.identity.base} answered {code} to {path}: "
-                            f"{message or _start(body)}")
+            self._refused(code, path, message, body)
         if answer is None:
             raise LavaError(f"LAVA {self.identity.base} answered {code} to {path} but not with JSON "
                             f"({_start(body)}); is the identity's uri a LAVA server?")
         if not isinstance(answer, dict):
             raise LavaError(f"LAVA {self.identity.base}: {path} did not answer a JSON object")
+        return answer
+
+    def _call(self, method: str, *params):
+        """An XML-RPC call (``/RPC2``), the user and token as HTTP Basic, as lavacli sends them."""
+        headers = {"Content-Type": "text/xml"}
+        if self.identity.username and self.identity.token:
+            pair = f"{self.identity.username}:{self.identity.token}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
+        code, body = self._request("", xmlrpc.client.dumps(params, method).encode(), headers, at=RPC)
+        if code != 200:     # a plain-text answer ("Invalid token")
+            self._refused(code, method, body[:200].decode(errors="replace").strip() or None, body)
+        try:
+            (answer,), _ = xmlrpc.client.loads(body)
+        except xmlrpc.client.Fault as fault:
+            raise LavaError(f"LAVA {self.identity.base}: {method}: {fault.faultString}") from None
+        except (ExpatError, ValueError, xmlrpc.client.Error):
+            raise LavaError(f"LAVA {self.identity.base} answered {code} to {method} but not with "
+                            f"XML-RPC ({_start(body)}); is the identity's uri a LAVA server?") from None
         return answer
 
     def submit(self, definition: str) -> int:
@@ -145,16 +181,50 @@ class Server:
         return int(ids[0])
 
     def run_meta(self, job_id: int | str, job: dict) -> dict:
-        """What a run keeps of its LAVA job (the run's ``meta["lava"]``)."""
-        return {"job_id": int(job_id), "url": self.job_url(job_id), "device": job.get("actual_device"),
-                "device_type": job.get("requested_device_type"), "state": job.get("state"),
+        """What a run keeps of its LAVA job (the run's ``meta["lava"]``), from :meth:`state`."""
+        return {"job_id": int(job_id), "url": self.job_url(job_id), "device": job.get("device"),
+                "device_type": job.get("device_type"), "state": job.get("state"),
                 "health": job.get("health"), "failure_comment": job.get("failure_comment")}
 
+    def state(self, job_id: int | str) -> dict:
+        """The job's state, health and device (``scheduler.jobs.show``: half a kilobyte)."""
+        answer = self._call("scheduler.jobs.show", str(job_id))
+        if not isinstance(answer, dict):
+            raise LavaError(f"LAVA {self.identity.base}: scheduler.jobs.show did not answer a job")
+        return answer
+
     def job(self, job_id: int | str) -> dict:
+        """The whole job, its definition (the probe in it) twice: a megabyte and more."""
         return self._json(f"jobs/{job_id}/")
 
+    def metadata(self, job_id: int | str) -> dict:
+        """The metadata of the job's definition."""
+        from ..bounded import BoundError, load_yaml
+        try:
+            data = load_yaml(self.job(job_id).get("definition") or "", "the job definition from the server")
+            metadata = data.get("metadata") if isinstance(data, dict) else None
+        except BoundError as exc:
+            raise LavaError(f"{exc}; give --label") from None
+        except yaml.YAMLError:
+            return {}
+        return metadata if isinstance(metadata, dict) else {}
+
+    def error(self, job_id: int | str) -> str | None:
+        """LAVA's reason for a job that did not complete: the ``error_msg`` of the job's ``job``
+        test case (a timeout, a cancel, a lost connection), or None."""
+        from ..bounded import BoundError, load_yaml
+        cases = self._json(f"jobs/{job_id}/tests/?suite__name=lava&name=job").get("results") or []
+        for case in cases if isinstance(cases, list) else ():
+            try:
+                metadata = load_yaml(str(case.get("metadata") or ""), "a test case's metadata")
+            except (yaml.YAMLError, BoundError, AttributeError):
+                continue
+            if isinstance(metadata, dict) and metadata.get("error_msg"):
+                return str(metadata["error_msg"])
+        return None
+
     def log(self, job_id: int | str) -> bytes:
-        code, body = self._request(f"jobs/{job_id}/logs/", limit=MAX_LOG)
+        code, body = self._request(f"jobs/{job_id}/logs/", headers=self._token_header(), limit=MAX_LOG)
         if code != 200:
             raise LavaError(f"LAVA {self.identity.base} answered {code} for the log of job {job_id}")
         return body
@@ -164,8 +234,8 @@ class Server:
         """The job once it is Finished, asking every ``poll_s`` seconds."""
         last = None
         while True:
-            job = self.job(job_id)
-            seen = (job.get("state"), job.get("actual_device"))
+            job = self.state(job_id)
+            seen = (job.get("state"), job.get("device"))
             if progress is not None and seen != last:
                 progress(job)
             last = seen
@@ -180,12 +250,13 @@ def _start(body: bytes) -> str:
     return repr(text) if text else "an empty body"
 
 
-def failure(job: dict) -> str | None:
-    """LAVA's own words for a job that did not complete, or None when it did."""
+def failure(job: dict, error: str | None = None) -> str | None:
+    """LAVA's own words for a job that did not complete, or None when it did: its
+    ``failure_comment``, else ``error`` (:meth:`Server.error`)."""
     health = job.get("health")
     if health == "Complete":
         return None
-    comment = job.get("failure_comment") or ""
-    if health == "Canceled":
-        return "the job was canceled" + (f": {comment}" if comment else "")
-    return f"the job is {str(health).lower()}" + (f": {comment}" if comment else "")
+    why = job.get("failure_comment") or error or ""
+    if health == "Canceled":    # LAVA's error_msg is then "The job was canceled"
+        return "the job was canceled" + (f": {why}" if why and "canceled" not in why.lower() else "")
+    return f"the job is {str(health).lower()}" + (f": {why}" if why else "")

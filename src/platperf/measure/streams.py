@@ -35,6 +35,7 @@ class StreamRun:
     note: str = ""              # the run's note unless the command gives one
     caveat: str = ""            # what the run lacks, added to its note
     meta: dict | None = None    # the run's meta, when it is more than the stream's
+    suite: str | None = None    # the suite the stream ran, when it says
 
 
 @dataclass
@@ -110,16 +111,18 @@ def read_lava_log(lines, name: str, *, lava: dict, lava_error: str | None = None
     lava = {**lava, "job_id": lava.get("job_id") or (int(log.job_id) if log.job_id else None)}
     if log.snapshot_error:        # a snapshot the log announced but that cannot be read: suspect
         stream.unfinished.append(log.snapshot_error)
-    if lava_error and stream.status != "complete":
-        # LAVA's own words first: they say why the run is short (a timeout, a lost board)
-        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}")
+    if stream.status != "complete" and (lava_error or log.job_error):
+        # LAVA's own words first: they say why the run is short (a timeout, a lost board); a
+        # saved log has them in the record of its `job` result
+        stream.unfinished.insert(0, f"LAVA job {lava['job_id']}: {lava_error}" if lava_error
+                                 else f"LAVA: {log.job_error}")
     described, why = describe_job_board(job)
     note = f"LAVA job {lava['job_id']}" if lava.get("job_id") else f"LAVA log {origin}"
     if lava.get("url"):
         note += f" {lava['url']}"
     return StreamRun(stream, job.results, described, note=note,
                      caveat="" if described else f"; {why}: results keep their cpu, without (cluster, core)",
-                     meta={**stream.meta, "lava": lava})
+                     meta={**stream.meta, "lava": lava}, suite=log.suite)
 
 
 # -- storing ----------------------------------------------------------------------------
@@ -134,7 +137,7 @@ def store_stream(store, run: StreamRun, *, label: str | None, target: str, sourc
             res.cluster, res.core = d.place(res.cpu)
     with _transaction(store) as c:
         run_id = store.begin_run(
-            label=label, target=target, source=source, note=(note or run.note) + run.caveat,
+            label=label, target=target, suite=run.suite, source=source, note=(note or run.note) + run.caveat,
             fingerprint=d.fingerprint if d else from_probe_meta(stream.meta),
             findings=with_probe_warnings(d.findings if d else [], stream.warnings),
             meta=run.meta or stream.meta, conn=c)

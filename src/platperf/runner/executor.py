@@ -16,6 +16,7 @@ from typing import Callable, ContextManager, Optional
 
 from ..adapters import ToolStep, run_step
 from ..records import RecordError, Result
+from ..store.url import StoreError
 from .probe import RecordFeed
 from .sink import Outcome, RunSink
 from .suite import Step
@@ -129,16 +130,24 @@ def execute_runs(sinks: list[RunSink], target, steps: list[Step], progress: Prog
                 out.steps += 1
     except BaseException as exc:
         steps_runner.kill()
-        for sink in sinks:
+        stored = isinstance(exc, StoreError)      # the store failed: a full disk, a lost server
+        for sink, out in zip(sinks, outs):
+            out.status = "partial" if isinstance(exc, KeyboardInterrupt) else "failed"
+            out.error = str(exc) if stored else f"{type(exc).__name__}: {exc}"
             with contextlib.suppress(Exception):  # the store itself may be what failed
-                sink.finish("partial" if isinstance(exc, KeyboardInterrupt) else "failed",
-                            f"{type(exc).__name__}: {exc}")
-        raise
+                sink.finish(out.status, out.error)
+        if not stored:
+            raise
+        return outs
     for sink, out in zip(sinks, outs):
         out.signal = stop.signal
         if out.status == "complete" and out.steps < len(steps):  # a signal between two probe runs
             out.status, out.error = "partial", f"interrupted before '{steps[out.steps].title}'"
-        sink.finish(out.status, out.error)
+        try:
+            sink.finish(out.status, out.error)
+        except StoreError as exc:        # every result is in; the run's end could not be written
+            out.status, out.error = "failed", (f"{exc} (the run's end is not recorded: the next "
+                                               f"platperf command marks it abandoned)")
     return outs
 
 

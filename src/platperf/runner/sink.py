@@ -8,6 +8,8 @@ written once, when the run finishes.
 """
 from __future__ import annotations
 
+import contextlib
+
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -51,6 +53,7 @@ class RunSink:
         self.has_meta = has_meta
         self._findings_changed = False
         self.conn, self.trans, self.oldest = None, None, None
+        self._kept = (0, 0)          # results and histograms committed, so in the database
         self.last_beat = time.monotonic()
 
     # -- records ---------------------------------------------------------------------------
@@ -91,8 +94,6 @@ class RunSink:
     # -- transactions ----------------------------------------------------------------------
     def _write(self, add, *args, **kw):
         from sqlalchemy.exc import SQLAlchemyError
-
-        from ..store import StoreError
         try:
             if self.conn is None:
                 self.conn = self.store.engine.connect()
@@ -101,7 +102,7 @@ class RunSink:
                 self.oldest = time.monotonic()
             add(*args, conn=self.conn, **kw)
         except SQLAlchemyError as exc:
-            raise StoreError(f"database {self.store.url}: {getattr(exc, 'orig', None) or exc}") from None
+            self._failed(exc)
 
     def commit_due(self, more_waiting: bool):
         """Commits when nothing more is waiting to be batched with it, or when the oldest
@@ -113,30 +114,58 @@ class RunSink:
             self.beat()
 
     def commit(self):
+        from sqlalchemy.exc import SQLAlchemyError
         if self.trans is not None:
-            self.trans.commit()
+            try:
+                self.trans.commit()
+            except SQLAlchemyError as exc:
+                self._failed(exc)
             self.trans, self.oldest = None, None
+        self._kept = (self.outcome.results, self.outcome.histograms)
+
+    def _failed(self, exc):
+        """The batch not committed is lost with the transaction: the counts go back to what
+        the database holds, and the error is one line (a full disk said as such)."""
+        from ..store import StoreError
+        from ..store.url import write_problem
+        self.outcome.results, self.outcome.histograms = self._kept
+        if self.trans is not None:
+            with contextlib.suppress(Exception):
+                self.trans.rollback()
+            self.trans, self.oldest = None, None
+        raise StoreError(write_problem(self.store.url, exc)) from None
 
     def beat(self):
         # Inside an open batch the beat joins it: a second connection would wait on the
         # batch's own write lock (SQLite has one writer).
+        from sqlalchemy.exc import SQLAlchemyError
         self.last_beat = time.monotonic()
-        self.store.heartbeat(self.run_id, conn=self.conn if self.trans is not None else None)
+        try:
+            self.store.heartbeat(self.run_id, conn=self.conn if self.trans is not None else None)
+        except SQLAlchemyError as exc:
+            self._failed(exc)
 
     def close(self):
-        self.commit()
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        try:
+            self.commit()
+        finally:
+            if self.conn is not None:
+                with contextlib.suppress(Exception):
+                    self.conn.close()
+                self.conn = None
 
     def finish(self, status: str, error: str | None = None):
         """Writes what is pending, the findings (once, when the run added any) and the run's
         end."""
+        from sqlalchemy.exc import SQLAlchemyError
         self.close()
-        if self._findings_changed or self.outcome.warnings:
-            self.store.update_run(self.run_id, findings=with_probe_warnings(self.findings,
-                                                                             self.outcome.warnings))
-        self.store.finish_run(self.run_id, status, error)
+        try:
+            if self._findings_changed or self.outcome.warnings:
+                self.store.update_run(self.run_id, findings=with_probe_warnings(self.findings,
+                                                                                 self.outcome.warnings))
+            self.store.finish_run(self.run_id, status, error)
+        except SQLAlchemyError as exc:
+            self._failed(exc)
 
 
 def with_probe_warnings(findings, warnings):

@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from .. import stats
 from ..records import Result, canonical_params
 from .schema import histograms, results, runs
-from .url import BUSY_TIMEOUT_S, StoreError, resolve
+from .url import BUSY_TIMEOUT_S, StoreError, resolve, write_problem
 
 __all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S"]
 
@@ -260,7 +260,7 @@ class Store:
             with self.engine.begin() as c:
                 yield c
         except SQLAlchemyError as exc:
-            raise StoreError(f"database {self.url}: {getattr(exc, 'orig', exc)}") from None
+            raise StoreError(write_problem(self.url, exc)) from None
 
 
 def _sqlite_pragmas(dbapi_conn, _record):

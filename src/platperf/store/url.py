@@ -49,6 +49,18 @@ class Target:
         return f"cannot open database {self.shown}: {reason}"
 
 
+def write_problem(shown: str, exc) -> str:
+    """One line for a database error met while writing; a full disk said as such (SQLite's
+    SQLITE_FULL, PostgreSQL's disk_full / "could not extend file", ENOSPC)."""
+    reason = str(getattr(exc, "orig", None) or exc).strip()
+    first = reason.splitlines()[0] if reason else type(exc).__name__
+    code = getattr(getattr(exc, "orig", None), "sqlstate", None)
+    if "disk is full" in first or "No space left" in reason or "could not extend" in reason \
+            or code == "53100":
+        return f"database {shown}: the disk is full (no space left on the device); free space, then measure again"
+    return f"database {shown}: {first}"
+
+
 def resolve(db: str, write: bool) -> Target:
     """The database ``db`` names, opened for writing when ``write`` or when it can be."""
     if "://" not in db:

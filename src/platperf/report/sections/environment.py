@@ -154,7 +154,9 @@ def _runs(col: RunColumn) -> str:
     ids = ", ".join(str(run["id"]) for run in col.runs)
     statuses = ", ".join(dict.fromkeys(str(run.get("status")) for run in col.runs))
     started = sorted(run["started_at"] for run in col.runs if run.get("started_at"))
-    when = "" if not started else f"; {started[0]}" if len(started) == 1 else f"; {started[0]} to {started[-1]}"
+    # a label's runs measured together (a suite's `repeat`) start within the same second
+    when = "" if not started else f"; {started[0]}" if started[0] == started[-1] \
+        else f"; {started[0]} to {started[-1]}"
     return f"{len(col.runs)} (run{'s' if len(col.runs) > 1 else ''} {ids}; {statuses}{when})"
 
 
