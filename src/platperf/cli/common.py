@@ -26,7 +26,8 @@ def _print_version(value: bool):
         return
     from .. import __version__
     from ..probe_path import ARCHES, ProbeNotFound, find_probe
-    from ..runner import SuiteError, probe_meta
+    from ..runner.probe import probe_meta
+    from ..runner.suite import SuiteError
     from ..targets.local import LocalTarget
     print(f"platperf {__version__}")
     try:
