@@ -60,6 +60,34 @@ DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite pat
                         show_default=True)
 
 
+def FormatOption(formats, default: str, what: str = ""):
+    """``--format/-f FORMAT``, the one output-format option of every command; ``--json``
+    (:data:`JsonOption`) is its short form for ``--format json``."""
+    return typer.Option(default, "--format", "-f", metavar="FORMAT",
+                        help=f"Output format: {', '.join(formats)}{what}.", show_default=True)
+
+
+JsonOption = typer.Option(False, "--json", help="Short for --format json.")
+
+
+def output_format(fmt: str, json_flag: bool, formats, default: str) -> str:
+    """The format asked for by ``--format`` or ``--json``; exit 2 for an unknown one."""
+    if json_flag:
+        if fmt not in (default, "json"):
+            fail_exit(f"--json is --format json; it cannot be combined with --format {fmt}")
+        fmt = "json"
+    if fmt not in formats:
+        fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(formats)}")
+    return fmt
+
+
+def examples(*commands: str) -> str:
+    """An epilog of example commands, each on its own line as typed: a ``\\b`` block, which
+    the help formatter never re-wraps, so a command copies whole (no file name broken at a
+    hyphen). A comment goes after ``#``, as a shell takes it."""
+    return "\b\nExamples:\n" + "\n".join(f"  {c}" for c in commands)
+
+
 def fail_exit(message: str, code: int = EXIT_USAGE):
     """One clear line on stderr, then the documented exit code."""
     print(f"platperf: error: {message}", file=sys.stderr)
