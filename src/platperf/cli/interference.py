@@ -80,22 +80,26 @@ def interference(
             session.measure(store, progress_for=lambda board: progress)
     if not board.outcomes:            # the store failed under the run
         fail_exit(board.error)
-    out, plan = request.outcome(board.outcomes[0]), request.plan
-    run_id = out.run_id
+    _say(request.outcome(board.outcomes[0]), len(request.plan.cells), db=db, label=label,
+         quiet=quiet, json_out=json_out)
+
+
+def _say(out, cells: int, *, db, label, quiet: bool, json_out: bool):
+    """The run's line (or JSON), its notes, and the exit status of a run not complete."""
     for note in out.notes:
         print(f"platperf: {note}", file=sys.stderr)
     if json_out:
-        print(json.dumps({"run_id": run_id, "status": out.status, "cells": out.cells,
+        print(json.dumps({"run_id": out.run_id, "status": out.status, "cells": out.cells,
                           "results": out.results, "histograms": out.histograms,
                           "notes": out.notes, "error": out.error}))
     elif not quiet or out.status != "complete":
-        print(f"run {run_id} {out.status}: {out.cells} of {len(plan.cells)} cells, {out.results} results, "
+        print(f"run {out.run_id} {out.status}: {out.cells} of {cells} cells, {out.results} results, "
               f"{out.histograms} histograms in {db}" + (f" (label {label})" if label else ""),
               file=sys.stderr)
     if out.signal is not None:
         raise SystemExit(128 + out.signal)
     if out.status != "complete":
-        fail_exit(f"run {run_id} is {out.status}: {out.error}")
+        fail_exit(f"run {out.run_id} is {out.status}: {out.error}")
 
 
 def _progress():
