@@ -80,12 +80,12 @@ def interference(
             session.measure(store, progress_for=lambda board: progress)
     if not board.outcomes:            # the store failed under the run
         fail_exit(board.error)
-    _say(request.outcome(board.outcomes[0]), len(request.plan.cells), db=db, label=label,
-         quiet=quiet, json_out=json_out)
+    _print(request.outcome(board.outcomes[0]), len(request.plan.cells), db=db, label=label,
+           quiet=quiet, json_out=json_out)
 
 
-def _say(out, cells: int, *, db, label, quiet: bool, json_out: bool):
-    """The run's line (or JSON), its notes, and the exit status of a run not complete."""
+def _print(out, cells: int, *, db, label, quiet: bool, json_out: bool):
+    """The run's summary line (or JSON), and the exit its status gives."""
     for note in out.notes:
         print(f"platperf: {note}", file=sys.stderr)
     if json_out:
