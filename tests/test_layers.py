@@ -46,7 +46,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = set()
 KNOWN_CIRCLES: set[tuple[str, ...]] = set()
 # Files and functions over the limits today: path (and function) -> lines.
 KNOWN_LONG_FILES: set[str] = set()
-KNOWN_LONG_FUNCTIONS = {"probe/src/kernels/cpu_idle.c:run"}
+KNOWN_LONG_FUNCTIONS: set[str] = set()
 
 
 # -- the graphs ---------------------------------------------------------------------------

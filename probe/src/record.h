@@ -31,15 +31,6 @@ void emit_record(struct run_ctx *ctx, const struct result_record *r);
 /* The same, with more fields written last by more(more_arg) with the jw_* calls. */
 void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
                       void (*more)(const void *more_arg), const void *more_arg);
-/* Older forms of emit_record() with positional arguments, for cpu-idle until it is
- * converted: new code fills a struct result_record. */
-void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                 int cpu, const char *metric, const char *unit, const char *direction,
-                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks);
-void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                       int cpu, const char *metric, const char *unit, const char *direction,
-                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
-                       const char *extra_json);
 void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
 void emit_error(const char *code, const char *message);
 void emit_end(const char *status, int results, double elapsed_s);
