@@ -50,10 +50,6 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
     }
     if (r->job)
         jw_job(r->job);
-    if (r->extra_json && *r->extra_json) {
-        jw_text(",");
-        jw_text(r->extra_json);
-    }
     if (more)
         more(more_arg);
     jw_end();

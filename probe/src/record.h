@@ -13,7 +13,7 @@
 struct core_clock;
 /* One `result` record. samples[n] in `unit`; the optional parts are written when set:
  * iterations (> 0), ticks[n], job (its "cost", "preempted", "steal", "context_switches"),
- * clock (the CPU's "core_clock"), extra_json (`"key":value,...` without braces). */
+ * clock (the CPU's "core_clock"). A kernel's own fields: emit_record_with(). */
 struct result_record {
     const char *benchmark;
     const char *params;          /* a JSON object: json_obj.text; NULL = {} */
@@ -25,7 +25,6 @@ struct result_record {
     const uint64_t *ticks;
     const struct cpu_job *job;
     const struct core_clock *clock;
-    const char *extra_json;
 };
 void emit_record(struct run_ctx *ctx, const struct result_record *r);
 /* The same, with more fields written last by more(more_arg) with the jw_* calls. */

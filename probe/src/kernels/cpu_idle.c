@@ -160,11 +160,11 @@ static void emit_state(struct run_ctx *ctx, int cpu, const struct idle_state *st
     json_obj_init(&params);
     json_obj_str(&params, "state", st->name);
     struct result_record r = {"cpu-idle", params.text, cpu, "wakeup_lateness", "us", "lower", late, n, 0, ticks,
-                              NULL, NULL, NULL};
+                              NULL, NULL};
     emit_record_with(ctx, &r, write_state_run, sr);
     double exit_us = (double)st->latency_us, residency_us = (double)st->residency_us;
     struct result_record one = {"cpu-idle", params.text, cpu, "exit_latency", "us", "lower", &exit_us, 1, 0, NULL,
-                                NULL, NULL, NULL};
+                                NULL, NULL};
     if (st->latency_us >= 0)
         emit_record(ctx, &one);
     one.metric = "target_residency";

@@ -175,11 +175,9 @@ static int emit_point(struct run_ctx *ctx, struct cpu_job *job, void *arg)
     uint64_t bytes = e->pt->k->counted * e->pt->size * job->reps;
     for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
         e->mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
-    char pages[160];
-    page_backing_json(&e->pt->backing[job->index], pages, sizeof pages);
     struct result_record r = {"mem-bandwidth", e->params, job->cpu, "bandwidth", "MB/s", "higher",
-                              e->mbs, job->nsamples, bytes, job->ticks, job, NULL, pages};
-    emit_record(ctx, &r);
+                              e->mbs, job->nsamples, bytes, job->ticks, job, NULL};
+    emit_record_with(ctx, &r, jw_page_backing, &e->pt->backing[job->index]);
     return 0;
 }
 
