@@ -222,6 +222,19 @@ static void write_meta(void)
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
 }
 
+/* Settings a probe killed together with its guardian left changed, put back (sysfs_guard.h). */
+static void replay_leftovers(void)
+{
+    long pid;
+    int n = guard_replay(&pid);
+    if (n > 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "put back %d setting(s) (CPU online states, idle states, tracefs "
+                 "instances) that probe %ld changed before it and its guardian were killed", n, pid);
+        emit_warning("restored-after-kill", msg, -1);
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -243,6 +256,7 @@ static int cmd_info(int argc, char **argv)
     double t0 = now_s();
     jw_open(stdout);
     write_meta();
+    replay_leftovers();
     emit_end("complete", 0, now_s() - t0);
     return 0;
 }
@@ -315,6 +329,7 @@ static int cmd_run(int argc, char **argv)
     exec_install_signals();
     double t0 = now_s();
     write_meta();
+    replay_leftovers();
     int rc = k->run(&ctx);
     scratch_remove();
     if (probe_interrupted()) {
