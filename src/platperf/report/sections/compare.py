@@ -348,9 +348,10 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
     keys = sum(r.status == "both" for r in cmp.rows)
     if not all_keys:
         what = "were not shown equivalent" if cmp.sequential else "changed"
+        none = (f"Every one of the {keys} keys was shown equivalent" if cmp.sequential else
+                f"No key of {keys} changed by {cmp.tolerance:g}% or more and significantly")
         lines.append(f"Listed: the {listed} key(s) that {what}, of {len(cmp.rows)}; "
-                     f"--all lists every key." if listed else
-                     f"No key of {keys} {what}; --all lists them.")
+                     f"--all lists every key." if listed else f"{none}; --all lists them.")
     return "\n\n".join(lines)
 
 
