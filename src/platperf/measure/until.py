@@ -232,8 +232,17 @@ def settle_finding(verdict: Verdict) -> dict:
     return {"level": "warning" if left else "info", "code": "repeat-auto",
             "message": f"repeat auto: {lines[0]}",
             "effect": "; ".join(line.strip() for line in lines[1:]) or "every key settled",
-            "fix": (f"a larger --budget, or accept a tolerance of "
-                    f"{max(verdict.settled[k].detectable_pct or 0 for k in left):.1f}%" if left else "")}
+            "fix": _fix(max((verdict.settled[k].detectable_pct or 100.0 for k in left), default=0.0))}
+
+
+def _fix(reached: float) -> str:
+    """What would settle the keys left: more time, or the tolerance their runs reached (a
+    tolerance is under 100%: beyond that the runs are too spread for any, see doctor)."""
+    if not reached:
+        return ""
+    if reached < 100:
+        return f"a larger --budget, or a tolerance of {reached:.1f}%"
+    return "a larger --budget on a quieter machine: platperf doctor says what moves the runs"
 
 
 def gate_comparison(store, verdict: Verdict, new_run_ids: list[int], new_ref: str):
