@@ -15,6 +15,12 @@
 
 static struct counter_info info;
 
+/* The test switch (docs/probe.md, "The counter's step"): PLATPERF_COUNTER_QUANTUM=N makes every
+ * read a multiple of N ticks, a counter coarse on purpose, so that a test sees on any machine
+ * (and under qemu-user) what a coarse counter does to the figures. */
+static uint64_t quantum;
+static inline uint64_t quantise(uint64_t v) { return quantum ? v - v % quantum : v; }
+
 static uint64_t monotonic_raw_ns(void)
 {
     struct timespec ts;
@@ -32,7 +38,7 @@ uint64_t counter_start(void)
 {
     uint32_t lo, hi;
     __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return quantise(((uint64_t)hi << 32) | lo);
 }
 
 /* rdtscp waits for the timed code's instructions to execute; lfence keeps later ones out. */
@@ -40,10 +46,10 @@ uint64_t counter_stop(void)
 {
     uint32_t lo, hi, aux;
     __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return quantise(((uint64_t)hi << 32) | lo);
 }
 
-uint64_t counter_read(void) { return pp_instr_counter_read(); }
+uint64_t counter_read(void) { return quantise(pp_instr_counter_read()); }
 
 static double tsc_freq_from_cpuid(const char **source)
 {
@@ -78,17 +84,17 @@ uint64_t counter_start(void)
 {
     uint64_t v;
     __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
-    return v;
+    return quantise(v);
 }
 
 uint64_t counter_stop(void)
 {
     uint64_t v;
     __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-    return v;
+    return quantise(v);
 }
 
-uint64_t counter_read(void) { return pp_instr_counter_read(); }
+uint64_t counter_read(void) { return quantise(pp_instr_counter_read()); }
 
 static void arch_init(void)
 {
@@ -105,9 +111,9 @@ static int use_cntvct;
 
 static inline uint64_t cntvct(void) { return pp_instr_counter_read(); }
 
-uint64_t counter_start(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
-uint64_t counter_stop(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
-uint64_t counter_read(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
+uint64_t counter_start(void) { return quantise(use_cntvct ? cntvct() : monotonic_raw_ns()); }
+uint64_t counter_stop(void) { return quantise(use_cntvct ? cntvct() : monotonic_raw_ns()); }
+uint64_t counter_read(void) { return quantise(use_cntvct ? cntvct() : monotonic_raw_ns()); }
 
 static void arch_init(void)
 {
@@ -126,9 +132,9 @@ static void arch_init(void)
 
 #else
 
-uint64_t counter_start(void) { return monotonic_raw_ns(); }
-uint64_t counter_stop(void) { return monotonic_raw_ns(); }
-uint64_t counter_read(void) { return monotonic_raw_ns(); }
+uint64_t counter_start(void) { return quantise(monotonic_raw_ns()); }
+uint64_t counter_stop(void) { return quantise(monotonic_raw_ns()); }
+uint64_t counter_read(void) { return quantise(monotonic_raw_ns()); }
 
 static void arch_init(void)
 {
@@ -154,28 +160,185 @@ static double calibrate(void)
     return f[0] + f[1] + f[2] - lo - hi;
 }
 
+/* --- the effective step --------------------------------------------------------------------
+ * A counter need not advance one tick at a time: a hypervisor's TSC may move in steps of ~25
+ * ticks (10 ns), an Arm generic timer at 50 MHz in 20 ns ones. Nothing shorter than the step can
+ * be told apart, so figures near it are quantised and samples must be long in steps, not ticks. */
+#define STEP_BINS 16384             /* differences counted exactly, in ticks */
+#define STEP_PAIRS 65536            /* pairs of reads per phase, at most */
+#define STEP_BUDGET_NS 20000000u    /* and at most 20 ms per phase */
+static uint32_t step_hist[STEP_BINS];
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* k one-cycle iterations (a dependent add and a branch): the delay between the reads of a pair. */
+static void spin(uint64_t k)
+{
+    for (uint64_t j = 0; j < k; j++)
+        __asm__ volatile("" : "+r"(j));
+}
+
+/* Differences of pairs of reads into step_hist: back-to-back (max_delay 0) or with a
+ * pseudo-random delay of up to max_delay iterations between the reads. Returns the pairs. */
+static uint64_t count_pairs(uint64_t max_delay, uint64_t *min_out)
+{
+    memset(step_hist, 0, sizeof step_hist);
+    uint64_t n = 0, best = UINT64_MAX, n0 = monotonic_raw_ns();
+    for (; n < STEP_PAIRS; n++) {
+        if ((n & 255) == 255 && monotonic_raw_ns() - n0 > STEP_BUDGET_NS)
+            break;
+        uint64_t k = max_delay ? (n * 2654435761u) % max_delay : 0;
+        uint64_t a = counter_read();
+        spin(k);
+        uint64_t d = counter_read() - a;
+        if (d < best)
+            best = d;
+        if (d < STEP_BINS)
+            step_hist[d]++;
+    }
+    *min_out = best;
+    return n;
+}
+
+/* Back-to-back reads: their minimum (the read overhead), the smallest and the most common
+ * non-zero difference, and one read's mean cost over a run of 4096 (fastest of 3 runs).
+ * Returns the mean non-zero difference when at least half the pairs read the same value
+ * (the reads are faster than the step, so a non-zero difference is one step: 56 or 64 for a
+ * 62.5-tick step read as multiples of 8), else 0. */
+static double measure_pairs(void)
+{
+    info.pairs = count_pairs(0, &info.read_overhead_ticks);
+    for (uint64_t d = 1; d < STEP_BINS; d++) {
+        if (!step_hist[d])
+            continue;
+        if (!info.pair_min_ticks)
+            info.pair_min_ticks = d;
+        if (!info.pair_mode_ticks || step_hist[d] > step_hist[info.pair_mode_ticks])
+            info.pair_mode_ticks = d;
+    }
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < 3; r++) {
+        uint64_t t0 = counter_read();
+        for (int i = 0; i < 4096; i++)
+            (void)counter_read();
+        uint64_t t = counter_read() - t0;
+        best = t < best ? t : best;
+    }
+    info.read_mean_ns = ticks_to_ns(best) / 4097.0;
+    /* the mean of the non-zero differences up to 1.5 x the most common: a longer one spanned
+     * an interrupt or two steps */
+    double sum = 0, changed = 0;
+    for (uint64_t d = 1; d < STEP_BINS && 2 * d <= 3 * info.pair_mode_ticks; d++) {
+        sum += (double)d * step_hist[d];
+        changed += step_hist[d];
+    }
+    return 2 * (double)step_hist[0] >= (double)info.pairs && changed > 0 ? sum / changed : 0;
+}
+
+/* The step when the reads are slower than it: pairs of reads with delays that cover at
+ * least 8 back-to-back differences, in steps of about a core cycle. A fine counter then gives
+ * most differences in the span (step 1); a stepped one only values around multiples of its
+ * step: one value (an integer step, 26), two (a fractional one: 24.45 gives 49, 73-74, 98),
+ * or three (a clock in ns over a 10 ns step: 229-231). The step is the mean distance
+ * between those runs of values. A value counts when at least max(3, pairs/20000) pairs gave
+ * it: an odd difference of one tick (2 in 2,000,000 on a 26-tick TSC) does not. Runs closer
+ * than half the common distance are one step read two ways (a 24.45-tick step read as
+ * multiples of 8: 48 and 56, 72 and 80) and are merged first. */
+static double measure_step(void)
+{
+    uint64_t t0 = counter_start();
+    spin(1u << 16);
+    uint64_t t = counter_stop() - t0;
+    double per_tick = t ? 65536.0 / (double)t : 1.0;
+    double mode = info.pair_mode_ticks ? (double)info.pair_mode_ticks : 1.0;
+    double span = fmax(64.0, 8.0 * mode);
+    if (span > STEP_BINS - 4 * mode)
+        span = STEP_BINS - 4 * mode;
+    if (span < 2 * mode)         /* too coarse for the bins: one back-to-back difference */
+        return mode;
+    double k = span * per_tick;
+    uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, &min_d);
+    uint64_t enough = pairs / 20000 > 3 ? pairs / 20000 : 3;
+    static double centre[512], weight[512], gap[512];
+    int runs = 0, many = 0;
+    uint64_t populated = 0, first = 0, last = 0;
+    for (uint64_t v = 1; v < STEP_BINS;) {
+        if (step_hist[v] < enough) {
+            v++;
+            continue;
+        }
+        double sum = 0, w = 0;
+        first = first ? first : v;
+        for (; v < STEP_BINS && step_hist[v] >= enough; v++) {
+            sum += (double)v * step_hist[v];
+            w += step_hist[v];
+            populated++;
+            last = v;
+        }
+        if (runs < 512) {
+            centre[runs] = sum / w;
+            weight[runs++] = w;
+        } else {
+            many = 1;
+        }
+    }
+    /* a fine counter fills most of the span; a stepped one a value or two per step */
+    if (many || runs == 0 || 2 * populated > last - first + 1)
+        return 1.0;
+    for (int pass = 0; pass < 2 && runs > 1; pass++) {
+        for (int i = 1; i < runs; i++)
+            gap[i - 1] = centre[i] - centre[i - 1];
+        qsort(gap, (size_t)(runs - 1), sizeof gap[0], cmp_double);
+        if (pass == 1)
+            break;
+        double close = 0.5 * gap[(3 * (runs - 1)) / 4];
+        int kept = 0;
+        for (int i = 0; i < runs; i++) {
+            if (kept && centre[i] - centre[kept - 1] <= close) {
+                double w = weight[kept - 1] + weight[i];
+                centre[kept - 1] = (centre[kept - 1] * weight[kept - 1] + centre[i] * weight[i]) / w;
+                weight[kept - 1] = w;
+            } else {
+                centre[kept] = centre[i];
+                weight[kept++] = weight[i];
+            }
+        }
+        runs = kept;
+    }
+    if (runs == 1)
+        return centre[0] < 1.0 ? 1.0 : centre[0];
+    /* the median distance between neighbouring runs is one step, or a few when the delays
+     * missed the runs between; the whole span over the steps it holds averages the fraction */
+    double span_ticks = centre[runs - 1] - centre[0], g = gap[(runs - 1) / 2];
+    double step = span_ticks / fmax(1.0, round(span_ticks / g));
+    return step < 1.0 ? 1.0 : step;
+}
+
 void counter_init(void)
 {
     if (info.name)
         return;
+    const char *q = getenv("PLATPERF_COUNTER_QUANTUM");
+    if (q && *q)
+        quantum = strtoull(q, NULL, 10);
+    info.quantum_ticks = quantum;
     arch_init();
     if (info.freq_hz <= 0) {
         info.freq_hz = calibrate();
         info.freq_source = "calibrated";
     }
-    info.resolution_ns = 1e9 / info.freq_hz;
+    double fast_reads_step = measure_pairs();
+    info.step_ticks = fast_reads_step > 0 ? fast_reads_step : measure_step();
+    info.resolution_ns = ticks_to_ns(1) * info.step_ticks;
     if (strcmp(info.name, "clock_monotonic_raw") == 0) {
         struct timespec res;
         clock_getres(CLOCK_MONOTONIC_RAW, &res);
-        info.resolution_ns = res.tv_sec * 1e9 + res.tv_nsec;
+        info.resolution_ns = fmax(info.resolution_ns, res.tv_sec * 1e9 + res.tv_nsec);
     }
-    uint64_t best = UINT64_MAX;
-    for (int i = 0; i < 1000; i++) {
-        uint64_t a = counter_read(), b = counter_read();
-        if (b - a < best)
-            best = b - a;
-    }
-    info.read_overhead_ticks = best;
 }
 
 const struct counter_info *counter_info(void)
@@ -187,6 +350,16 @@ const struct counter_info *counter_info(void)
 double ticks_to_ns(uint64_t ticks)
 {
     return (double)ticks * 1e9 / info.freq_hz;
+}
+
+double ticks_to_steps(double ticks)
+{
+    return ticks / (info.step_ticks >= 1.0 ? info.step_ticks : 1.0);
+}
+
+uint64_t steps_to_ticks(double steps)
+{
+    return (uint64_t)ceil(steps * (info.step_ticks >= 1.0 ? info.step_ticks : 1.0));
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -204,8 +377,8 @@ static long involuntary_switches(void)
 /* A chain of dependent adds retires one add per core cycle on every core the probe
  * targets, so adds/ticks is core cycles per counter tick. 15 runs of ~1 ms, leaving out
  * those the scheduler preempted: the fastest is the estimate (interruptions only
- * lengthen a run); the gap from it to the median, plus one tick of quantisation, is the
- * stated error. */
+ * lengthen a run); the gap from it to the median, plus one counter step of quantisation,
+ * is the stated error. */
 #define CLOCK_RUNS 15
 static void estimate(struct core_clock *cc)
 {
@@ -236,7 +409,7 @@ static void estimate(struct core_clock *cc)
     cc->valid = 1;
     cc->cycles_per_tick = adds / (double)runs[0];
     cc->hz = cc->cycles_per_tick * info.freq_hz;
-    cc->error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + 1.0) / (double)runs[0];
+    cc->error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + info.step_ticks) / (double)runs[0];
 }
 
 static struct core_clock cc_main;

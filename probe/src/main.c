@@ -8,6 +8,7 @@
  * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,12 +189,27 @@ static void write_meta(void)
     jw_double_value(ci->freq_hz);
     jw_text(",\"freq_source\":");
     jw_string_value(ci->freq_source);
+    jw_text(",\"step_ticks\":");
+    jw_double_value(round(ci->step_ticks * 1000) / 1000);
     jw_text(",\"resolution_ns\":");
     jw_double_value(ci->resolution_ns);
     jw_text(",\"read_overhead_ticks\":");
     jw_double_value((double)ci->read_overhead_ticks);
     jw_text(",\"read_overhead_ns\":");
     jw_double_value(ticks_to_ns(ci->read_overhead_ticks));
+    jw_text(",\"read_mean_ns\":");
+    jw_double_value(ci->read_mean_ns);
+    jw_text(",\"back_to_back\":{\"pairs\":");
+    jw_double_value((double)ci->pairs);
+    jw_text(",\"min_nonzero_ticks\":");
+    jw_double_value((double)ci->pair_min_ticks);
+    jw_text(",\"mode_nonzero_ticks\":");
+    jw_double_value((double)ci->pair_mode_ticks);
+    jw_text("}");
+    if (ci->quantum_ticks) {
+        jw_text(",\"quantum_ticks\":");
+        jw_double_value((double)ci->quantum_ticks);
+    }
     jw_text("}");
     if (cc->valid) {
         jw_key("core_clock");
@@ -234,11 +250,17 @@ static void write_meta(void)
     if (strcmp(ci->name, "clock_monotonic_raw") == 0)
         emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
                      "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
-    if (ci->freq_hz < 1e8) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "counter runs at %.3g MHz; samples are lengthened to %d ticks",
-                 ci->freq_hz / 1e6, SAMPLE_MIN_TICKS);
-        emit_warning("counter-low-resolution", msg, -1);
+    if (ci->resolution_ns >= COUNTER_COARSE_NS || ci->step_ticks >= 2) {
+        char msg[320];
+        int n = ci->step_ticks >= 2
+            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.4g ticks (%.3g ns), coarser "
+                       "than its %.6g MHz implies", ci->step_ticks, ci->resolution_ns, ci->freq_hz / 1e6)
+            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.3g ns",
+                       ci->freq_hz / 1e6, ci->resolution_ns);
+        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.3g us) and figures "
+                 "within %d steps (%.3g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
+                 ticks_to_ns(sample_min_ticks()) / 1e3, COUNTER_NEAR_STEPS, COUNTER_NEAR_STEPS * ci->resolution_ns);
+        emit_warning(ci->step_ticks >= 2 ? "counter-coarse-step" : "counter-low-resolution", msg, -1);
     }
     if (timed_loops_fallback())
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);

@@ -13,7 +13,9 @@
 struct core_clock;
 /* One `result` record. samples[n] in `unit`; the optional parts are written when set:
  * iterations (> 0), ticks[n], job (its "cost", "preempted", "steal", "context_switches"),
- * clock (the CPU's "core_clock"), extra_json (`"key":value,...` without braces). */
+ * clock (the CPU's "core_clock"), extra_json (`"key":value,...` without braces).
+ * With ticks, "resolution_steps" is written when the smallest is within a few counter steps
+ * (jw_resolution_steps). */
 struct result_record {
     const char *benchmark;
     const char *params;          /* a JSON object: json_obj.text; NULL = {} */
@@ -40,6 +42,10 @@ void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *p
                        int cpu, const char *metric, const char *unit, const char *direction,
                        const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
                        const char *extra_json);
+/* Inside a record: "resolution_steps" (ticks in counter steps) when `ticks` are within
+ * COUNTER_NEAR_STEPS steps (counter.h): the figure is quantised by the counter. For a figure
+ * that is one timing (a minimum, a quantile of single passes), not an average. */
+void jw_resolution_steps(double ticks);
 void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
 void emit_error(const char *code, const char *message);
 void emit_end(const char *status, int results, double elapsed_s);

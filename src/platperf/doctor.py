@@ -22,10 +22,14 @@ LOAD_WARN_PER_CPU, LOAD_BAD_PER_CPU = 0.25, 1.0
 # Share of a CPU's time the hypervisor gave to others (/proc/stat's steal) above which
 # results spread: a sample stolen from is longer by the stolen time.
 STEAL_WARN, STEAL_BAD = 0.01, 0.10
-# Counter checks (probe meta): a tick longer than this cannot resolve an L1 hit; a read slower
-# than this means the counter traps (a VM) or goes through the vDSO fallback.
+# Counter checks (probe meta): a step longer than this cannot resolve an L1 hit; a read slower
+# than this means the counter traps (a VM) or goes through the vDSO fallback; a counter that
+# advances this many ticks at a time or more is coarser than its frequency says.
 COARSE_TICK_NS = 10.0
 SLOW_READ_NS = 50.0
+COARSE_STEP_TICKS = 2.0
+# The probe marks figures within this many steps (counter.h COUNTER_NEAR_STEPS).
+NEAR_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -377,21 +381,36 @@ def check_counter(meta: dict | None) -> list[Finding]:
             "check that the kernel exposes CNTFRQ_EL0 / the TSC frequency; rebuild the probe if it lacks "
             "support for this CPU"))
         return out
-    tick_ns = counter.get("resolution_ns") or 1e9 / hz
+    tick_ns = 1e9 / hz
+    step = counter.get("step_ticks") or 1.0         # metas before the step was measured: one tick
+    step_ns = counter.get("resolution_ns") or tick_ns * step
     if counter.get("freq_source") == "calibrated":
         out.append(Finding(
             "warn", "counter-frequency-calibrated",
             f"the {name} frequency ({hz / 1e6:.1f} MHz) was calibrated, not read from the CPU",
             "every ns figure carries the calibration error (about 1%)",
             "on x86 a kernel with tsc_known_freq, or CPUID leaf 0x15, gives the exact frequency"))
-    if tick_ns > COARSE_TICK_NS:
+    effect = (f"single events shorter than {step_ns:.0f} ns are invisible; the latency loop's minimum and any "
+              f"figure within {NEAR_STEPS} steps ({NEAR_STEPS * step_ns:.0f} ns) are quantised and say so "
+              f"(resolution_steps); samples last at least 1000 steps, so medians stay accurate")
+    if step >= COARSE_STEP_TICKS:
+        b2b = counter.get("back_to_back") or {}
+        seen = (f"; back-to-back reads differ by {b2b['min_nonzero_ticks']:g} ticks at least, "
+                f"{b2b['mode_nonzero_ticks']:g} most often" if b2b.get("mode_nonzero_ticks") else "")
+        out.append(Finding(
+            "warn", "counter-coarse-step",
+            f"the {name} advances in steps of {step:.3g} ticks ({step_ns:.1f} ns), coarser than its "
+            f"{hz / 1e6:g} MHz implies (one tick {tick_ns:.3g} ns){seen}",
+            effect,
+            "a hypervisor that scales or traps the counter makes it so: nothing to fix in the guest; compare "
+            "only runs with the same counter step, and measure short events on bare metal"))
+    elif step_ns > COARSE_TICK_NS:
         out.append(Finding(
             "warn", "counter-low-resolution",
-            f"the {name} runs at {hz / 1e6:g} MHz: one tick is {tick_ns:.1f} ns",
-            f"single events shorter than {tick_ns:.0f} ns are invisible; latency histograms have "
-            f"{tick_ns:.0f} ns steps (the probe lengthens samples so medians stay accurate)",
+            f"the {name} runs at {hz / 1e6:g} MHz: one step is {step_ns:.1f} ns",
+            effect,
             "nothing to fix on the host: compare only runs with the same counter frequency"))
-    overhead = counter.get("read_overhead_ns")
+    overhead = counter.get("read_mean_ns", counter.get("read_overhead_ns"))
     if overhead is not None and overhead > SLOW_READ_NS:
         out.append(Finding(
             "warn", "counter-read-slow", f"reading the {name} takes {overhead:.0f} ns",
@@ -405,7 +424,7 @@ def check_counter(meta: dict | None) -> list[Finding]:
             "the compiler decides what the loops do: results are not comparable with assembly runs",
             "build the probe for this architecture (make probe / make probe-cross)"))
     if not out:
-        out.append(Finding("ok", "counter", f"{name} at {hz / 1e6:g} MHz, tick {tick_ns:.2f} ns"
+        out.append(Finding("ok", "counter", f"{name} at {hz / 1e6:g} MHz, step {step_ns:.2f} ns"
                                             + (f", read {overhead:.1f} ns" if overhead is not None else "")))
     return out
 

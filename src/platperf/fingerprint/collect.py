@@ -257,8 +257,11 @@ def _probe(meta: dict | None) -> dict:
         "build_id": meta.get("build_id"),
         "arch": meta.get("arch"),
         "fallback": meta.get("fallback"),
-        "counter": {k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
-                                                "read_overhead_ticks", "read_overhead_ns")},
+        "counter": {**{k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
+                                                   "read_overhead_ticks", "read_overhead_ns")},
+                    # the measured step (metas since it is measured; the doctor reads them here)
+                    **{k: counter[k] for k in ("step_ticks", "read_mean_ns", "back_to_back", "quantum_ticks")
+                       if k in counter}},
         "core_clock": meta.get("core_clock"),
     }
 
