@@ -1,0 +1,89 @@
+"""The counter's step (docs/probe.md, "The counter's step"), with a counter coarse on purpose:
+PLATPERF_COUNTER_QUANTUM=N makes every read a multiple of N ticks, on the three builds (native,
+aarch64 and armv7 under qemu-user). The quantum is far above any natural step of these
+counters (a VM's TSC: ~25 ticks; qemu-user's cntvct_el0: 62.5 ticks; the armv7 build's
+clock_gettime fallback: a few ns), so the step the probe finds is the quantum; and what the
+step sets follows it: the meta, the warning, the shortest sample, the marks of figures near
+it, the doctor's finding. No timing is asserted: the quantities are multiples of N.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from test_probe_functional import SMALL, command, records
+
+from platperf.doctor import check_counter
+
+QUANTUM = 1000
+BUILDS = ["native", "aarch64", "armv7"]
+
+
+def run(build: str, *args: str, quantum: int | None = QUANTUM) -> list[dict]:
+    env = {k: v for k, v in os.environ.items() if k != "PLATPERF_COUNTER_QUANTUM"}
+    if quantum:
+        env["PLATPERF_COUNTER_QUANTUM"] = str(quantum)
+    proc = subprocess.run([*command(build), *args], capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return records(proc.stdout)
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_meta_gives_the_step_not_the_tick(build):
+    recs = run(build, "info")
+    counter = recs[0]["counter"]
+    assert counter["quantum_ticks"] == QUANTUM
+    assert counter["step_ticks"] == pytest.approx(QUANTUM, rel=0.01)
+    assert counter["resolution_ns"] == pytest.approx(counter["step_ticks"] * 1e9 / counter["freq_hz"], rel=1e-3)
+    b2b = counter["back_to_back"]
+    assert b2b["pairs"] > 0
+    assert b2b["min_nonzero_ticks"] % QUANTUM == 0 and b2b["mode_nonzero_ticks"] % QUANTUM == 0
+    assert counter["read_overhead_ticks"] % QUANTUM == 0
+    (warning,) = [r for r in recs if r["type"] == "warning" and r["code"] == "counter-coarse-step"]
+    assert f"steps of {QUANTUM} ticks" in warning["message"]
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_without_the_switch_the_step_is_measured_and_consistent(build):
+    counter = run(build, "info", quantum=None)[0]["counter"]
+    assert "quantum_ticks" not in counter
+    assert counter["step_ticks"] >= 1
+    assert counter["resolution_ns"] >= counter["step_ticks"] * 1e9 / counter["freq_hz"] * 0.999
+    assert counter["read_mean_ns"] > 0
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_shortest_sample_is_1000_steps(build):
+    recs = run(build, "run", "mem-latency", "--size", "4k", *SMALL)
+    results = [r for r in recs if r["type"] == "result"]
+    assert results
+    for rec in results:
+        assert all(t >= 1000 * QUANTUM and t % QUANTUM == 0 for t in rec["ticks"])
+        assert rec["cost"]["target_ticks"] >= 1500 * QUANTUM
+        assert "resolution_steps" not in rec
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_latency_loop_minimum_says_it_is_at_the_resolution(build):
+    recs = run(build, "run", "latency-loop", "--duration", "0.05")
+    meta = recs[0]
+    (hist,) = [r for r in recs if r["type"] == "histogram"]
+    results = {r["metric"]: r for r in recs if r["type"] == "result"}
+    assert hist["loop"] == "c"      # the assembly loops read the counter themselves, unquantised
+    step_ns = meta["counter"]["resolution_ns"]
+    least = results["latency_min"]
+    assert least["samples"][0] / step_ns == pytest.approx(round(least["samples"][0] / step_ns), abs=1e-6)
+    assert least["resolution_steps"] == pytest.approx(least["samples"][0] / step_ns, abs=0.01)
+    assert least["resolution_steps"] < 4
+    assert "resolution_steps" not in results["latency_mean"]     # an average of every pass
+    assert "resolution_steps" not in results["excursions"]
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_the_doctor_reports_a_counter_coarser_than_its_frequency(build):
+    meta = run(build, "info")[0]
+    (found,) = [f for f in check_counter(meta) if f.code == "counter-coarse-step"]
+    assert found.level == "warn"
+    assert f"steps of {QUANTUM} ticks" in found.message
+    assert "resolution_steps" in found.effect
