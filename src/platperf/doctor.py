@@ -51,11 +51,12 @@ class Finding:
 
 def check(root: SysRoot | str | os.PathLike = "/", fingerprint: dict | None = None,
           probe_meta: dict | None = None, sample_s: float = 0.2,
-          core_records: list[dict] | None = None) -> list[Finding]:
+          core_records: list[dict] | None = None, llc_records: list[dict] | None = None) -> list[Finding]:
     """All checks on the machine at ``root`` (a SysRoot — a remote target's snapshot — or a
     path). ``fingerprint`` is collected when not given; ``probe_meta`` (the probe's meta record)
     enables the counter checks, ``core_records`` (the records of the probe command
-    :func:`core_probe_args` gives) the check for a neighbour sharing the cores. Busy processes
+    :func:`core_probe_args` gives) the check for a neighbour sharing the cores, ``llc_records``
+    (of :func:`llc_probe_args`) the check for a last-level cache shared with other tenants. Busy processes
     are sampled over ``sample_s`` seconds (0 skips the sampling)."""
     sysroot = SysRoot.of(root)
     fp = fingerprint if fingerprint is not None else collect(sysroot, probe_meta)
@@ -74,6 +75,8 @@ def check(root: SysRoot | str | os.PathLike = "/", fingerprint: dict | None = No
     findings += check_counter(probe_meta if probe_meta is not None else _meta_from(fp))
     if core_records is not None:
         findings += check_core_sharing(core_records, fp)
+    if llc_records is not None:
+        findings += check_llc_sharing(llc_records, fp)
     findings += check_resctrl(sysroot)
     findings += check_cpuidle(sysroot)
     return findings
@@ -536,3 +539,69 @@ def check_core_sharing(records: list[dict], fp: dict) -> list[Finding]:
         "ring), bandwidth with them; steal accounting and the probe's retakes cannot see it: compare's "
         "spread and runs-needed columns carry its cost",
         fix)]
+
+
+# -- a last-level cache shared with other tenants ------------------------------------------------
+# On a machine of one's own a chase inside the last-level cache reads the cache's latency in
+# every sample. Where the cache is shared with other tenants (a VM's L3 with other guests), their
+# sweeps evict the chase: its samples flip between the cache's figure and DRAM's (12 and 100 ns
+# for 8 MiB of a 32 MiB L3 on a KVM guest), and a median lands on either. LLC_SAMPLES samples of
+# LLC_SAMPLE_S at a quarter of the cache; DRAM's figure at 4x (at most LLC_DRAM_MAX) says which
+# level is which. stats.two_levels decides.
+LLC_SAMPLES, LLC_SAMPLE_S = 15, 0.01
+LLC_DRAM_MAX = 1 << 30
+
+
+def last_level_cache(fp: dict) -> tuple[str, int] | None:
+    """(name, bytes) of the largest data or unified cache of a fingerprint: ("L3", 33554432)."""
+    from .vocab.sizes import size_or_none
+    found = [(size_or_none(c.get("size")) or 0, f"L{c.get('level', '?')}") for c in fp.get("caches") or []
+             if isinstance(c, dict) and not str(c.get("type", "")).lower().startswith("instr")]
+    size, name = max(found, default=(0, ""))
+    return (name, size) if size else None
+
+
+def llc_probe_args(fp: dict) -> list[str] | None:
+    """The probe command of :func:`check_llc_sharing`, on the last CPU (about 0.3 s and what
+    a chase of 4x the cache takes to set up); None without a cache size or a CPU."""
+    llc = last_level_cache(fp)
+    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
+    if not llc or not cpus or llc[1] < 4096:
+        return None
+    inside, dram = llc[1] // 4, min(4 * llc[1], LLC_DRAM_MAX)
+    return ["run", "mem-latency", "--size", f"{inside},{dram}", "--pattern", "random", "--samples",
+            str(LLC_SAMPLES), "--min-time", str(LLC_SAMPLE_S), "--cpus", str(max(cpus))]
+
+
+def check_llc_sharing(records: list[dict], fp: dict) -> list[Finding]:
+    """Findings from the records of :func:`llc_probe_args` (mem-latency in ns at a quarter of
+    the last-level cache and at DRAM size)."""
+    from . import stats
+    from .vocab.sizes import size_label
+    llc = last_level_cache(fp)
+    by_size = {r["params"].get("size"): _clean_samples(r) for r in records
+               if r.get("type") == "result" and r.get("unit") == "ns" and isinstance(r.get("params"), dict)}
+    if not llc or not by_size:
+        return [Finding("info", "llc-not-checked", "the last-level cache was not measured "
+                                                   "(no cache size in /sys, or no probe results)")]
+    inside = min(by_size)
+    samples, dram = by_size[inside], by_size.get(max(by_size)) if len(by_size) > 1 else None
+    where = f"a chase of {size_label(inside)} inside the {size_label(llc[1])} {llc[0]}"
+    dram_text = f"; DRAM ({size_label(max(by_size))}) reads {stats.median(dram):.1f} ns" if dram else ""
+    if len(samples) < 5:
+        return [Finding("info", "llc-not-checked", f"{where}: {LLC_SAMPLES - len(samples)} of {LLC_SAMPLES} "
+                                                   "samples were preempted or stolen from (a busy machine); run "
+                                                   "platperf doctor again when it is quiet")]
+    levels = stats.two_levels(samples)
+    if levels is None:
+        return [Finding("ok", "llc-steady", f"{where} reads {stats.median(samples):.1f} ns in all of "
+                                            f"{len(samples)} samples{dram_text}")]
+    return [Finding(
+        "warn", "llc-shared",
+        f"the last-level cache is shared with other tenants: {where} reads {levels.low:.1f} ns in "
+        f"{levels.n_low} and {levels.high:.1f} ns in {levels.n_high} of {len(samples)} samples of "
+        f"{LLC_SAMPLE_S * 1e3:g} ms{dram_text}",
+        "latency and bandwidth of sizes inside that cache flip between its figure and DRAM's from run to "
+        "run; reports show such points at both levels (fast / slow), a median would land on either",
+        "ask the host for a cache partition (resctrl / CAT on the host) or a dedicated host; otherwise "
+        "compare several runs a side (platperf run --repeat N) and read both levels")]
