@@ -69,6 +69,9 @@ def test_device_tree_strings_keep_their_nuls(tmp_path):
     (b"F 1 /proc/../etc/passwd\nx", "outside"),
     (b"F 1 relative\nx", "outside"),
     (b"X what\n", "unknown header"),
+    (b"F 1 /proc/cmdline\nxF 1 /proc/cmdline\ny", "twice"),            # which one is the board's?
+    (b"D /sys/a\nL /sys/a\nx\n", "twice"),                             # a directory and a file
+    (b"F 1 /proc/./cmdline\nx", "outside"),
 ])
 def test_a_damaged_snapshot_is_refused(data, says):
     with pytest.raises(SnapshotError, match=says):
