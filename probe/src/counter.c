@@ -165,8 +165,9 @@ static double calibrate(void)
  * ticks (10 ns), an Arm generic timer at 50 MHz in 20 ns ones. Nothing shorter than the step can
  * be told apart, so figures near it are quantised and samples must be long in steps, not ticks. */
 #define STEP_BINS 16384             /* differences counted exactly, in ticks */
-#define STEP_PAIRS 65536            /* pairs of reads per phase, at most */
-#define STEP_BUDGET_NS 20000000u    /* and at most 20 ms per phase */
+#define STEP_PAIRS 65536            /* back-to-back pairs of reads, at most */
+#define STEP_BUDGET_NS 20000000u    /* and at most 20 ms of them */
+#define STEP_DELAYED_NS 100000000u  /* pairs with delays: at most 100 ms */
 static uint32_t step_hist[STEP_BINS];
 
 static int cmp_double(const void *a, const void *b)
@@ -183,13 +184,14 @@ static void spin(uint64_t k)
 }
 
 /* Differences of pairs of reads into step_hist: back-to-back (max_delay 0) or with a
- * pseudo-random delay of up to max_delay iterations between the reads. Returns the pairs. */
-static uint64_t count_pairs(uint64_t max_delay, uint64_t *min_out)
+ * pseudo-random delay of up to max_delay iterations between the reads; `pairs` of them or
+ * as many as budget_ns allows. Returns the pairs. */
+static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_ns, uint64_t *min_out)
 {
     memset(step_hist, 0, sizeof step_hist);
     uint64_t n = 0, best = UINT64_MAX, n0 = monotonic_raw_ns();
-    for (; n < STEP_PAIRS; n++) {
-        if ((n & 255) == 255 && monotonic_raw_ns() - n0 > STEP_BUDGET_NS)
+    for (; n < pairs; n++) {
+        if ((n & 255) == 255 && monotonic_raw_ns() - n0 > budget_ns)
             break;
         uint64_t k = max_delay ? (n * 2654435761u) % max_delay : 0;
         uint64_t a = counter_read();
@@ -211,7 +213,7 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t *min_out)
  * 62.5-tick step read as multiples of 8), else 0. */
 static double measure_pairs(void)
 {
-    info.pairs = count_pairs(0, &info.read_overhead_ticks);
+    info.pairs = count_pairs(0, STEP_PAIRS, STEP_BUDGET_NS, &info.read_overhead_ticks);
     for (uint64_t d = 1; d < STEP_BINS; d++) {
         if (!step_hist[d])
             continue;
@@ -239,15 +241,77 @@ static double measure_pairs(void)
     return 2 * (double)step_hist[0] >= (double)info.pairs && changed > 0 ? sum / changed : 0;
 }
 
-/* The step when the reads are slower than it: pairs of reads with delays that cover at
- * least 8 back-to-back differences, in steps of about a core cycle. A fine counter then gives
+/* Runs of neighbouring differences that at least `enough` pairs gave (step_hist). */
+#define STEP_RUNS 512
+struct step_runs {
+    double centre[STEP_RUNS], weight[STEP_RUNS];
+    int n, too_many;
+    uint64_t populated, first, last;   /* values given, the first and last of them */
+};
+
+static void find_runs(struct step_runs *r, uint64_t enough)
+{
+    memset(r, 0, sizeof *r);
+    for (uint64_t v = 1; v < STEP_BINS;) {
+        if (step_hist[v] < enough) {
+            v++;
+            continue;
+        }
+        double sum = 0, w = 0;
+        r->first = r->first ? r->first : v;
+        for (; v < STEP_BINS && step_hist[v] >= enough; v++) {
+            sum += (double)v * step_hist[v];
+            w += step_hist[v];
+            r->populated++;
+            r->last = v;
+        }
+        if (r->n == STEP_RUNS) {
+            r->too_many = 1;
+            continue;
+        }
+        r->centre[r->n] = sum / w;
+        r->weight[r->n++] = w;
+    }
+}
+
+/* The distances between neighbouring runs, sorted, into gap[r->n - 1]. */
+static void run_gaps(const struct step_runs *r, double *gap)
+{
+    for (int i = 1; i < r->n; i++)
+        gap[i - 1] = r->centre[i] - r->centre[i - 1];
+    qsort(gap, (size_t)(r->n - 1), sizeof gap[0], cmp_double);
+}
+
+/* Runs closer than `close` are one step read two ways: merged, weighted by their pairs. */
+static void merge_runs(struct step_runs *r, double close)
+{
+    int kept = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (kept && r->centre[i] - r->centre[kept - 1] <= close) {
+            double w = r->weight[kept - 1] + r->weight[i];
+            r->centre[kept - 1] = (r->centre[kept - 1] * r->weight[kept - 1] + r->centre[i] * r->weight[i]) / w;
+            r->weight[kept - 1] = w;
+        } else {
+            r->centre[kept] = r->centre[i];
+            r->weight[kept++] = r->weight[i];
+        }
+    }
+    r->n = kept;
+}
+
+/* The step when the reads are slower than it (at most about two back-to-back differences,
+ * or half the pairs would have read one value): pairs of reads with delays that cover 4
+ * back-to-back differences, in steps of about a core cycle, 8 pairs per tick of the span
+ * (or what 100 ms gives). A fine counter then gives
  * most differences in the span (step 1); a stepped one only values around multiples of its
  * step: one value (an integer step, 26), two (a fractional one: 24.45 gives 49, 73-74, 98),
  * or three (a clock in ns over a 10 ns step: 229-231). The step is the mean distance
  * between those runs of values. A value counts when at least max(3, pairs/20000) pairs gave
  * it: an odd difference of one tick (2 in 2,000,000 on a 26-tick TSC) does not. Runs closer
  * than half the common distance are one step read two ways (a 24.45-tick step read as
- * multiples of 8: 48 and 56, 72 and 80) and are merged first. */
+ * multiples of 8: 48 and 56, 72 and 80) and are merged first. When the runs hold under
+ * half the pairs (too few pairs for the span: a slow emulated read on a loaded machine), the
+ * step is not seen, and one back-to-back difference is its bound. */
 static double measure_step(void)
 {
     uint64_t t0 = counter_start();
@@ -255,67 +319,36 @@ static double measure_step(void)
     uint64_t t = counter_stop() - t0;
     double per_tick = t ? 65536.0 / (double)t : 1.0;
     double mode = info.pair_mode_ticks ? (double)info.pair_mode_ticks : 1.0;
-    double span = fmax(64.0, 8.0 * mode);
+    double span = fmax(64.0, 4.0 * mode);
     if (span > STEP_BINS - 4 * mode)
         span = STEP_BINS - 4 * mode;
     if (span < 2 * mode)         /* too coarse for the bins: one back-to-back difference */
         return mode;
     double k = span * per_tick;
-    uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, &min_d);
-    uint64_t enough = pairs / 20000 > 3 ? pairs / 20000 : 3;
-    static double centre[512], weight[512], gap[512];
-    int runs = 0, many = 0;
-    uint64_t populated = 0, first = 0, last = 0;
-    for (uint64_t v = 1; v < STEP_BINS;) {
-        if (step_hist[v] < enough) {
-            v++;
-            continue;
-        }
-        double sum = 0, w = 0;
-        first = first ? first : v;
-        for (; v < STEP_BINS && step_hist[v] >= enough; v++) {
-            sum += (double)v * step_hist[v];
-            w += step_hist[v];
-            populated++;
-            last = v;
-        }
-        if (runs < 512) {
-            centre[runs] = sum / w;
-            weight[runs++] = w;
-        } else {
-            many = 1;
-        }
-    }
+    uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, (uint64_t)(8 * span),
+                                        STEP_DELAYED_NS, &min_d);
+    static struct step_runs r;
+    static double gap[STEP_RUNS];
+    find_runs(&r, pairs / 20000 > 3 ? pairs / 20000 : 3);
     /* a fine counter fills most of the span; a stepped one a value or two per step */
-    if (many || runs == 0 || 2 * populated > last - first + 1)
+    if (r.too_many || 2 * r.populated > r.last - r.first + 1)
         return 1.0;
-    for (int pass = 0; pass < 2 && runs > 1; pass++) {
-        for (int i = 1; i < runs; i++)
-            gap[i - 1] = centre[i] - centre[i - 1];
-        qsort(gap, (size_t)(runs - 1), sizeof gap[0], cmp_double);
-        if (pass == 1)
-            break;
-        double close = 0.5 * gap[(3 * (runs - 1)) / 4];
-        int kept = 0;
-        for (int i = 0; i < runs; i++) {
-            if (kept && centre[i] - centre[kept - 1] <= close) {
-                double w = weight[kept - 1] + weight[i];
-                centre[kept - 1] = (centre[kept - 1] * weight[kept - 1] + centre[i] * weight[i]) / w;
-                weight[kept - 1] = w;
-            } else {
-                centre[kept] = centre[i];
-                weight[kept++] = weight[i];
-            }
-        }
-        runs = kept;
+    double held = 0;
+    for (int i = 0; i < r.n; i++)
+        held += r.weight[i];
+    if (2 * held < (double)pairs)
+        return mode;
+    if (r.n > 1) {
+        run_gaps(&r, gap);
+        merge_runs(&r, 0.5 * gap[(3 * (r.n - 1)) / 4]);
     }
-    if (runs == 1)
-        return centre[0] < 1.0 ? 1.0 : centre[0];
+    if (r.n == 1)
+        return fmax(1.0, r.centre[0]);
     /* the median distance between neighbouring runs is one step, or a few when the delays
      * missed the runs between; the whole span over the steps it holds averages the fraction */
-    double span_ticks = centre[runs - 1] - centre[0], g = gap[(runs - 1) / 2];
-    double step = span_ticks / fmax(1.0, round(span_ticks / g));
-    return step < 1.0 ? 1.0 : step;
+    run_gaps(&r, gap);
+    double span_ticks = r.centre[r.n - 1] - r.centre[0], g = gap[(r.n - 1) / 2];
+    return fmax(1.0, span_ticks / fmax(1.0, round(span_ticks / g)));
 }
 
 void counter_init(void)
