@@ -169,6 +169,10 @@ static double calibrate(void)
 #define STEP_BUDGET_NS 20000000u    /* and at most 20 ms of them */
 #define STEP_DELAYED_NS 100000000u  /* pairs with delays: at most 100 ms */
 static uint32_t step_hist[STEP_BINS];
+/* differences past the bins (a counter stepping in microseconds or more): how many, and the
+ * first STEP_FAR_KEPT of them */
+#define STEP_FAR_KEPT 4096
+static uint64_t step_far, step_far_kept[STEP_FAR_KEPT];
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -189,6 +193,7 @@ static void spin(uint64_t k)
 static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_ns, uint64_t *min_out)
 {
     memset(step_hist, 0, sizeof step_hist);
+    step_far = 0;
     uint64_t n = 0, best = UINT64_MAX, n0 = monotonic_raw_ns();
     for (; n < pairs; n++) {
         if ((n & 255) == 255 && monotonic_raw_ns() - n0 > budget_ns)
@@ -199,8 +204,11 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
         uint64_t d = counter_read() - a;
         if (d < best)
             best = d;
-        if (d < STEP_BINS)
+        if (d < STEP_BINS) {
             step_hist[d]++;
+        } else if (step_far < STEP_FAR_KEPT) {
+            step_far_kept[step_far++] = d;
+        }
     }
     *min_out = best;
     return n;
@@ -214,7 +222,9 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
 static double measure_pairs(void)
 {
     info.pairs = count_pairs(0, STEP_PAIRS, STEP_BUDGET_NS, &info.read_overhead_ticks);
+    uint64_t near = 0;
     for (uint64_t d = 1; d < STEP_BINS; d++) {
+        near += step_hist[d];
         if (!step_hist[d])
             continue;
         if (!info.pair_min_ticks)
@@ -231,6 +241,20 @@ static double measure_pairs(void)
         best = t < best ? t : best;
     }
     info.read_mean_ns = ticks_to_ns(best) / 4097.0;
+    int fast = 2 * (double)step_hist[0] >= (double)info.pairs;
+    if (step_far > near) {      /* the differences are mostly past the bins: a very coarse counter */
+        uint64_t least = UINT64_MAX;
+        for (uint64_t i = 0; i < step_far; i++)
+            least = step_far_kept[i] < least ? step_far_kept[i] : least;
+        double sum = 0, n = 0;
+        for (uint64_t i = 0; i < step_far; i++)
+            if (2 * step_far_kept[i] <= 3 * least) {
+                sum += (double)step_far_kept[i];
+                n++;
+            }
+        info.pair_min_ticks = info.pair_mode_ticks = least;
+        return fast ? sum / n : 0;
+    }
     /* the mean of the non-zero differences up to 1.5 x the most common: a longer one spanned
      * an interrupt or two steps */
     double sum = 0, changed = 0;
@@ -238,7 +262,7 @@ static double measure_pairs(void)
         sum += (double)d * step_hist[d];
         changed += step_hist[d];
     }
-    return 2 * (double)step_hist[0] >= (double)info.pairs && changed > 0 ? sum / changed : 0;
+    return fast && changed > 0 ? sum / changed : 0;
 }
 
 /* Runs of neighbouring differences that at least `enough` pairs gave (step_hist). */
@@ -322,7 +346,7 @@ static double measure_step(void)
     double span = fmax(64.0, 4.0 * mode);
     if (span > STEP_BINS - 4 * mode)
         span = STEP_BINS - 4 * mode;
-    if (span < 2 * mode)         /* too coarse for the bins: one back-to-back difference */
+    if (span < 2 * mode)         /* too coarse for the bins: one back-to-back difference bounds it */
         return mode;
     double k = span * per_tick;
     uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, (uint64_t)(8 * span),

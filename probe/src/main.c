@@ -253,12 +253,12 @@ static void write_meta(void)
     if (ci->resolution_ns >= COUNTER_COARSE_NS || ci->step_ticks >= 2) {
         char msg[320];
         int n = ci->step_ticks >= 2
-            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.4g ticks (%.3g ns), coarser "
+            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.6g ticks (%.5g ns), coarser "
                        "than its %.6g MHz implies", ci->step_ticks, ci->resolution_ns, ci->freq_hz / 1e6)
-            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.3g ns",
+            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.5g ns",
                        ci->freq_hz / 1e6, ci->resolution_ns);
-        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.3g us) and figures "
-                 "within %d steps (%.3g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
+        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.5g us) and figures "
+                 "within %d steps (%.5g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
                  ticks_to_ns(sample_min_ticks()) / 1e3, COUNTER_NEAR_STEPS, COUNTER_NEAR_STEPS * ci->resolution_ns);
         emit_warning(ci->step_ticks >= 2 ? "counter-coarse-step" : "counter-low-resolution", msg, -1);
     }

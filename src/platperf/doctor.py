@@ -402,7 +402,7 @@ def check_counter(meta: dict | None) -> list[Finding]:
                 f"{b2b['mode_nonzero_ticks']:g} most often" if b2b.get("mode_nonzero_ticks") else "")
         out.append(Finding(
             "warn", "counter-coarse-step",
-            f"the {name} advances in steps of {step:.4g} ticks ({step_ns:.1f} ns), coarser than its "
+            f"the {name} advances in steps of {step:.6g} ticks ({step_ns:.1f} ns), coarser than its "
             f"{hz / 1e6:g} MHz implies (one tick {tick_ns:.3g} ns){seen}",
             effect,
             "a hypervisor that scales or traps the counter makes it so: nothing to fix in the guest; compare "
