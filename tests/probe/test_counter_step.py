@@ -1,6 +1,6 @@
 """The counter's step (docs/probe.md, "The counter's step"), with a counter coarse on purpose:
-PLATPERF_COUNTER_QUANTUM=N makes every read a multiple of N ticks, on the three builds (native,
-aarch64 and armv7 under qemu-user). The quantum is far above any natural step of these
+PLATPERF_COUNTER_QUANTUM=N makes every read a multiple of N ticks, on the three architectures:
+x86_64 (natively, and under qemu-x86_64-static), aarch64 and armv7 under qemu-user. The quantum is far above any natural step of these
 counters (a VM's TSC: ~25 ticks; qemu-user's cntvct_el0: 62.5 ticks; the armv7 build's
 clock_gettime fallback: a few ns), so the step the probe finds is the quantum; and what the
 step sets follows it: the meta, the warning, the shortest sample, the marks of figures near
@@ -9,9 +9,11 @@ it, the doctor's finding. No timing is asserted: the quantities are multiples of
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 
 import pytest
+from conftest import missing
 from test_probe_functional import SMALL, command, records
 
 from platperf.doctor import check_counter
@@ -19,15 +21,26 @@ from platperf.doctor import check_counter
 # Ticks: 0.4 us of a 2.4 GHz TSC, 16 us of qemu-user's 62.5 MHz cntvct_el0, 20 us of the armv7
 # build's clock_gettime fallback (in ns; an emulated read takes up to a few us on a busy machine,
 # and the quantum must stay well above it)
-QUANTA = {"native": 1000, "aarch64": 1000, "armv7": 20000}
+QUANTA = {"native": 1000, "x86_64-qemu": 1000, "aarch64": 1000, "armv7": 20000}
 BUILDS = list(QUANTA)
+
+
+def probe_command(build: str) -> list[str]:
+    """The probe of a build; x86_64-qemu: the native x86_64 probe under qemu-x86_64-static."""
+    if build != "x86_64-qemu":
+        return command(build)
+    if os.uname().machine != "x86_64":
+        pytest.skip("the native build is not x86_64 here")
+    if not shutil.which("qemu-x86_64-static"):
+        missing("qemu-x86_64-static is not installed (make deps)")
+    return ["qemu-x86_64-static", *command("native")]
 
 
 def run(build: str, *args: str, quantum: bool = True) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "PLATPERF_COUNTER_QUANTUM"}
     if quantum:
         env["PLATPERF_COUNTER_QUANTUM"] = str(QUANTA[build])
-    proc = subprocess.run([*command(build), *args], capture_output=True, text=True, timeout=300, env=env)
+    proc = subprocess.run([*probe_command(build), *args], capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     return records(proc.stdout)
 
