@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+import xmlrpc.client
 import zlib
 from pathlib import Path
 
@@ -144,9 +145,12 @@ def test_a_yaml_bomb_as_a_job_definition_is_refused_at_once(tmp_path):
     log = SAMPLES["lava"].read_bytes()
 
     def answer(handler):
-        if handler.path.endswith("/logs/"):
+        if handler.path.startswith("/RPC2"):          # scheduler.jobs.show: the state
+            reply(handler, body=xmlrpc.client.dumps(({"id": 1, "state": "Finished", "health": "Complete"},),
+                                                    methodresponse=True).encode())
+        elif handler.path.endswith("/logs/"):
             reply(handler, body=log)
-        else:
+        else:                                         # jobs/1/: the definition, for the label
             reply(handler, body=json.dumps({"id": 1, "state": "Finished", "health": "Complete",
                                             "definition": laughs}).encode())
     lab = Hostile(answer)

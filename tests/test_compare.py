@@ -87,7 +87,7 @@ def test_positional_pairing_would_differ():
     base, _ = compare.pool_results(tfa_results(V29))
     new, _ = compare.pool_results(tfa_results(V210, [(1, 3), (1, 2), (1, 1), (1, 0), (0, 1), (0, 0)]))
     rows = {r.key: r for r in compare.compare_pools(base, new)}
-    r = rows[("tftf-rt-instr", "test=suspend_deepest_parallel", "parallel", 0, 0, "powerdown")]
+    r = rows[("tftf-rt-instr", "test=suspend_deepest_parallel", "parallel", None, 0, 0, "powerdown")]
     assert (r.base, r.new) == (104.58, 242.66)
     assert cell(r) == "242.66 (+132.03%)"
     assert r.unconfirmed and not r.regression and r.basis == "single-run"
@@ -297,7 +297,7 @@ def test_runs_without_fingerprint_compare():
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--format", "html"], "unknown format 'html'"),
+    (["--format", "pdf"], "unknown format 'pdf'"),
     (["--test", "t"], "unknown test 't'"),
     (["--tolerance", "-1"], "--tolerance"),
 ])
@@ -387,7 +387,7 @@ def test_a_different_page_backing_is_said_not_hidden(tmp_path):
     (differ,) = cmp.pages_differ
     assert differ.key[1] == "size=262144" and (differ.pages_base, differ.pages_new) == ("huge", "4k")
     db = store.url.removeprefix("sqlite:///")
-    table = invoke("compare", "a", "b", "--db", db).output
+    table = CliRunner().invoke(app, ["compare", "a", "b", "--db", db], env={"COLUMNS": "200"}).output
     assert "differs: page backing: 1 key(s)" in table and "pages huge -> 4k" in table
     md = invoke("compare", "a", "b", "--db", db, "--format", "md").output
     assert "## Page backing differs" in md and "huge -&gt; 4k" in md
@@ -400,3 +400,86 @@ def test_a_different_page_backing_is_said_not_hidden(tmp_path):
     plain = make_store(tmp_path / "p", {"a": [[Result("k", {}, "t", "ns", "lower", [1.0])]],
                                         "b": [[Result("k", {}, "t", "ns", "lower", [1.0])]]})
     assert not compare.compare_refs(plain, "a", "b").pages_differ
+
+
+# -- the terminal table: a verdict first, the changes, fitted to the width -----------------------
+
+def three_runs_a_side(where):
+    rng = random.Random(9)
+    return make_store(where, {"v2.9": [tfa_results(jitter(V29, rng)) for _ in range(3)],
+                              "v2.10": [tfa_results(jitter(V210, rng)) for _ in range(3)]})
+
+
+def compare_at(db, width, *args):
+    return CliRunner().invoke(app, ["compare", "v2.9", "v2.10", "--db", db, *args],
+                              env={"COLUMNS": str(width)})
+
+
+def test_the_first_line_is_the_verdict_and_regressions_come_first(tmp_path):
+    db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
+    out = compare_at(db, 80)
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    # 18 keys: 8 worse and 2 better by more than 2% (the reference document's deltas), 8 within
+    assert lines[0] == "v2.10 against v2.9: 8 regressions, 2 improvements, 8 unchanged, 0 unconfirmed"
+    verdicts = [l.split()[-1] for l in lines if l.rstrip().endswith(("REGRESSION", "better"))]
+    assert verdicts == ["REGRESSION"] * 8 + ["better"] * 2
+    # only the keys that changed; --all lists the 8 unchanged too
+    assert "Listed: the 10 key(s) that changed, of 18" in out.output
+    every = compare_at(db, 80, "--all").output
+    assert sum(l.startswith("        ") for l in every.splitlines()) == 18
+    assert "--all lists" not in every
+
+
+@pytest.mark.parametrize("width", [80, 100, 240])
+def test_the_table_fits_the_width_and_keeps_each_key_on_one_line(tmp_path, width):
+    db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
+    text = compare_at(db, width, "--ci").output
+    lines = text.splitlines()
+    assert max(len(l) for l in lines) <= width
+    # every changed key is one line with its change, whatever the width
+    assert sum("+132.13%" in l for l in lines) == 1
+    powerdown = next(l for l in lines if "+132.13%" in l)
+    assert "104.58" in powerdown and "242.76" in powerdown and "REGRESSION" in powerdown
+    if width == 240:     # wide: one row a key, key columns included, nothing left out
+        assert "tftf-rt-instr" in powerdown and "left out" not in text and "95% CI" in text
+    else:                # narrow: the key folds into a heading, least needed columns go
+        assert "tftf-rt-instr" not in powerdown and "left out to fit" in text
+
+
+def test_the_adjusted_p_is_labelled(tmp_path):
+    db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
+    text = compare_at(db, 200).output
+    assert "p (BH)" in text and "adjusted over the 18 keys tested by Benjamini-Hochberg" in text
+
+
+def test_two_runs_a_side_with_mwu_say_why_not_one_run(tmp_path):
+    rng = random.Random(3)
+    store = make_store(tmp_path, {"v2.9": [tfa_results(jitter(V29, rng)) for _ in range(2)],
+                                  "v2.10": [tfa_results(jitter(V210, rng)) for _ in range(2)]})
+    db = store.url.removeprefix("sqlite:///")
+    out = compare_at(db, 80, "--test", "mwu", "--fail-on-regression")
+    assert out.exit_code == 0
+    assert "one run" not in out.output
+    assert "fewer than 4 runs a side, too few for Mann-Whitney U" in out.output
+    # 2 runs a side never settle a Mann-Whitney U test: at least its 4
+    verdict = " ".join(out.output.split("\n\n")[0].split())    # wrapped at 80 columns
+    assert verdict.endswith("8 unchanged, 10 unconfirmed changes (4 runs a side would settle them)")
+    rows = json.loads(compare_at(db, 80, "--test", "mwu", "--json").output)["rows"]
+    assert {r["runs_needed"] for r in rows if r["unconfirmed"]} == {4}
+
+
+@pytest.mark.parametrize("fmt", ["md", "rst-grid", "rst-csv", "html"])
+def test_the_same_verdict_line_in_every_format(tmp_path, fmt):
+    db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
+    verdict = "v2.10 against v2.9: 8 regressions, 2 improvements, 8 unchanged, 0 unconfirmed"
+    assert verdict in compare_at(db, 80, "-f", fmt).output
+
+
+def test_json_is_short_for_format_json(tmp_path):
+    db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
+    short, long = compare_at(db, 80, "--json").output, compare_at(db, 80, "--format", "json").output
+    assert short == long and json.loads(short)["regressions"] == 8
+    assert json.loads(short)["improvements"] == 2 and json.loads(short)["unchanged"] == 8
+    out = compare_at(db, 80, "--json", "--format", "md")
+    assert out.exit_code == 2 and "cannot be combined" in out.output

@@ -1,5 +1,7 @@
 """The HTML report in headless Chromium: it loads offline without a console message, every
-plot is drawn (an SVG of real size with lines or bars), and a screenshot is taken.
+plot is drawn (an SVG of real size with lines, points or bars), a person reads the results
+first (the first heading is a results section, environment and findings after), no legend
+text runs out of its plot, and a screenshot is taken.
 
 Skipped only when chromium is not installed and CI is not set; in CI it must run.
 """
@@ -27,12 +29,22 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--enable-logging=stderr", "--v=0"]
 
 # Appended to a copy only (the report itself has no scripts): counts the plots that were
-# laid out at a real size and hold drawn lines or bars, and writes the count into the DOM.
+# laid out at a real size and hold drawn lines, points or bars; names the first section
+# heading; and lists the legend texts whose laid-out box (getBBox, the text as the browser
+# set it in its font) leaves their plot's picture. All written into the DOM.
 PLOT_PROBE = """<script>
 const plots = [...document.querySelectorAll('svg.plot')];
 const drawn = plots.filter(s => s.getBoundingClientRect().width > 100 &&
-                                s.querySelector('polyline, rect.bar') !== null);
+                                s.querySelector('polyline, rect.bar, circle.point') !== null);
 document.body.dataset.plots = plots.length + '/' + drawn.length;
+const legends = [...document.querySelectorAll('svg.plot text.legend')];
+const out = legends.filter(t => {
+  const b = t.getBBox(), box = t.ownerSVGElement.viewBox.baseVal;
+  return b.width === 0 || b.x < 0 || b.y < 0 || b.x + b.width > box.width || b.y + b.height > box.height;
+});
+document.body.dataset.legends = legends.length + '/' + out.map(t => t.textContent).join('|');
+const first = document.querySelector('h2');
+document.body.dataset.first = first ? first.textContent : '';
 </script>"""
 
 @pytest.fixture(autouse=True)
@@ -54,14 +66,21 @@ def console_messages(stderr: str) -> list[str]:
             if ":CONSOLE" in line or "net::ERR" in line or "Failed to load resource" in line]
 
 
-def check_page(html_path: Path) -> tuple[list[str], str]:
-    """(console messages, "plots/drawn") for the page at ``html_path``."""
-    messages = console_messages(chromium(html_path.as_uri(), "--dump-dom").stderr)
+def probed(html_path: Path) -> dict:
+    """The page's ``data-*`` values PLOT_PROBE wrote, as laid out by Chromium."""
+    import html as html_lib
+    import re
     probe = html_path.with_name("probe-" + html_path.name)
     probe.write_text(html_path.read_text().replace("</body>", PLOT_PROBE + "</body>"))
     dom = chromium(probe.as_uri(), "--dump-dom").stdout
-    counted = dom.split('data-plots="', 1)[1].split('"', 1)[0] if 'data-plots="' in dom else "none"
-    return messages, counted
+    body = re.search(r"<body([^>]*)>", dom)
+    return {k: html_lib.unescape(v) for k, v in re.findall(r'data-(\w+)="([^"]*)"', body.group(1) if body else "")}
+
+
+def check_page(html_path: Path) -> tuple[list[str], str]:
+    """(console messages, "plots/drawn") for the page at ``html_path``."""
+    messages = console_messages(chromium(html_path.as_uri(), "--dump-dom").stderr)
+    return messages, probed(html_path).get("plots", "none")
 
 
 def png_colours(path: Path) -> int:
@@ -99,6 +118,26 @@ def test_report_loads_offline_without_console_messages_and_draws_every_plot(repo
     messages, counted = check_page(report_html)
     assert messages == []
     assert counted == f"{expected}/{expected}"
+
+
+def test_results_come_first_and_no_legend_leaves_its_plot(report_html):
+    seen = probed(report_html)
+    # a person opens the report to see results: environment and findings come after them
+    assert seen["first"] == "System Benchmarks"      # the guide's tables, then the plots
+    html = report_html.read_text()
+    assert html.index("<h2>Memory latency") < html.index("<h2>Environment") < html.index("<h2>Findings")
+    # two columns: legend entries name the column (a long, hostile label) and the pattern
+    count, overflowing = seen["legends"].split("/", 1)
+    assert int(count) >= 4 and overflowing == ""
+
+
+def test_the_layout_check_catches_a_legend_out_of_its_plot(tmp_path):
+    page = tmp_path / "clipped.html"
+    page.write_text('<html><body><h2>Environment</h2><svg class="plot" viewBox="0 0 200 100" width="200" '
+                    'height="100"><circle class="point" cx="5" cy="5" r="3"/>'
+                    '<text class="legend" x="150" y="20">v2.12 seq/128 stride</text></svg></body></html>')
+    seen = probed(page)
+    assert seen["legends"] == "1/v2.12 seq/128 stride" and seen["first"] == "Environment"
 
 
 def test_screenshot_shows_a_drawn_page(report_html):

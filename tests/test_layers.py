@@ -28,7 +28,8 @@ MAX_FUNCTION_LINES = 80
 # Bottom first. A module belongs to the layer of its longest matching prefix.
 LAYERS = [
     ("words", ("platperf", "platperf.vocab", "platperf.records", "platperf.stats",
-               "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml")),
+               "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml",
+               "platperf.atomic", "platperf.findings")),
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",
                      "platperf.code_placement", "platperf.mitigations")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",

@@ -43,7 +43,7 @@ def test_unknown_run_is_one_line_and_exit_2(db):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-f", "pdf"], "unknown format 'pdf'; choose one of rst-grid, rst-csv, md, html, json, csv, all"),
+    (["-f", "pdf"], "unknown format 'pdf'; choose one of rst-grid, rst-csv, md, html, json, csv, table, all"),
     (["-f", "all"], "give a directory with -o DIR"),
 ])
 def test_bad_options_exit_2(db, args, message):

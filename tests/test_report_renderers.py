@@ -11,8 +11,8 @@ import re
 import pytest
 from conftest import require_module
 
-from platperf.report import FORMATS, render, renderer
-from platperf.report import markdown, rst_csv, rst_grid
+from platperf.report import FORMATS, render, renderer, terminal
+from platperf.report import markdown, rst_csv, rst_grid, terminal
 from platperf.report.document import Document, Plot, Section, Table, cell_text, spread_cell
 from platperf.report.svg import line_plot
 
@@ -152,10 +152,10 @@ def test_csv_without_results_exports_the_tables():
 
 
 def test_every_format_has_a_renderer_and_unknown_ones_are_named():
-    assert set(FORMATS) == {"rst-grid", "rst-csv", "md", "html", "json", "csv"}
+    assert set(FORMATS) == {"rst-grid", "rst-csv", "md", "html", "json", "csv", "table"}
     for fmt in FORMATS:          # an empty document has no result rows for csv, a title elsewhere
         assert ("empty" in render(Document(title="empty"), fmt)) == (fmt != "csv")
-    with pytest.raises(ValueError, match="choose one of rst-grid, rst-csv, md, html, json, csv"):
+    with pytest.raises(ValueError, match="choose one of rst-grid, rst-csv, md, html, json, csv, table"):
         renderer("pdf")
 
 
@@ -163,3 +163,69 @@ def test_markdown_table_alone_for_other_sections():
     text = markdown.render_table(tfa_table())
     assert text.splitlines()[3] == "|---------|------|-------------------|--------|-------------|"
     assert "| 0       | 0    | 242.66 (+132.03%) |" in text
+
+
+# -- the terminal: every line fits, a row stays one line ---------------------------------------
+def wide_table() -> Table:
+    rows = [["mem-latency", f"pattern=random,size={s},stride=64", "serial", "0", str(c), f"{s / 7:.2f}",
+             "1.2%", "unstable, pages huge -> 4k"] for s in (4096, 262144) for c in (0, 1)]
+    return Table("t", ["Benchmark", "Params", "Mode", "Cluster", "Core", "Median", "Change", "Note"],
+                 rows, fold=3, optional=("Note", "Change"))
+
+
+def test_terminal_table_as_is_when_it_fits():
+    lines = terminal.render_table(wide_table(), 200)
+    assert lines[1].split() == ["Benchmark", "Params", "Mode", "Cluster", "Core", "Median", "Change",
+                                "Note"]
+    assert len(lines) == 6 and "left out" not in "\n".join(lines)
+    assert lines[2].endswith("1.2%  unstable, pages huge -> 4k")
+    assert lines[1].index("Median") + 6 == lines[2].index("585.14") + 6     # figures right-aligned
+
+
+def test_terminal_table_folds_then_drops_then_cuts():
+    folded = terminal.render_table(wide_table(), 70)
+    assert max(map(len, folded)) <= 70
+    # the key's first columns became a heading over the rows sharing them
+    assert folded[2] == "mem-latency pattern=random,size=4096,stride=64 serial"
+    assert folded[3].split() == ["0", "0", "585.14", "1.2%", "unstable,", "pages", "huge", "->", "4k"]
+    dropped = terminal.render_table(wide_table(), 40)
+    assert max(map(len, dropped)) <= 40 and dropped[-1] == "(left out to fit 40 columns: Note)"
+    assert dropped[1].split() == ["Cluster", "Core", "Median", "Change"]
+    assert [l.split() for l in dropped if l.startswith("       ")][0] == ["0", "0", "585.14", "1.2%"]
+    # too narrow for any table: the widest cells are cut, the rows stay one line each
+    cut = [l for l in terminal.render_table(wide_table(), 20) if l.split()[0] in ("0", "Cl…er")]
+    assert len(cut) == 5 and max(map(len, cut)) <= 20 and all(len(l.split()) == 3 for l in cut)
+
+
+def test_terminal_width_is_columns_else_80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "123")
+    assert terminal.width() == 123
+    monkeypatch.delenv("COLUMNS")
+    assert terminal.width() == 80      # pytest's stdout is no terminal
+
+
+# -- plots a person can read -------------------------------------------------------------------
+def test_latency_sweep_joins_only_neighbouring_sizes_and_draws_sparse_series_as_points():
+    sizes = [4096 << (2 * i) for i in range(6)]               # 4K 16K 64K 256K 1M 4M
+    svg = line_plot("t", [("random/64", [(s, 1.3 * 3 ** i) for i, s in enumerate(sizes)]),
+                          ("seq/128", [(sizes[1], 1.4), (sizes[3], 1.5), (sizes[5], 1.5)]),
+                          ("stream", [(sizes[5], 2.0)])],
+                    x_label="x", y_label="y", log_y=True, sweep=True)
+    assert svg.count("<polyline") == 1              # random/64: every size; seq/128 skips sizes
+    assert svg.count('r="4.0"') == 4                # seq/128's three and stream's one stand alone
+    # log latency axis: 1, 2, 5, 10 ... so an L1 hit (1.3 ns) and L2 (4 ns) are apart
+    assert all(f">{t}</text>" in svg for t in ("1", "2", "5", "10", "100"))
+
+
+def test_points_on_one_size_are_set_side_by_side():
+    svg = line_plot("t", [(k, [(64 << 20, 19000.0 + i)]) for i, k in enumerate(("add", "copy", "scale"))],
+                    x_label="x", y_label="y", sweep=True)
+    xs = re.findall(r'<circle class="point" cx="([\d.]+)"', svg)
+    assert len(set(xs)) == 3 and float(xs[1]) - float(xs[0]) == 8.0
+
+
+def test_a_long_legend_widens_the_plot_instead_of_being_cut():
+    name = "v2.12-rc3-with-the-new-ddr-timings random/64"
+    svg = line_plot("t", [(name, [(1, 1.0), (2, 2.0)])], x_label="x", y_label="y")
+    width = int(re.search(r'viewBox="0 0 (\d+)', svg).group(1))
+    assert f">{name}</text>" in svg and width >= 70 + 520 + 10 + 22 + len(name) * 6

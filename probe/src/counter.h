@@ -19,6 +19,8 @@ struct counter_info {
     uint64_t pairs;             /* back-to-back pairs those two come from */
     double read_mean_ns;        /* one read, averaged over a run of reads (finer than a step) */
     uint64_t quantum_ticks;     /* the test switch PLATPERF_COUNTER_QUANTUM, 0 when unset */
+    const char *stop_read;      /* how counter_stop reads on x86_64: "rdtscp;lfence", or
+                                 * "lfence;rdtsc;lfence" on a CPU without RDTSCP; NULL elsewhere */
 };
 
 /* Figures within this many steps of zero are quantised: the records say so (resolution_steps). */

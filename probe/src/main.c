@@ -210,6 +210,10 @@ static void write_meta(void)
         jw_text(",\"quantum_ticks\":");
         jw_double_value((double)ci->quantum_ticks);
     }
+    if (ci->stop_read) {
+        jw_text(",\"stop_read\":");
+        jw_string_value(ci->stop_read);
+    }
     jw_text("}");
     if (cc->valid) {
         jw_key("core_clock");

@@ -131,6 +131,15 @@ def mwu_min_p(n1: int, n2: int) -> float:
     return min(1.0, 2.0 / math.comb(n1 + n2, n1))
 
 
+def mwu_min_runs(alpha: float = 0.05) -> int:
+    """The fewest samples a side (as many on each) with which :func:`mwu_min_p` is under
+    ``alpha``: 4 at 0.05 (2 / C(8, 4) = 0.029)."""
+    n = 1
+    while mwu_min_p(n, n) >= alpha:
+        n += 1
+    return n
+
+
 def bootstrap_median_ratio(base: Sequence[float], new: Sequence[float], *, level: float = 0.95,
                            resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of median(new) / median(base).

@@ -74,6 +74,35 @@ def _wrap_commands(typer_app):
         _wrap_commands(group.typer_instance)
 
 
+def _plain_metavars(command):
+    """Help shows ``--db DB`` and ``RUN``, never a type placeholder (``<str>``, ``TEXT``,
+    ``<list[str]>``): an option without a metavar gets its long name in capitals; an argument
+    shows its name alone (typer >= 0.20 appends its type otherwise)."""
+    for param in command.params:
+        if getattr(param, "is_flag", False) or getattr(param, "count", False):
+            continue
+        if param.metavar is None:
+            longest = max(getattr(param, "opts", None) or [param.name], key=len)
+            param.metavar = longest.lstrip("-").replace("-", "_").upper()
+            if getattr(param, "nargs", 1) != 1 and param.param_type_name == "argument":
+                param.metavar += "..."
+        if param.param_type_name == "argument" and hasattr(param, "display_type_rich"):
+            param.display_type_rich = lambda ctx: None
+    for sub in getattr(command, "commands", {}).values():
+        _plain_metavars(sub)
+
+
+def command():
+    """The click command behind ``app``, with its help as :func:`_plain_metavars` makes it."""
+    from typer.main import get_command
+
+    from .common import app
+    _load_commands()
+    cmd = get_command(app)
+    _plain_metavars(cmd)
+    return cmd
+
+
 def main():
     signal.signal(signal.SIGINT, _exit_now)
     signal.signal(signal.SIGTERM, _exit_now)
@@ -84,7 +113,7 @@ def main():
         from .common import app, fail_exit
         _wrap_commands(app)
         try:
-            app()
+            command()(prog_name="platperf")
         except (StoreError, RecordError) as exc:
             fail_exit(str(exc))
     except SystemExit as exc:

@@ -26,7 +26,8 @@ def _print_version(value: bool):
         return
     from .. import __version__
     from ..probe_path import ARCHES, ProbeNotFound, find_probe
-    from ..runner import SuiteError, probe_meta
+    from ..runner.probe import probe_meta
+    from ..runner.suite import SuiteError
     from ..targets.local import LocalTarget
     print(f"platperf {__version__}")
     try:
@@ -57,6 +58,34 @@ DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite pat
                                                  "or postgresql://USER:PASSWORD@HOST:PORT/DBNAME "
                                                  "(pip install 'platperf[postgres]'); env PLATPERF_DB.",
                         show_default=True)
+
+
+def FormatOption(formats, default: str, what: str = ""):
+    """``--format/-f FORMAT``, the one output-format option of every command; ``--json``
+    (:data:`JsonOption`) is its short form for ``--format json``."""
+    return typer.Option(default, "--format", "-f", metavar="FORMAT",
+                        help=f"Output format: {', '.join(formats)}{what}.", show_default=True)
+
+
+JsonOption = typer.Option(False, "--json", help="Short for --format json.")
+
+
+def output_format(fmt: str, json_flag: bool, formats, default: str) -> str:
+    """The format asked for by ``--format`` or ``--json``; exit 2 for an unknown one."""
+    if json_flag:
+        if fmt not in (default, "json"):
+            fail_exit(f"--json is --format json; it cannot be combined with --format {fmt}")
+        fmt = "json"
+    if fmt not in formats:
+        fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(formats)}")
+    return fmt
+
+
+def examples(*commands: str) -> str:
+    """An epilog of example commands, each on its own line as typed: a ``\\b`` block, which
+    the help formatter never re-wraps, so a command copies whole (no file name broken at a
+    hyphen). A comment goes after ``#``, as a shell takes it."""
+    return "\b\nExamples:\n" + "\n".join(f"  {c}" for c in commands)
 
 
 def fail_exit(message: str, code: int = EXIT_USAGE):

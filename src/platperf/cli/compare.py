@@ -1,14 +1,16 @@
 """``platperf compare BASE NEW``: keyed comparison with significance, as release tables."""
 from __future__ import annotations
 
-import json
 import sys
 
 import typer
 
-from .common import EXIT_REGRESSION, DbOption, app, fail_exit, note_incomplete, open_store
+from ..report import FORMATS as RENDERED
+from .common import (EXIT_REGRESSION, DbOption, FormatOption, JsonOption, app, fail_exit,
+                     note_incomplete, open_store, output_format)
 
-FORMATS = ("table", "rst-grid", "md", "json")
+# every report renderer; "table" (report/terminal.py) first, the default
+FORMATS = ("table",) + tuple(f for f in RENDERED if f != "table")
 
 
 @app.command()
@@ -17,7 +19,10 @@ def compare(
     new: str = typer.Argument(..., help="New: run id, 'latest', or a label (all its runs)."),
     db: str = DbOption,
     tolerance: float = typer.Option(2.0, "--tolerance", help="Smallest change shown, in percent."),
-    fmt: str = typer.Option("table", "--format", help=f"One of {', '.join(FORMATS)}."),
+    fmt: str = FormatOption(FORMATS, "table", " (table: fitted to the terminal, COLUMNS, 80 "
+                                              "when piped)"),
+    json_out: bool = JsonOption,
+    all_keys: bool = typer.Option(False, "--all", help="List every key, not only those that changed."),
     test: str = typer.Option("welch", "--test",
                              help="Test on the run medians: welch (Welch's t, p < 0.05), mwu "
                                   "(Mann-Whitney U; needs 4 runs a side) or bootstrap (95% "
@@ -28,7 +33,7 @@ def compare(
     force: bool = typer.Option(False, "--force",
                                help="Compare even when the CPU model or architecture differ."),
 ):
-    """Compare two runs or labels key by key (benchmark, params, mode, cluster, core, metric).
+    """Compare two runs or labels key by key (benchmark, params, mode, package, cluster, core, metric).
 
     Runs are the unit of evidence: with two runs or more a side (platperf run --repeat N),
     each run's median is one observation, and a change is confirmed when it is at least
@@ -36,8 +41,13 @@ def compare(
     shown as unconfirmed, never as a regression, with the runs a side that would settle it.
     Each row also says the smallest change its runs can detect.
 
+    The first line is the verdict: regressions, improvements, unchanged keys, unconfirmed
+    changes and the runs that would settle them. The table lists the keys that changed,
+    regressions first (--all: every key), fitted to the terminal (docs/output.md).
+
     \b
     Examples:
+      platperf compare v2.9 v2.10
       platperf compare v2.9 v2.10 --format rst-grid
       platperf compare nightly-41 nightly-42 --fail-on-regression --ci
 
@@ -48,8 +58,8 @@ def compare(
     from .. import compare as cmp_mod
     from ..report.sections import compare as presentation
     from ..records import key_text
-    if fmt not in FORMATS:
-        fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")
+    from ..report import render
+    fmt = output_format(fmt, json_out, FORMATS, "table")
     if test not in cmp_mod.TESTS:
         fail_exit(f"unknown test '{test}'; choose one of {', '.join(cmp_mod.TESTS)}")
     if not tolerance >= 0:
@@ -65,18 +75,16 @@ def compare(
         what = "; ".join(f"{d.key}: {d.base} vs {d.new}" for d in result.refused)
         fail_exit(f"{base} and {new} ran on different machines ({what}); "
                   "use --force to compare them anyway")
-    if fmt == "json":
-        print(json.dumps(cmp_mod.to_json(result), indent=2))
-    elif fmt == "table":
-        _print_table(result, ci)
+    if fmt == "table":
+        doc = presentation.terminal_document(result, all_keys, ci)
     else:
-        from ..report import render
-        print(render(presentation.document(result), "md" if fmt == "md" else fmt), end="")
+        doc = presentation.document(result, all_keys, ci)
+    print(render(doc, fmt), end="")
     if result.unconfirmed and fail_on_regression:
-        worst = max(r.runs_needed or 2 for r in result.unconfirmed)
-        print(f"platperf: {len(result.unconfirmed)} unconfirmed change(s) (one run on a side) do "
-              f"not fail the gate; up to {worst} runs a side would settle them "
-              "(platperf run --repeat N)", file=sys.stderr)
+        print(f"platperf: {len(result.unconfirmed)} unconfirmed change(s) "
+              f"({presentation.unconfirmed_reason(result)}) do not fail the gate; "
+              f"{presentation.settle_text(result.unconfirmed)} (platperf run --repeat N)",
+              file=sys.stderr)
     if fail_on_regression and result.regressions:
         print(f"platperf: {len(result.regressions)} regression(s):", file=sys.stderr)
         for r in result.regressions:
@@ -84,54 +92,3 @@ def compare(
                   f"{presentation.number(r.new)} {r.unit} ({presentation.delta_text(r.delta_pct)})",
                   file=sys.stderr)
         raise typer.Exit(EXIT_REGRESSION)
-
-
-def _print_table(result, ci: bool):
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    from ..report.sections import compare as presentation
-    # a pipe or a CI log is not 80 columns wide: keep the columns readable there
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 220)
-    for d in result.differences:
-        note = " (refused without --force)" if d.refuse else ""
-        console.print(f"differs: {d.key}: {d.base} -> {d.new}{note}", markup=False)
-    pages = presentation.pages_section(result)
-    if pages:
-        console.print(f"differs: page backing: {pages.text}", markup=False)
-    table = Table(title=f"{result.new_ref} vs {result.base_ref} "
-                        f"(tolerance {result.tolerance:g}%, test {result.test})")
-    names = ["Benchmark", "Params", "Mode", "Cluster", "Core", "Metric", "Unit", "Base", "New",
-             "Delta", "p", "Runs", "Detectable", "Verdict"]
-    if ci:
-        names[9:9] = ["Base 95% CI", "New 95% CI"]
-    for name in names:
-        table.add_column(name, justify="right" if name in ("Base", "New", "Delta", "p", "Detectable") else "left")
-    for r in result.rows:
-        bench, params, mode, cluster, core, metric = r.key
-        p = "" if r.p_value is None else f"{r.p_value:.3g}"
-        if r.ratio_ci:
-            p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
-        verdict = presentation.verdict(r)
-        if r.unconfirmed:
-            verdict += f", {presentation.runs_text(r)}"
-        if r.unstable:
-            verdict += (", " if verdict else "") + "unstable"
-        if r.pages_differ:
-            verdict += (", " if verdict else "") + f"pages {r.pages_base} -> {r.pages_new}"
-        cells = [bench, params, mode, presentation.place(cluster), presentation.place(core), metric,
-                 r.unit, presentation.number(r.base), presentation.number(r.new),
-                 presentation.delta_text(r.delta_pct) if r.status == "both" else "", p,
-                 f"{r.runs_base}/{r.runs_new}",
-                 "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", verdict]
-        if ci:
-            cells[9:9] = [presentation.interval_text(r.base_ci), presentation.interval_text(r.new_ci)]
-        table.add_row(*(Text(c) for c in cells), style="red" if r.regression else None)
-    console.print(table)
-    detect = presentation.detectable_text(result)
-    if detect:
-        console.print(detect, markup=False)
-    if result.unconfirmed:
-        console.print(f"{len(result.unconfirmed)} change(s) with one run on a side are unconfirmed, "
-                      "not regressions: measure with platperf run --repeat N.", markup=False)

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .common import app, fail_exit
+from .common import app, fail_exit, FormatOption, JsonOption, output_format
 
 _STYLE = {"ok": "green", "info": "cyan", "warn": "yellow", "bad": "bold red"}
 
@@ -21,7 +21,8 @@ def doctor(
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to check (a copy of "
                                                  "another machine's /sys and /proc works too; only "
                                                  "with the local target)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the findings (and fingerprint) as JSON."),
+    fmt: str = FormatOption(("table", "json"), "table", " (json: the findings and the fingerprint)"),
+    json_flag: bool = JsonOption,
     meta: Optional[Path] = typer.Option(None, "--meta", help="A results file (JSON Lines) whose meta record "
                                                             "gives the counter to check."),
     probe: bool = typer.Option(True, "--probe/--no-probe", help="Ask the target's probe for its counter "
@@ -44,6 +45,7 @@ def doctor(
     Exit codes: 0 whatever was found (warnings are advice, not failures); 2 bad input
     or a target that cannot be read.
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     from ..measure.diagnosis import diagnose, meta_of_file
     from ..targets import TargetError, UnknownTarget, get_target
     from ..topology import TopologyError

@@ -5,7 +5,7 @@ import json
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store
+from .common import DbOption, FormatOption, JsonOption, app, fail_exit, open_store, output_format
 
 FORMATS = ("table", "json", "md", "html")
 
@@ -18,22 +18,24 @@ def history(
     benchmark: str = typer.Option("", "--benchmark", help="Only this benchmark."),
     metric: str = typer.Option("", "--metric", help="Only this metric."),
     db: str = DbOption,
-    fmt: str = typer.Option("table", "--format", help=f"One of {', '.join(FORMATS)}."),
+    fmt: str = FormatOption(FORMATS, "table"),
+    json_flag: bool = JsonOption,
     max_p: float = typer.Option(0.001, "--max-p", help="Significance threshold of a change point."),
     test: str = typer.Option("t-test", "--test",
                              help="Split test: t-test (Hunter/Otava) or permutation "
                                   "(Matteson & James, seeded; slow on long series)."),
     only_changes: bool = typer.Option(False, "--changes", help="Only series with change points."),
 ):
-    """Series per key (benchmark, params, mode, cluster, core, metric), one point per run or
+    """Series per key (benchmark, params, mode, package, cluster, core, metric), one point per run or
     label (the median), with change points found by e-divisive means.
 
-    Example: platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown
+    \b
+    Example:
+      platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown
     """
     from .. import history as hist
     from ..store import StoreError
-    if fmt not in FORMATS:
-        fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}")
+    fmt = output_format(fmt, json_flag, FORMATS, "table")
     if test not in hist.TESTS:
         fail_exit(f"unknown test '{test}'; choose one of {', '.join(hist.TESTS)}")
     if not 0 < max_p < 1:

@@ -10,28 +10,31 @@ import typer
 from ..ingest import FORMATS, IngestError
 from ..measure.streams import StreamError, read_imported, read_probe_files, store_imported, store_stream
 from ..store import StoreError
-from .common import DbOption, app, fail_exit, open_store
+from .common import DbOption, app, examples, fail_exit, open_store
 from .measuring import print_stored
 
 _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items())
 
 
-@app.command(epilog="Examples: platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno\n\n"
-                    "platperf ingest tfa-rst psci-performance-juno.rst --target juno  "
-                    "(runs v2.9, v2.10 ... one per release; then platperf history --metric powerdown)\n\n"
-                    "platperf ingest rst-csv-table am62x-guide.rst --label sdk-09.02  "
-                    "(runs sdk-09.02:<board> per column)\n\n"
-                    "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys  "
-                    "(a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/)\n\n"
-                    "platperf ingest instr points.jsonl --intervals probe/examples/instr_example.toml --label v2.12 "
-                    "--root juno-sys  (points of a program built with platperf_instr.h; see docs/instr.md)\n\n"
-                    "platperf ingest lava 12345 --identity lab  (a `platperf lava job` run on a LAVA server; "
-                    "or a saved job log: platperf ingest lava job-12345.yaml --label sdk-11.1)")
+@app.command(epilog=examples(
+    "platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno",
+    "platperf ingest tfa-rst psci-performance-juno.rst --target juno",
+    "    # runs v2.9, v2.10 ... one per release; then: platperf history --metric powerdown",
+    "platperf ingest rst-csv-table am62x-guide.rst",
+    "    # one run per column, labelled by its header; --label sdk-09.02 names them sdk-09.02:BOARD",
+    "platperf ingest probe-jsonl board.jsonl --label sdk-11.1 --target am62x --root am62x-sys",
+    "    # a probe run saved on a board without SSH; am62x-sys holds copies of its sys/ and proc/",
+    "platperf ingest instr points.jsonl --intervals probe/examples/instr_example.toml --root juno-sys",
+    "    # points of a program built with platperf_instr.h (docs/instr.md)",
+    "platperf ingest lava 12345 --identity lab      # a `platperf lava job` run on a LAVA server",
+    "platperf ingest lava job-12345.yaml --label sdk-11.1      # or its saved log"))
 def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
-                                        "rst-csv-table: defaults to each column's header; tfa-rst: to each table's release."),
+                                        "rst-csv-table: defaults to each column's platform (am62xx_sk-fs), and to the "
+                                        "first file's name (without .rst) for columns that name none; tfa-rst: "
+                                        "to each table's release."),
     target: Optional[str] = typer.Option(None, "--target", help="Where the figures were measured "
                                          "[default: ingested; lava: the job's device]."),
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),

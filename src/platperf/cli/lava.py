@@ -8,14 +8,13 @@ from typing import List, Optional
 import typer
 
 from ..lava.job import DEFAULT_TIMEOUT_MIN, LavaError
-from .common import DbOption, app, fail_exit, open_store
-from .measuring import print_stored
+from .common import DbOption, app, examples, fail_exit, open_store
+from .measuring import SuiteOption, print_stored
 
 lava_app = typer.Typer(help="Run platperf on a lab's boards through LAVA (docs/lava.md).",
                        no_args_is_help=True)
 app.add_typer(lava_app, name="lava")
 
-SuiteOption = typer.Option("quick", "--suite", help="Built-in suite (quick, memory, full) or a TOML file.")
 DeviceTypeOption = typer.Option(None, "--device-type", metavar="NAME",
                                 help="LAVA device type; picks the shipped template of that name "
                                      "(ssh, juno-r1) unless --template is given.")
@@ -52,10 +51,9 @@ def _priority(text: str):
     fail_exit(f"--priority {text!r}: use high, medium, low or a number from 0 to 100")
 
 
-@lava_app.command("job", epilog="Examples: platperf lava job --suite full --device-type juno-r1 "
-                                "--template my-juno-r1.yaml --label v2.12 > job.yaml\n\n"
-                                "platperf lava job --suite quick --device-type ssh --arch aarch64 "
-                                "--label nightly -o job.yaml")
+@lava_app.command("job", epilog=examples(
+    "platperf lava job --suite full --device-type juno-r1 --template my-juno-r1.yaml --label v2.12 > job.yaml",
+    "platperf lava job --suite quick --device-type ssh --arch aarch64 --label nightly -o job.yaml"))
 def job(
     suite: str = SuiteOption,
     device_type: Optional[str] = DeviceTypeOption,
@@ -88,11 +86,11 @@ def job(
     print(f"wrote {output} ({len(text) // 1024} KiB)", file=sys.stderr)
 
 
-@lava_app.command("submit", epilog="Examples: platperf lava submit --suite full --device-type am62xx-sk "
-                                   "--template am62xx-sk.yaml --label sdk-11.1 --identity lab\n\n"
-                                   "platperf lava submit --suite full --device-type juno-r1 --template "
-                                   "my-juno-r1.yaml --label v2.12 --identity lab --wait "
-                                   "--db postgresql://lab-db/platperf")
+@lava_app.command("submit", epilog=examples(
+    "platperf lava submit --suite full --device-type am62xx-sk --template am62xx-sk.yaml --label sdk-11.1 "
+    "--identity lab",
+    "platperf lava submit --suite full --device-type juno-r1 --template my-juno-r1.yaml --label v2.12 "
+    "--identity lab --wait --db postgresql://lab-db/platperf"))
 def submit(
     suite: str = SuiteOption,
     device_type: Optional[str] = DeviceTypeOption,

@@ -19,7 +19,20 @@ TargetOption = typer.Option(
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")
-KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
+KeepProbeOption = typer.Option(
+    None, "--keep-probe/--remove-probe",
+    help="Leave the probe on the board for the next run, which checks its sha256 before it runs "
+         "it (default, unless the inventory entry says keep_probe = false), or remove it at the end.")
+
+
+def suite_help() -> str:
+    """The built-in suites as the suites directory has them, for --suite's help."""
+    from ..runner.suite import builtin_suites
+    return (f"A built-in suite: {', '.join(builtin_suites())} (psci as root: hotplug and idle "
+            "states, docs/psci.md); or a path to a suite .toml file.")
+
+
+SuiteOption = typer.Option("quick", "--suite", help=suite_help())
 
 
 def print_stored(run, origin: str, source: str):
@@ -34,8 +47,10 @@ def print_stored(run, origin: str, source: str):
 
 
 def print_findings(findings, prefix: str = ""):
-    """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
-    shown = [f for f in findings if f.get("level") not in ("ok", "info")]
+    """The findings that matter, one line each (a repeated one once, findings.collapse); effects
+    and fixes are in 'platperf show'."""
+    from ..findings import collapse
+    shown = [f for f in collapse(findings) if f.get("level") not in ("ok", "info")]
     for f in shown:
         print(f"{prefix}{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
     if shown and not prefix:

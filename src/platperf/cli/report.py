@@ -6,11 +6,11 @@ from typing import List, Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, note_incomplete, open_store
+from ..report import FORMATS, RENDERERS
+from .common import DbOption, FormatOption, JsonOption, app, fail_exit, note_incomplete, open_store, output_format
 
-FORMAT_HELP = "html, rst-grid, rst-csv, md, json, csv, or all (index.html, guide.rst, guide.md, " \
-              "results.json, results.csv into -o DIR)"
 ALL_FORMATS = ("html", "rst-csv", "md", "json", "csv")
+ALL_HELP = f" (table: fitted to the terminal), or all ({', '.join(RENDERERS[f][1] for f in ALL_FORMATS)} into -o DIR)"
 
 
 @app.command()
@@ -18,7 +18,8 @@ def report(
     runs: List[str] = typer.Argument(..., metavar="RUN",
                                      help="Run id, label (pools all its runs) or 'latest'; "
                                           "several give one column each."),
-    fmt: str = typer.Option("md", "--format", "-f", help=FORMAT_HELP),
+    fmt: str = FormatOption(FORMATS, "md", ALL_HELP),
+    json_flag: bool = JsonOption,
     output: Optional[Path] = typer.Option(None, "--output", "-o",
                                           help="Directory to write into (required for all); "
                                                "without it one format goes to stdout."),
@@ -29,14 +30,19 @@ def report(
 ):
     """Write the performance report of stored runs.
 
-    Example: platperf report v2.11 v2.12 --format all -o platperf-report
-    Example: platperf report v2.12 --ci --format rst-grid
+    \b
+    Examples:
+      platperf report v2.11 v2.12 --format all -o platperf-report
+      platperf report v2.12 --ci --format rst-grid
+      platperf report v2.12 -f table | less -S
     """
-    from ..report import FORMATS, RENDERERS, render
+    from ..report import render
     from ..report.data import load
     from ..report.sections import build_document
     from ..store import StoreError
 
+    if json_flag:
+        fmt = output_format(fmt, json_flag, FORMATS, "md")
     if fmt != "all" and fmt not in FORMATS:
         fail_exit(f"unknown format '{fmt}'; choose one of {', '.join(FORMATS)}, all")
     if output is None and fmt == "all":

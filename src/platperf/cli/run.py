@@ -8,26 +8,26 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store
-from .measuring import KeepProbeOption, RemoteDirOption, TargetOption, print_findings, print_summary
+from .common import DbOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
+from .measuring import (KeepProbeOption, RemoteDirOption, SuiteOption, TargetOption, print_findings,
+                        print_summary)
 
 
 @app.command()
 def run(
-    suite: str = typer.Option("quick", "--suite", help="quick, memory, full, psci (root: hotplug and idle states, docs/psci.md), or a path to a suite .toml file."),
+    suite: str = SuiteOption,
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite, stored under one label, their "
-                                         "steps interleaved (default: the suite's `repeat`, 3 for quick)."),
+    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick)."),
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
-    keep_probe: bool = KeepProbeOption,
+    keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the run id and status as JSON (a list for several boards)."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status, a list for several boards)"), json_flag: bool = JsonOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
     guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
     peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` (start it there first) for the suite's iperf3 entries: the guide's Ethernet tables, 65-105 min with its 60 s runs."),
@@ -64,6 +64,7 @@ def run(
     Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
     arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..measure.boards import Session
     from ..measure.requests import SuiteRequest
     from ..runner.suite import SuiteError
@@ -139,3 +140,14 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
     if not quiet and not json_out:
         print(f"{runs} complete: {kept}" + (f" (label {label})" if label else ""),
               file=sys.stderr)
+        _print_warnings(board)
+
+
+def _print_warnings(board):
+    """What the probe warned of during the runs, a repeated warning once (its count, the CPUs and
+    benchmarks it touches); each is stored with its run ('platperf show')."""
+    from ..runner.sink import with_probe_warnings
+    from .measuring import print_findings
+    warnings = [w for o in board.outcomes for w in o.warnings]
+    if warnings:
+        print_findings(with_probe_warnings([], warnings), "probe: ")

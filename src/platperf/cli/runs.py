@@ -6,12 +6,13 @@ import sys
 
 import typer
 
-from .common import DbOption, app, fail_exit, note_incomplete, open_store
+from .common import DbOption, app, fail_exit, note_incomplete, open_store, FormatOption, JsonOption, output_format
 
 
 @app.command()
 def runs(db: str = DbOption,
-         json_out: bool = typer.Option(False, "--json", help="Print the runs as a JSON list.")):
+         fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the runs)"),
+         json_flag: bool = JsonOption):
     """List the runs in the database, oldest first.
 
     \b
@@ -19,6 +20,7 @@ def runs(db: str = DbOption,
       platperf runs --db platperf.db
       platperf runs --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     store = open_store(db, write=False)
     counts = store.result_counts()
     rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"],
@@ -38,10 +40,18 @@ def runs(db: str = DbOption,
 
 
 @app.command()
-def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its newest run)."),
+def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all its runs, pooled as "
+                                                  "report and compare pool them."),
          db: str = DbOption,
-         json_out: bool = typer.Option(False, "--json", help="Print the run and its results as JSON.")):
-    """Show one run: header, machine fingerprint, doctor findings, results summary.
+         fmt: str = FormatOption(("table", "json"), "table", " (json: the run and its results)"),
+         json_flag: bool = JsonOption):
+    """Show a run, or a label's runs as one: header, machine fingerprint, doctor findings,
+    results summary.
+
+    A label means what it means to report and compare: all its runs. Each result's median is
+    then the median of the runs' medians, min and max are over every run, n counts all their
+    samples and a runs column says how many runs are behind it; the machine is the newest
+    run's. A run id shows that run alone.
 
     \b
     Examples:
@@ -49,24 +59,26 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
       platperf show v2.12
       platperf show 3 --json
     """
-    from ..store import StoreError
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     store = open_store(db, write=False)
-    try:
-        r = store.run(run)
-    except StoreError as exc:
-        fail_exit(str(exc))
-    note_incomplete([r])
-    results = store.results(r["id"], with_samples=False)
+    pooled, r, summaries = _pooled(store, run)
+    several = len(pooled) > 1
     if json_out:
         doc = {k: v for k, v in r.items()}
+        doc["runs"] = [{k: p[k] for k in ("id", "status", "started_at", "finished_at", "note", "error")}
+                       for p in pooled]
         doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
-                               cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
-                               direction=x.direction, **x.summary) for x in results]
+                               package=x.package, cluster=x.cluster, core=x.core, metric=x.metric,
+                               unit=x.unit, direction=x.direction, **s, not_measured=x.not_measured)
+                          for x, s in summaries]
         print(json.dumps(doc, indent=1, default=str))
         return
     console = _console()
     header = _table("", "", header=False)
-    header.add_row("run", _cell(r["id"]))
+    header.add_row("runs" if several else "run", _cell(", ".join(str(p["id"]) for p in pooled)))
+    if several:
+        statuses = [p["status"] for p in pooled]
+        r["status"] = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
     for key, name in (("label", "label"), ("status", "status"), ("target", "target"),
                       ("suite", "suite"), ("source", "source"), ("started_at", "started"),
                       ("finished_at", "finished"), ("note", "note"), ("error", "error")):
@@ -86,22 +98,42 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label (its 
             if name not in ("Target", "Suite", "Runs", "Note", "Probe") and value(r["fingerprint"], r):
                 fp.add_row(name, _cell(value(r["fingerprint"], r)))
         console.print(fp)
-    findings = r["findings"] or []
+    from ..findings import collapse
+    findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
     if findings:
         ft = _table("level", "finding", "effect", "fix")
         for f in findings:
             ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
         console.print(ft)
 
-    rt = _table("benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median",
-                "min", "max", "n", "unit")
-    for x in results:
-        s = x.summary
-        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, x.cluster, x.core, x.cpu, x.metric,
-                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"], x.unit)))
+    packages = any(x.package is not None for x, _ in summaries)   # several sockets (topology.py)
+    rt = _table("benchmark", "params", "mode", *["package"] * packages, "cluster", "core", "cpu", "metric",
+                "median", "min", "max", "n", *(["runs"] if several else []), "unit")
+    for x, s in summaries:
+        # an idle state never entered: the reason, no figures (its samples stay stored)
+        figures = (x.not_measured, "", "") if x.not_measured else (_num(s["median"]), _num(s["min"]), _num(s["max"]))
+        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
+                                x.cpu, x.metric, *figures, s["n"], *([s["runs"]] if several else []), x.unit)))
     console.print(rt)
-    hist = store.histograms(r["id"])
-    print(f"{len(results)} results, {len(hist)} histograms")
+    hist = sum(len(store.histograms(p["id"])) for p in pooled)
+    print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
+
+
+def _pooled(store, ref):
+    """(the runs of ``ref``, the run shown, its results' summaries pooled over the runs): the
+    newest run's machine, probe and header stand for a label's; its findings are every run's,
+    each as recorded with its run (the findings table prints a repeated one once)."""
+    from ..report.data import pooled_summaries
+    from ..store import StoreError
+    try:
+        pooled = store.runs_for(ref)
+    except StoreError as exc:
+        fail_exit(str(exc))
+    note_incomplete(pooled)
+    r = dict(pooled[-1])
+    if len(pooled) > 1:
+        r["findings"] = [{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []]
+    return pooled, r, pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
 
 
 def machine_name(fingerprint) -> str:

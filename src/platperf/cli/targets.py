@@ -8,14 +8,14 @@ from typing import List, Optional
 import typer
 
 from ..targets.schemes import TARGETS
-from .common import app, fail_exit
+from .common import FormatOption, JsonOption, app, fail_exit, output_format
 
 targets_app = typer.Typer(
     help="The inventory of boards: names for targets, used as --target NAME.\n\n"
          "The file is $PLATPERF_TARGETS, else $XDG_CONFIG_HOME/platperf/targets.toml "
-         "(~/.config/platperf/targets.toml).\n\n"
-         "Example:  platperf targets add am62x ssh://root@am62x.lab ; platperf targets list ; "
-         "platperf targets check am62x",
+         "(~/.config/platperf/targets.toml); targets add keeps its comments and layout.\n\n"
+         "\b\nExamples:\n  platperf targets add am62x ssh://root@am62x.lab\n  platperf targets list\n"
+         "  platperf targets check am62x",
     no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(targets_app, name="targets")
 
@@ -33,14 +33,16 @@ def add(
     name: str = typer.Argument(..., help="The board's name: letters, digits and -_."),
     url: str = typer.Argument(..., help=f"The target: {' or '.join(TARGETS)} (a Host of ~/.ssh/config works for ssh)."),
     remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory for the probe."),
-    keep_probe: bool = typer.Option(False, "--keep-probe", help="Leave the probe on the board after a run."),
+    keep_probe: bool = typer.Option(True, "--keep-probe/--remove-probe",
+                                    help="Leave the probe on the board for the next run (default), "
+                                         "or remove it after each run."),
 ):
     """Add a board to the inventory, or change its entry.
 
     \b
     Examples:
       platperf targets add am62x ssh://root@am62x.lab
-      platperf targets add juno ssh://juno --remote-dir /data/tmp --keep-probe
+      platperf targets add juno ssh://juno --remote-dir /data/tmp --remove-probe
     """
     from ..targets.inventory import Entry, InventoryError
     inventory = _inventory()
@@ -52,7 +54,8 @@ def add(
 
 
 @targets_app.command("list")
-def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries as a JSON list.")):
+def list_(fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the entries)"),
+          json_flag: bool = JsonOption):
     """List the boards of the inventory.
 
     \b
@@ -60,6 +63,7 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
       platperf targets list
       platperf targets list --json
     """
+    json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
     inventory = _inventory()
     entries = [e.as_dict() for e in inventory.entries.values()]
     if json_out:
@@ -71,7 +75,7 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
         return
     for e in entries:
         extra = (f"  remote-dir {e['remote_dir']}" if e["remote_dir"] else "") + \
-                ("  keep-probe" if e["keep_probe"] else "")
+                ("" if e["keep_probe"] else "  remove-probe")
         print(f"{e['name']}\t{e['url']}{extra}")
 
 
@@ -79,7 +83,9 @@ def list_(json_out: bool = typer.Option(False, "--json", help="Print the entries
 def remove(name: str = typer.Argument(..., help="The board's name.")):
     """Remove a board from the inventory (its runs stay in the databases).
 
-    Example:  platperf targets remove am62x
+    \b
+    Example:
+      platperf targets remove am62x
     """
     from ..targets.inventory import InventoryError
     inventory = _inventory()
@@ -92,7 +98,8 @@ def remove(name: str = typer.Argument(..., help="The board's name.")):
 @targets_app.command("check")
 def check(
     names: List[str] = typer.Argument(..., help="Board names (or local, ssh://... URLs)."),
-    json_out: bool = typer.Option(False, "--json", help="Print what each board is as a JSON list."),
+    fmt: str = FormatOption(("text", "json"), "text", " (json: a list of what each board is)"),
+    json_flag: bool = JsonOption,
 ):
     """Reach each board, describe it and run its probe's 'info': one line per board with its
     architecture, CPUs, model and probe version; one line per board that fails (exit 2).
@@ -102,6 +109,7 @@ def check(
       platperf targets check am62x juno
       platperf targets check ssh://root@192.168.1.20 --json
     """
+    json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..measure.boards import Session
     with Session(list(dict.fromkeys(names))) as session:    # described, then closed
         rows = [_checked(b) for b in session.boards]

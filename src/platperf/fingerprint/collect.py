@@ -43,9 +43,11 @@ def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = N
         "cpu": _cpu(topo, per_cpu),
         "topology": {
             "cluster_source": topo.cluster_source,
-            "clusters": [{"cluster": n, "cpus": [c.cpu for c in members],
+            "per_package": topo.per_package,
+            "clusters": [{**({"package": package} if package is not None else {}), "cluster": n,
+                          "cpus": [c.cpu for c in members],
                           "core_types": list(dict.fromkeys(c.core_type for c in members))}
-                         for n, members in topo.clusters().items()],
+                         for (package, n), members in topo.clusters().items()],
             "cpus": [topology_mod.cpu_dict(c) for c in topo.cpus],
         },
         "caches": _caches(topo),
@@ -259,9 +261,10 @@ def _probe(meta: dict | None) -> dict:
         "fallback": meta.get("fallback"),
         "counter": {**{k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
                                                    "read_overhead_ticks", "read_overhead_ns")},
-                    # the measured step (metas since it is measured; the doctor reads them here)
-                    **{k: counter[k] for k in ("step_ticks", "read_mean_ns", "back_to_back", "quantum_ticks")
-                       if k in counter}},
+                    # what newer metas have: how the stop read is made, and the measured step
+                    # (the doctor reads it here)
+                    **{k: counter[k] for k in ("stop_read", "step_ticks", "read_mean_ns", "back_to_back",
+                                               "quantum_ticks") if k in counter}},
         "core_clock": meta.get("core_clock"),
     }
 

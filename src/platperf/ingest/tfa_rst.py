@@ -89,8 +89,10 @@ def parse(text: str, name: str) -> list[Result]:
             grid.append((i + 1, lines[i].strip()))
             i += 1
         rows = _rows(grid, name)
-        header = next((k for k, (_, cells) in enumerate(rows)
-                       if len(cells) > 2 and [c.lower() for c in cells[:2]] == ["cluster", "core"]), None)
+        # platperf's own tables of a machine with several packages have a Package column first
+        header, places = next(((k, n) for k, (_, cells) in enumerate(rows) for n in (2, 3)
+                               if len(cells) > n and [c.lower() for c in cells[:n]]
+                               == ["package", "cluster", "core"][3 - n:]), (None, 2))
         if header is None:
             continue   # not a per-core table: the historic per-CPU ones, any other
         title = _plain(" ".join(title_parts))
@@ -101,14 +103,15 @@ def parse(text: str, name: str) -> list[Result]:
         tables += 1
         what, version = release.group(1).strip(), _release(release.group(2))
         test = _TESTS.get(what, what)
-        metrics = [c.lower().replace(" ", "_") for c in rows[header][1][2:]]
+        metrics = [c.lower().replace(" ", "_") for c in rows[header][1][places:]]
         for number_, cells in rows[header + 1:]:
             row_where = f"{name}:{number_}"
-            if len(cells) != len(metrics) + 2:
-                raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(metrics) + 2}-column "
+            if len(cells) != len(metrics) + places:
+                raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(metrics) + places}-column "
                                              f"table; {_EXPECTED}")
-            cluster, core = (_index(c, row_where, what_) for c, what_ in zip(cells[:2], ("cluster", "core")))
-            for metric, cell in zip(metrics, cells[2:]):
+            package, cluster, core = [None] * (3 - places) + [
+                _index(c, row_where, what_) for c, what_ in zip(cells[:places], ("package", "cluster", "core")[3 - places:])]
+            for metric, cell in zip(metrics, cells[places:]):
                 if not cell:
                     continue
                 m = _CELL.match(cell)
@@ -121,7 +124,7 @@ def parse(text: str, name: str) -> list[Result]:
                 results.append(Result(
                     benchmark=BENCHMARK, params={"test": test}, metric=metric, unit="us",
                     direction="lower", samples=[number(m.group(1), row_where, f"{metric} in µs")],
-                    mode=mode_of(test), cluster=cluster, core=core, extra=extra))
+                    mode=mode_of(test), package=package, cluster=cluster, core=core, extra=extra))
     if not tables:
         raise IngestError(f"{name}:1", f"no per-core grid tables in the file; {_EXPECTED} "
                                        "(is this TF-A's PSCI performance page?)")

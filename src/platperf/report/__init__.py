@@ -18,6 +18,7 @@ RENDERERS = {
     "html": ("html", "index.html"),
     "json": ("json_export", "results.json"),
     "csv": ("csv_export", "results.csv"),
+    "table": ("terminal", "report.txt"),
 }
 FORMATS = tuple(RENDERERS)
 

@@ -69,6 +69,28 @@ def load(store, refs: list[str], ci: bool = False) -> ReportData:
     return ReportData(columns=columns, store=store, ci=ci)
 
 
+def pooled_summaries(results) -> list[tuple[object, dict]]:
+    """A label's runs as one: (the first result, its summary over the runs) per (benchmark,
+    params, mode, cpu, metric), in order of first appearance. The median is the median of
+    the runs' medians (as compare and the report take a label's figure), min and max are
+    over every sample, n counts them, ``runs`` the runs behind it."""
+    from .. import stats
+    groups: dict[tuple, list] = {}
+    for r in results:
+        groups.setdefault((r.benchmark, r.params_key, r.mode, r.cpu, r.metric), []).append(r)
+    out = []
+    for same in groups.values():
+        sums = [r.summary for r in same]
+        n = sum(s.get("n") or 0 for s in sums)
+        mean = (sum((s.get("mean") or 0) * (s.get("n") or 0) for s in sums) / n) if n else None
+        out.append((same[0], {"n": n, "min": min((s["min"] for s in sums if s.get("min") is not None), default=None),
+                              "median": stats.median([s["median"] for s in sums]), "mean": mean,
+                              "max": max((s["max"] for s in sums if s.get("max") is not None), default=None),
+                              "stdev": sums[0].get("stdev") if len(sums) == 1 else None,
+                              "runs": len({getattr(r, "run_id", None) for r in same})}))
+    return out
+
+
 def data_caches(fingerprint: dict) -> list[tuple[str, int]]:
     """(name, bytes) of the data and unified caches, smallest first: ``("L1d", 32768)``.
 

@@ -20,6 +20,11 @@ class Table:
     layout: str = "grid"
     caption: str = ""
     widths: list[int] | None = None
+    # For a terminal (report/terminal.py) narrower than the table: the first ``fold`` columns
+    # may become a heading line over the rows sharing them, and the ``optional`` columns may
+    # be left out, in that order.
+    fold: int = 0
+    optional: tuple[str, ...] = ()
 
 
 @dataclass
@@ -70,6 +75,15 @@ def shorten(text: str, limit: int | None = CELL_LIMIT) -> str:
     if limit is None or len(text) <= limit:
         return text
     return text[:limit - 1] + "…"
+
+
+def shorten_middle(text: str, limit: int) -> str:
+    """``text`` with its middle cut to an ellipsis when longer than ``limit``: the end of a
+    name (a metric and unit, the pattern of a series) tells it from its neighbours."""
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return text[:keep - keep // 2] + "…" + text[len(text) - keep // 2:]
 
 
 def spread_cell(values, digits: int = 2) -> str:

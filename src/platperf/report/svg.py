@@ -2,6 +2,7 @@
 
 ``line_plot``: latency vs size (log-2 x axis, cache sizes as vertical lines), bandwidth per
 kernel vs size. ``histogram_plot``: bucket counts on a log-count axis. Every text is escaped.
+A plot is as wide as its legend needs: no series name is cut or runs out of the picture.
 """
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import math
 from html import escape
 
 from ..vocab.sizes import size_label
-from .document import shorten
+from .document import shorten, shorten_middle
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
 W, H = 760, 380
 LEFT, RIGHT, TOP, BOTTOM = 70, 170, 34, 50   # plot area margins; legend on the right
+CHAR_W = 6.6          # px a character of the 11 px sans-serif legend takes, at most (digits, a-z)
+LEGEND_MAX = 48       # characters of a legend entry; longer ones lose their middle
 
 
 def _nice_ticks(lo: float, hi: float, count: int = 6) -> list[float]:
@@ -32,8 +35,9 @@ def _num(v: float) -> str:
 
 
 class _Axes:
-    def __init__(self, xs, ys, log_x, log_y, y_zero):
+    def __init__(self, xs, ys, log_x, log_y, y_zero, right: int = RIGHT):
         self.log_x, self.log_y = log_x, log_y
+        self.right, self.w = right, W - RIGHT + right     # the plot area keeps its width
         fx = math.log2 if log_x else float
         fy = math.log10 if log_y else float
         self.fx, self.fy = fx, fy
@@ -51,6 +55,8 @@ class _Axes:
             self.y0, self.y1 = min(self.y0, ticks[0]), max(self.y1, ticks[-1])
         else:
             self.y0, self.y1 = math.floor(self.y0), math.ceil(self.y1)
+            if self.y1 == self.y0:
+                self.y1 += 1
 
     def px(self, x):
         return LEFT + (self.fx(x) - self.x0) / (self.x1 - self.x0) * (W - LEFT - RIGHT)
@@ -59,14 +65,14 @@ class _Axes:
         return H - BOTTOM - (self.fy(y) - self.y0) / (self.y1 - self.y0) * (H - TOP - BOTTOM)
 
 
-def _frame(title, x_label, y_label) -> list[str]:
+def _frame(title, x_label, y_label, w: int = W) -> list[str]:
     title = shorten(title, 100)   # one line across the plot; the tables carry the whole names
     return [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" role="img" '
-            f'viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="sans-serif" font-size="11">',
+            f'viewBox="0 0 {w} {H}" width="{w}" height="{H}" font-family="sans-serif" font-size="11">',
             f"<title>{escape(title)}</title>",
-            f'<rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/>',
-            f'<text x="{W / 2:.0f}" y="18" text-anchor="middle" font-size="13" font-weight="bold">'
-            f"{escape(title)}</text>",
+            f'<rect x="0" y="0" width="{w}" height="{H}" fill="#fff"/>',
+            f'<text x="{(LEFT + W - RIGHT) / 2:.0f}" y="18" text-anchor="middle" font-size="13" '
+            f'font-weight="bold">{escape(title)}</text>',
             f'<text x="{(LEFT + W - RIGHT) / 2:.0f}" y="{H - 10}" text-anchor="middle">{escape(x_label)}</text>',
             f'<text transform="translate(16 {(TOP + H - BOTTOM) / 2:.0f}) rotate(-90)" '
             f'text-anchor="middle">{escape(y_label)}</text>']
@@ -96,42 +102,91 @@ def _x_ticks(ax: _Axes, xs) -> list[float]:
 
 def _y_ticks(ax: _Axes) -> list[float]:
     if ax.log_y:
-        return [10.0 ** e for e in range(int(ax.y0), int(ax.y1) + 1)]
+        # a decade or two (latency from an L1 hit to DRAM): 1, 2, 5, 10, 20, 50 ... so that
+        # the caches' levels can be read off the axis
+        steps = (1, 2, 5) if ax.y1 - ax.y0 <= 3 else (1,)
+        return [m * 10.0 ** e for e in range(int(ax.y0), int(ax.y1) + 1) for m in steps
+                if m * 10.0 ** e <= 10.0 ** ax.y1 * 1.0001]
     return [t for t in _nice_ticks(ax.y0, ax.y1) if ax.y0 <= t <= ax.y1]
+
+
+def legend_text(name: str) -> str:
+    """A legend entry whole, or with its middle cut when longer than LEGEND_MAX: the end of
+    a series name (the pattern, the kernel) tells the lines apart."""
+    return shorten_middle(name, LEGEND_MAX)
+
+
+def _segments(points: list[tuple[float, float]], grid: list[float] | None) -> list[list[tuple]]:
+    """Runs of points a line may join: all of them, or (with ``grid``, the x values any series
+    measured) only neighbours with no grid value between them: no line through a size this
+    series never measured."""
+    if grid is None:
+        return [points]
+    index = {x: i for i, x in enumerate(grid)}
+    runs: list[list[tuple]] = []
+    for pt in points:
+        if runs and index[pt[0]] == index[runs[-1][-1][0]] + 1:
+            runs[-1].append(pt)
+        else:
+            runs.append([pt])
+    return runs
 
 
 def line_plot(title: str, series: list[tuple[str, list[tuple[float, float]]]], *,
               x_label: str, y_label: str, log_x: bool = True, log_y: bool = False,
-              vlines: list[tuple[float, str]] = (), x_format=size_label) -> str:
+              vlines: list[tuple[float, str]] = (), x_format=size_label, sweep: bool = False) -> str:
     """Lines with point markers, one colour per series, legend on the right.
 
-    ``vlines`` mark x positions (cache sizes) with a dashed line and a label.
+    ``vlines`` mark x positions (cache sizes) with a dashed line and a label. ``sweep``: the
+    x values are sizes of one sweep, so a line joins only sizes next to each other in it; a
+    series of one or two sizes, or with no two such neighbours, is drawn as points, set side
+    by side where several fall on one size (STREAM's four kernels at one array size).
     """
     pts = [(x, y) for _, s in series for x, y in s if y is not None and (y > 0 or not log_y)]
     if not pts:
         raise ValueError(f"plot '{title}' has no points")
     xs = [x for x, _ in pts]
-    ax = _Axes(xs, [y for _, y in pts], log_x, log_y, y_zero=True)
+    names = [legend_text(name) for name, _ in series]
+    right = max(RIGHT, round(40 + CHAR_W * max(map(len, names))))
+    ax = _Axes(xs, [y for _, y in pts], log_x, log_y, y_zero=True, right=right)
+    grid = sorted(set(xs)) if sweep else None
+    if sweep:       # points at the ends stay off the frame
+        pad = 0.04 * (ax.x1 - ax.x0)
+        ax.x0, ax.x1 = ax.x0 - pad, ax.x1 + pad
+    shown = [sorted((x, y) for x, y in s if y is not None and (y > 0 or not log_y)) for _, s in series]
+    alone = [sweep and (len(s) <= 2 or all(len(run) == 1 for run in _segments(s, grid))) for s in shown]
+    # several point-only series on one size: side by side, 8 px apart
+    dodge: dict[tuple, float] = {}
+    for x in set(xs):
+        at = [i for i, s in enumerate(shown) if alone[i] and any(px == x for px, _ in s)]
+        dodge.update({(i, x): (k - (len(at) - 1) / 2) * 8 for k, i in enumerate(at)})
     # A cache larger than every buffer measured has no place on this axis.
     vlines = [(x, label) for x, label in vlines if min(xs) <= x <= max(xs)]
-    out = _frame(title, x_label, y_label)
+    out = _frame(title, x_label, y_label, ax.w)
     out += _axes_lines(ax, _x_ticks(ax, xs), x_format, _y_ticks(ax), _num)
     for i, (x, label) in enumerate(vlines):
         p = ax.px(x)
         out.append(f'<line class="marker" x1="{p:.1f}" y1="{TOP}" x2="{p:.1f}" y2="{H - BOTTOM}" '
                    f'stroke="#888" stroke-dasharray="4 3"/>'
                    f'<text x="{p + 3:.1f}" y="{TOP + 12 + 12 * (i % 3)}" fill="#555">{escape(label)}</text>')
-    for i, (name, s) in enumerate(series):
+    for i, (s, name) in enumerate(zip(shown, names)):
         colour = PALETTE[i % len(PALETTE)]
-        s = sorted((x, y) for x, y in s if y is not None and (y > 0 or not log_y))
         if not s:
             continue
-        path = " ".join(f"{ax.px(x):.1f},{ax.py(y):.1f}" for x, y in s)
-        out.append(f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="1.8" points="{path}"/>')
-        out += [f'<circle cx="{ax.px(x):.1f}" cy="{ax.py(y):.1f}" r="2.2" fill="{colour}"/>' for x, y in s]
-        ly = TOP + 8 + 16 * i
-        out.append(f'<line x1="{W - RIGHT + 10}" y1="{ly}" x2="{W - RIGHT + 28}" y2="{ly}" stroke="{colour}" '
-                   f'stroke-width="2"/><text x="{W - RIGHT + 32}" y="{ly + 4}">{escape(name[:24])}</text>')
+        joined = False
+        for run in ([] if alone[i] else _segments(s, grid)):
+            if len(run) > 1:
+                path = " ".join(f"{ax.px(x):.1f},{ax.py(y):.1f}" for x, y in run)
+                out.append(f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="1.8" '
+                           f'points="{path}"/>')
+                joined = True
+        r = 2.2 if joined else 4.0      # points alone must be seen
+        out += [f'<circle class="point" cx="{ax.px(x) + dodge.get((i, x), 0):.1f}" cy="{ax.py(y):.1f}" '
+                f'r="{r}" fill="{colour}"/>' for x, y in s]
+        ly, lx = TOP + 8 + 16 * i, W - RIGHT + 10
+        key = (f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" stroke-width="2"/>'
+               if joined else f'<circle cx="{lx + 9}" cy="{ly}" r="4" fill="{colour}"/>')
+        out.append(f'{key}<text class="legend" x="{lx + 22}" y="{ly + 4}">{escape(name)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

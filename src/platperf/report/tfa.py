@@ -1,7 +1,8 @@
 """Tables in TF-A's layout (``tf-a-psci-performance-juno-v2.10.rst``): one grid table per
 (benchmark, params, mode), ``Cluster | Core | <metric>...``, one row per (cluster, core),
 titled as TF-A titles them (:mod:`platperf.vocab.tfa`), figures with two decimals
-(:func:`platperf.vocab.figures.number`).
+(:func:`platperf.vocab.figures.number`). A machine whose cluster numbers restart in each
+package (several sockets) has a ``Package`` column first; a one-package board none.
 
 ``compare`` fills the cells with ``NEW (+x.xx%)`` across two releases; the report's
 ``tfa_tables`` section with one release's figures. Both build their tables here.
@@ -10,13 +11,13 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..records import key_order
+from ..records import ResultKey, key_order
 from ..vocab.tfa import metric_title, table_rank, table_title
 from .document import Table
 
 
 def place(value) -> str:
-    """A cluster or core number; ``-`` when the figure has none."""
+    """A package, cluster or core number; ``-`` when the figure has none."""
     return "-" if value is None else str(value)
 
 
@@ -24,7 +25,7 @@ def grid_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell: 
                 metric_order: list[str] = (),
                 caption: Callable[[list], str] = lambda values: "") -> list[Table]:
     """One TF-A table per (benchmark, params, mode) of ``figures``: (key, unit, value) with key
-    (benchmark, params, mode, cluster, core, metric) as :attr:`platperf.records.Result.key`.
+    (benchmark, params, mode, package, cluster, core, metric) as :attr:`platperf.records.Result.key`.
     ``cell(value)`` writes a cell; ``caption(values)`` a table's caption from its values.
     Tables come in the TF-A document's order, rows by (cluster, core), columns in
     ``metric_order`` then by name."""
@@ -35,15 +36,17 @@ def grid_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell: 
     order = {m: i for i, m in enumerate(metric_order)}
     tables = []
     for (benchmark, params_key, mode), figs in groups.items():
-        metrics = sorted({f[0][5] for f in figs}, key=lambda m: (order.get(m, len(order)), m))
+        keys = [ResultKey._make(f[0]) for f in figs]
+        metrics = sorted({k.metric for k in keys}, key=lambda m: (order.get(m, len(order)), m))
+        packages = any(k.package is not None for k in keys)
         places: dict[tuple, dict] = {}
-        for key, _unit, value in figs:
-            places.setdefault((key[3], key[4]), {})[key[5]] = value
+        for key, (_, _unit, value) in zip(keys, figs):
+            places.setdefault(key[3:6] if packages else key[4:6], {})[key.metric] = value
         units = sorted({f[1] for f in figs})
-        rows = [[place(cl), place(co)] + [cell(by[m]) if m in by else "" for m in metrics]
-                for (cl, co), by in places.items()]
+        rows = [[place(p) for p in where] + [cell(by[m]) if m in by else "" for m in metrics]
+                for where, by in places.items()]
         tables.append(Table(
             table_title(benchmark, params_key, mode, "/".join(units), label),
-            ["Cluster", "Core"] + [metric_title(m) for m in metrics], rows,
+            ["Package"] * packages + ["Cluster", "Core"] + [metric_title(m) for m in metrics], rows,
             layout="grid", caption=caption([f[2] for f in figs])))
     return tables

@@ -6,12 +6,11 @@ default ``~/.config/platperf/targets.toml``)::
     [targets.am62x]
     url = "ssh://root@am62x.lab"
     remote_dir = "/data/tmp"      # optional: the probe goes to /data/tmp/platperf-UID/
-    keep_probe = true             # optional: leave the probe there after a run
+    keep_probe = false            # optional: remove the probe after a run (default: kept)
     tools = { dhrystone = "/opt/bench/dhry" }   # optional: binaries of the suite's [[tool]] adapters
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ class Entry:
     name: str
     url: str
     remote_dir: str | None = None
-    keep_probe: bool = False
+    keep_probe: bool = True
     tools: dict = field(default_factory=dict)    # adapter name -> the binary's path on the board
 
     def as_dict(self) -> dict:
@@ -84,7 +83,7 @@ class Inventory:
                 raise InventoryError(f"target inventory {path}: [targets.{name}] tools must be a table "
                                      "of paths: tools = { dhrystone = \"/opt/bench/dhry\" }")
             entries[name] = Entry(name, values["url"], values.get("remote_dir"),
-                                  bool(values.get("keep_probe", False)), dict(tools))
+                                  bool(values.get("keep_probe", True)), dict(tools))
         return cls(path, entries)
 
     def add(self, entry: Entry):
@@ -101,20 +100,46 @@ class Inventory:
         self.save()
 
     def save(self):
-        # JSON strings are valid TOML basic strings: the escapes are the same.
-        lines = ["# platperf target inventory: platperf targets add|list|check|remove", ""]
+        """Write the entries back into the file as a person left it: comments, order, blank
+        lines and keys platperf does not know stay (tomlkit edits the parsed document);
+        only the entries added, changed or removed change."""
+        import tomlkit
+        try:
+            doc = tomlkit.parse(self.path.read_text())
+        except FileNotFoundError:
+            doc = tomlkit.document()
+            doc.add(tomlkit.comment("platperf target inventory: platperf targets add|list|check|remove"))
+        if "targets" not in doc:
+            doc["targets"] = tomlkit.table(is_super_table=True)
+        tables = doc["targets"]
+        for name in [n for n in tables if n not in self.entries]:
+            del tables[name]
         for entry in self.entries.values():
-            lines.append(f"[targets.{json.dumps(entry.name)}]")
-            lines.append(f"url = {json.dumps(entry.url)}")
-            if entry.remote_dir:
-                lines.append(f"remote_dir = {json.dumps(entry.remote_dir)}")
-            if entry.keep_probe:
-                lines.append("keep_probe = true")
-            if entry.tools:
-                pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in sorted(entry.tools.items()))
-                lines.append(f"tools = {{ {pairs} }}")
-            lines.append("")
+            table = tables.get(entry.name)
+            if table is None:
+                table = tables[entry.name] = tomlkit.table()
+            _set(table, "url", entry.url)
+            _set(table, "remote_dir", entry.remote_dir or None)
+            _set(table, "keep_probe", None if entry.keep_probe else False)
+            _set(table, "tools", _inline(entry.tools) if entry.tools else None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(".toml.tmp")
-        partial.write_text("\n".join(lines))
+        partial.write_text(tomlkit.dumps(doc).rstrip("\n") + "\n")
         partial.replace(self.path)   # a crash mid-write never leaves half an inventory
+
+
+def _inline(values: dict):
+    import tomlkit
+    table = tomlkit.inline_table()
+    table.update(dict(sorted(values.items())))
+    return table
+
+
+def _set(table, key: str, value):
+    """``key = value`` in a tomlkit table, left as written when equal (its comment stays);
+    None removes it."""
+    if value is None:
+        if key in table:
+            del table[key]
+    elif table.get(key) != value:
+        table[key] = value

@@ -78,7 +78,7 @@ def _last_line(text: str) -> str:
 class SshTarget:
     local = False
 
-    def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
+    def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = True,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
         self.tools: dict = {}
@@ -154,14 +154,16 @@ class SshTarget:
         with open(log, "w") as err:
             master = self._master["proc"] = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-        deadline = time.monotonic() + 2 * self.connect_timeout
+        # A board that answered its banner is alive: the login may take a while on a slow or
+        # busy one, but not for ever.
+        deadline = time.monotonic() + 4 * self.connect_timeout
         why = None
         while not self._control.exists():
             if master.poll() is not None:
                 why = self._connect_error(_last_line(log.read_text(errors="replace")))
                 break
             if time.monotonic() > deadline:
-                why = (f"cannot reach {self.host}: no answer in {2 * self.connect_timeout:g} s "
+                why = (f"cannot reach {self.host}: no answer in {4 * self.connect_timeout:g} s "
                        f"(is the board on, and its sshd answering?)")
                 break
             time.sleep(0.02)

@@ -9,8 +9,9 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-SECTIONS = ("environment", "findings", "guide", "memory_latency", "bandwidth", "tfa_tables",
-            "per_cpu", "c2c", "histograms", "interference", "history", "compare", "intervals")
+# results first; what they were measured on and what bent them after
+SECTIONS = ("guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu", "c2c", "histograms",
+            "interference", "history", "compare", "intervals", "environment", "findings")
 
 
 def build_document(data: ReportData, title: str | None = None) -> Document:
@@ -44,11 +45,14 @@ def export_data(data: ReportData) -> dict:
                          "meta": r.get("meta")})
         labels = {r["id"]: r.get("label") for r in col.runs}
         for res in col.results:
+            # an idle state never entered has no figures: its samples stay in the store
+            why = res.not_measured
+            summary = {k: None for k in res.summary} if why else res.summary
             results.append({"run_id": res.run_id, "label": labels.get(res.run_id),
                             "benchmark": res.benchmark, "params": res.params_key,
                             "params_json": res.params, "mode": res.mode, "cpu": res.cpu,
-                            "cluster": res.cluster, "core": res.core, "metric": res.metric,
-                            "unit": res.unit, "direction": res.direction, **res.summary,
+                            "package": res.package, "cluster": res.cluster, "core": res.core, "metric": res.metric,
+                            "unit": res.unit, "direction": res.direction, **summary, "not_measured": why,
                             **_interval_fields(intervals.get((res.run_id, res.key)),
                                                res.summary.get("median"), compare.TOLERANCE)})
     return {"runs": runs, "results": results}
@@ -64,7 +68,8 @@ def _intervals(data: ReportData) -> dict:
         for run in col.runs:
             pools, _ = compare.load_pools(data.store, [run["id"]])
             for key, pool in pools.items():
-                out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
+                if pool.samples:    # none: not measured (records.not_measured)
+                    out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
     return out
 
 

@@ -37,7 +37,7 @@ def build(data: ReportData) -> Section | None:
                 title = f"Bandwidth, {group} kernels ({col.name})"
                 svg = line_plot(title, [(k, sorted(curves[k].items())) for k in kernels],
                                 x_label="buffer size (bytes, log scale)", y_label="MB/s (10^6 B/s)",
-                                vlines=marks)
+                                vlines=marks, sweep=True)
                 plots.append(Plot(title=title, svg=svg))
     if not plots:
         return None

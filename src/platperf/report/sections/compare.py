@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import statistics
 
-from ... import compare
-from ...records import key_text
+from ... import compare, stats
+from ...records import key_order, key_text
 from ...vocab.figures import number
 from .. import tfa
 from ..document import Document, Section, Table
@@ -27,8 +27,19 @@ def interval_text(ci: tuple | None) -> str:
     return "" if ci is None else f"[{number(ci[0])}, {number(ci[1])}]"
 
 
+def side_text(row: compare.Row, side: str) -> str:
+    """One side's figure, or why it has none (``rejected``, ``not entered``)."""
+    return getattr(row, f"{side}_not_measured") or number(getattr(row, side))
+
+
 def cell(row: compare.Row) -> str:
-    """``242.66 (+132.03%)`` when the change is shown, else the new value alone."""
+    """``242.66 (+132.03%)`` when the change is shown, else the new value alone; ``rejected``
+    (no figure) for an idle state the new side never entered."""
+    if row.status == "not measured":
+        if row.new_not_measured:
+            return row.new_not_measured
+        return f"{number(row.new)} (was {row.base_not_measured})" if row.new is not None else \
+            f"removed (was {row.base_not_measured})"
     if row.status == "removed":
         return f"removed (was {number(row.base)})"
     if row.status == "added":
@@ -39,6 +50,9 @@ def cell(row: compare.Row) -> str:
 
 
 def verdict(row: compare.Row) -> str:
+    if row.status == "not measured":
+        return "; ".join(f"{side} {why}" for side, why in (("base", row.base_not_measured),
+                                                           ("new", row.new_not_measured)) if why)
     if row.status != "both":
         return row.status
     if row.regression:
@@ -60,6 +74,60 @@ def runs_text(row: compare.Row) -> str:
     return f"{at_least}{row.runs_needed} runs a side"
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def settle_text(rows: list[compare.Row]) -> str:
+    """How many runs a side would settle these unconfirmed changes: ``5 runs a side would
+    settle them``, ``3 to 12 ...``, ``at least ...`` (from one run's samples: a lower bound)."""
+    finite, noisy, unknown = [], 0, False
+    for r in rows:
+        if r.runs_needed is not None:
+            finite.append(r.runs_needed)
+        elif r.spread_pct:
+            noisy += 1                  # over 1000 runs
+        else:
+            finite.append(2)            # no spread known: a second run shows it
+            unknown = True
+    at_least = "at least " if unknown or any(r.spread_basis == "samples" for r in rows) else ""
+    if not finite:
+        return "over 1000 runs a side would settle them: too noisy"
+    lo, hi = min(finite), max(finite)
+    text = f"{at_least}{lo}{'' if lo == hi else f' to {hi}'} runs a side would settle them"
+    return text + (f"; {noisy} need over 1000" if noisy else "")
+
+
+def unconfirmed_reason(cmp: compare.Comparison) -> str:
+    """Why changes are unconfirmed, true for the test used: ``one run on a side`` and/or
+    ``fewer than 4 runs a side, too few for Mann-Whitney U``."""
+    bases = {r.basis for r in cmp.unconfirmed}
+    parts = []
+    if "single-run" in bases:
+        parts.append("one run on a side")
+    if "too-few-runs" in bases:
+        parts.append(f"fewer than {stats.mwu_min_runs(cmp.alpha)} runs a side, too few for "
+                     f"Mann-Whitney U to reach p < {cmp.alpha:g}")
+    return " or ".join(parts)
+
+
+def verdict_line(cmp: compare.Comparison) -> str:
+    """The comparison in one line: confirmed regressions and improvements, unchanged keys,
+    unconfirmed changes and the runs that would settle them."""
+    parts = [_count(len(cmp.regressions), "regression"), _count(len(cmp.improvements), "improvement"),
+             f"{len(cmp.unchanged)} unchanged"]
+    if cmp.unconfirmed:
+        parts.append(f"{_count(len(cmp.unconfirmed), 'unconfirmed change')} "
+                     f"({settle_text(cmp.unconfirmed)})")
+    else:
+        parts.append("0 unconfirmed")
+    for status in ("added", "removed"):
+        n = sum(r.status == status for r in cmp.rows)
+        if n:
+            parts.append(f"{n} {status}")
+    return f"{cmp.new_ref} against {cmp.base_ref}: " + ", ".join(parts)
+
+
 def method_text(cmp: compare.Comparison) -> str:
     test = {"welch": "Welch's t test on the run medians",
             "mwu": "Mann-Whitney U on the run medians",
@@ -69,8 +137,10 @@ def method_text(cmp: compare.Comparison) -> str:
             f"row position. Each run is one observation: its samples share its conditions. With "
             f"two runs or more a side a cell reads NEW (+x.xx%) when the change is at least "
             f"{cmp.tolerance:g}% and significant ({test}, p < {cmp.alpha:g} adjusted for the "
-            f"number of keys by Benjamini-Hochberg); with one run on a "
-            f"side a change of at least {cmp.tolerance:g}% is shown but unconfirmed, never a "
+            f"number of keys by Benjamini-Hochberg); with one run on a side"
+            + (f" (Mann-Whitney U: fewer than {stats.mwu_min_runs(cmp.alpha)} runs a side)"
+               if cmp.test == "mwu" else "")
+            + f" a change of at least {cmp.tolerance:g}% is shown but unconfirmed, never a "
             f"regression.")
 
 
@@ -106,9 +176,11 @@ def _results_section(cmp: compare.Comparison) -> Section:
         single = [r for r in rows if r.basis in ("single-run", "too-few-runs")]
         if not single:
             return ""
+        few = "One run a side" if all(r.basis == "single-run" for r in single) else \
+            f"Fewer than {stats.mwu_min_runs(cmp.alpha)} runs a side for Mann-Whitney U"
         if len(single) == len([r for r in rows if r.status == "both"]):
-            return "One run a side: changes are shown but unconfirmed."
-        return f"{len(single)} figure(s) with one run on a side: their changes are unconfirmed."
+            return f"{few}: changes are shown but unconfirmed."
+        return f"{len(single)} figure(s) with {few[0].lower() + few[1:]}: their changes are unconfirmed."
 
     return Section("Results", tables=tfa.grid_tables(
         ((r.key, r.unit, r) for r in cmp.rows), cmp.new_ref, cell, cmp.metric_order, caption))
@@ -122,7 +194,16 @@ def _change_items(rows: list[compare.Row]) -> list[tuple[str, str]]:
 
 def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
     out = []
-    changed = [r for r in cmp.rows if r.status != "both"]
+    unmeasured = [r for r in cmp.rows if r.status == "not measured"]
+    if unmeasured:
+        out.append(Section("Not measured", text=(
+            "Idle states the firmware rejected (the state's `rejected` counter moved) or the CPU "
+            "never entered (`usage` unchanged) while they were the only ones enabled: their "
+            "samples are the wake-up of another state, so they have no figure and no change."),
+            items=[(key_text(r.key), f"{cmp.base_ref}: {side_text(r, 'base') or 'absent'}, "
+                                     f"{cmp.new_ref}: {side_text(r, 'new') or 'absent'}")
+                   for r in unmeasured[:MAX_LISTED]]))
+    changed = [r for r in cmp.rows if r.status in ("added", "removed")]
     if changed:
         out.append(Section("Added and removed", items=[
             (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
@@ -132,8 +213,8 @@ def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
     if cmp.unconfirmed:
         rows = cmp.unconfirmed
         out.append(Section("Unconfirmed changes", text=(
-            f"{len(rows)} change(s) of at least {cmp.tolerance:g}% with one run on a side: not "
-            "regressions until more runs confirm them (platperf run --repeat N)."),
+            f"{len(rows)} change(s) of at least {cmp.tolerance:g}% with {unconfirmed_reason(cmp)}: "
+            "not regressions until more runs confirm them (platperf run --repeat N)."),
             items=[(name, f"{value}; {verdict(r)}; settled by {runs_text(r)}")
                    for (name, value), r in zip(_change_items(rows[:MAX_LISTED]), rows)]))
     return out
@@ -152,11 +233,132 @@ def pages_section(cmp: compare.Comparison) -> Section | None:
         items=[(key_text(r.key), f"{r.pages_base} -> {r.pages_new}") for r in rows[:MAX_LISTED]])
 
 
-def document(cmp: compare.Comparison) -> Document:
-    """The comparison as a Document: one grid table per (benchmark, params, mode), in the
-    TF-A layout ``Cluster | Core | <metric>...``, cells annotated per :func:`cell`."""
+def _rank(row: compare.Row) -> int:
+    """Regressions first, then what may be one, then the rest (see :func:`listed_rows`)."""
+    worse = row.status == "both" and (row.new > row.base if row.direction == "lower" else row.new < row.base)
+    order = (row.regression, row.unconfirmed and worse, row.status == "removed", row.status == "added",
+             row.improvement, row.unconfirmed)
+    return next((i for i, hit in enumerate(order) if hit), len(order))
+
+
+def listed_rows(cmp: compare.Comparison, all_keys: bool = False) -> list[compare.Row]:
+    """The keys that changed (confirmed, unconfirmed, added, removed, measured on other
+    page backing), regressions first,
+    then unconfirmed changes for the worse, removed, added, improvements, unconfirmed
+    changes for the better; with ``all_keys`` the unchanged keys after them."""
+    rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ]
+    # within a rank in the table's column order, so that a key's rows fold under one heading
+    return sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5])))
+
+
+def p_header(cmp: compare.Comparison) -> str:
+    return "Ratio 95% CI" if cmp.test == "bootstrap" else "p (BH)"
+
+
+def p_legend(cmp: compare.Comparison) -> str:
+    """What the p column holds, for the test used."""
+    n = sum(r.basis == "runs" for r in cmp.rows)
+    if cmp.test == "bootstrap":
+        return (f"Ratio 95% CI: a seeded bootstrap interval of new/base over the run medians; a "
+                f"change is confirmed when it excludes 1 and is at least {cmp.tolerance:g}%.")
+    test = {"welch": "Welch's t test", "mwu": "Mann-Whitney U"}[cmp.test]
+    return (f"p (BH): the p-value of {test} on the run medians, adjusted over the {n} keys tested "
+            f"by Benjamini-Hochberg; a change is confirmed when it is under {cmp.alpha:g} and the "
+            f"change at least {cmp.tolerance:g}%.")
+
+
+KEY_HEADERS = ["Benchmark", "Params", "Mode", "Metric", "Unit", "Cluster", "Core"]
+
+
+def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = False) -> Table:
+    """One line a key: its figures, change, test, runs, verdict and what would settle it.
+    On a terminal too narrow for it the key's benchmark, params, mode, metric and unit fold
+    into a heading line, and the least needed columns go first (report/terminal.py)."""
+    # a Package column only where cluster numbers restart in each package (several sockets)
+    packages = any(r.key.package is not None for r in rows)
+    key_headers = KEY_HEADERS[:5] + ["Package"] * packages + KEY_HEADERS[5:]
+    headers = key_headers + ["Base", "New", "Change", p_header(cmp), "Runs", "Detectable",
+                             "Verdict", "To settle", "Note"]
+    at = headers.index("Change")
+    if ci:
+        headers[at:at] = ["Base 95% CI", "New 95% CI"]
+    out = []
+    for r in rows:
+        bench, params, mode, package, cluster, core, metric = r.key
+        p = "" if r.p_value is None else f"{r.p_value:.3g}"
+        if r.ratio_ci:
+            p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
+        said = verdict(r) or ("not significant" if r.big and r.basis == "runs" else "")
+        note = ", ".join(([] if not r.unstable else ["unstable"])
+                         + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else []))
+        line = [bench, params, mode, metric, r.unit, *[place(package)] * packages, place(cluster),
+                place(core), number(r.base), number(r.new),
+                delta_text(r.delta_pct) if r.status == "both" else "", p,
+                f"{r.runs_base}/{r.runs_new}", "" if r.mde_pct is None else f"{r.mde_pct:.2f}%",
+                said, runs_text(r) if r.unconfirmed else "", note]
+        if ci:
+            line[at:at] = [interval_text(r.base_ci), interval_text(r.new_ci)]
+        out.append(line)
+    # a column empty on every line listed says nothing (no p with one run a side)
+    keep = [i for i, h in enumerate(headers) if h in key_headers or any(line[i] for line in out)]
+    return Table(f"base {cmp.base_ref}, new {cmp.new_ref}: tolerance {cmp.tolerance:g}%, "
+                 f"test {cmp.test}", [headers[i] for i in keep], [[line[i] for i in keep] for line in out],
+                 fold=5,
+                 optional=("Detectable", "Note", "Base 95% CI", "New 95% CI", "To settle", "Runs",
+                           p_header(cmp), "Unit"))
+
+
+def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
+    """The lines under the table, each true for this comparison and its test."""
+    lines = []
+    if cmp.unconfirmed:
+        lines.append(f"{_count(len(cmp.unconfirmed), 'change')} with {unconfirmed_reason(cmp)} "
+                     f"{'is' if len(cmp.unconfirmed) == 1 else 'are'} unconfirmed, not regressions: "
+                     f"{settle_text(cmp.unconfirmed)} (platperf run --repeat N).")
+    if any(r.basis == "runs" for r in cmp.rows):
+        lines.append(p_legend(cmp))
+    detect = detectable_text(cmp)
+    if detect:
+        lines.append(detect)
+    keys = sum(r.status == "both" for r in cmp.rows)
+    if not all_keys:
+        lines.append(f"Listed: the {listed} key(s) that changed, of {len(cmp.rows)}; "
+                     f"unchanged means under {cmp.tolerance:g}% or not significant; --all lists every key."
+                     if listed else f"No key of {keys} changed by {cmp.tolerance:g}% or more; --all lists them.")
+    return "\n\n".join(lines)
+
+
+def terminal_document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) -> Document:
+    """What ``platperf compare`` prints on a terminal: the verdict as its first line, what
+    differs between the sides, one table of the keys that changed (regressions first), and
+    what the figures mean."""
+    doc = Document(verdict_line(cmp))
+    items = [(f"differs: {d.key}", f"{d.base} -> {d.new}" + (" (refused without --force)" if d.refuse else ""))
+             for d in cmp.differences]
+    pages = pages_section(cmp)
+    if pages:
+        items.append(("differs: page backing", pages.text))
+    if items:
+        doc.sections.append(Section("", items=items))
+    rows = listed_rows(cmp, all_keys)
+    if rows:
+        doc.sections.append(Section("", tables=[list_table(cmp, rows, ci)]))
+    doc.sections.append(Section("", text=footer(cmp, len(rows), all_keys)))
+    doc.data = compare.to_json(cmp)
+    return doc
+
+
+def document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) -> Document:
+    """The comparison as a Document: the verdict line, the keys that changed (every key with
+    ``all_keys``) regressions first, then one grid table per (benchmark, params, mode), in
+    the TF-A layout ``Cluster | Core | <metric>...``, cells annotated per :func:`cell`."""
     doc = Document(f"{cmp.new_ref} compared with {cmp.base_ref}")
-    doc.sections.append(Section("Method", text=method_text(cmp)))
+    doc.sections.append(Section("Verdict", text=verdict_line(cmp)))
+    rows = listed_rows(cmp, all_keys)
+    if rows:
+        doc.sections.append(Section("Changes" if not all_keys else "Every key",
+                                    tables=[list_table(cmp, rows, ci)]))
+    doc.sections.append(Section("Method", text=method_text(cmp) + " " + p_legend(cmp)))
     detect = detectable_text(cmp)
     if detect:
         doc.sections.append(Section("How many runs", text=detect))
@@ -174,32 +376,15 @@ def document(cmp: compare.Comparison) -> Document:
     return doc
 
 
-def changes_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = False) -> Table:
-    """Shown changes, one line each: figures (with their intervals on request), change,
-    verdict, the smallest change these runs detect and the runs a tolerance-sized one needs."""
-    headers = ["Key", "Unit", cmp.base_ref, cmp.new_ref, "Change", "Verdict", "Detectable",
-               "Runs needed"]
-    if ci:
-        headers[4:4] = [f"{cmp.base_ref} 95% CI", f"{cmp.new_ref} 95% CI"]
-    out = []
-    for r in rows:
-        line = [key_text(r.key), r.unit, number(r.base), number(r.new), delta_text(r.delta_pct),
-                verdict(r), "" if r.mde_pct is None else f"{r.mde_pct:.2f}%", runs_text(r)]
-        if ci:
-            line[4:4] = [interval_text(r.base_ci), interval_text(r.new_ci)]
-        out.append(line)
-    return Table(f"Changes of at least {cmp.tolerance:g}%", headers, out, layout="grid")
-
-
 def section(cmp: compare.Comparison) -> Section:
-    shown = [r for r in cmp.rows if r.shown]
+    shown = listed_rows(cmp)
     text = (f"{cmp.new_ref} against {cmp.base_ref}: {len(cmp.regressions)} regression(s), "
             f"{sum(r.improvement for r in cmp.rows)} improvement(s), {len(cmp.unconfirmed)} "
             f"unconfirmed change(s) over {sum(r.status == 'both' for r in cmp.rows)} keys. "
             + method_text(cmp) + " " + detectable_text(cmp)
             + (f" {len(cmp.pages_differ)} key(s) were measured on other page backing on the two "
                "sides (probe --pages)." if cmp.pages_differ else ""))
-    tables = [changes_table(cmp, shown[:MAX_LISTED])] if shown else []
+    tables = [list_table(cmp, shown[:MAX_LISTED])] if shown else []
     return Section(f"Compared with {cmp.base_ref}", text=text.strip(), tables=tables)
 
 

@@ -1,5 +1,6 @@
-"""The memory latency curve: latency against working-set size on a log axis, the cache
-sizes marked, one line per pattern (and per run when several are shown), and the table."""
+"""The memory latency curve: latency against working-set size, both on log axes, the cache
+sizes marked, one line per pattern (and per run when several are shown; points where a
+pattern was measured at sizes too sparse to join), and the table."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -12,6 +13,22 @@ from ..intervals import with_interval
 from ..svg import line_plot
 
 MAX_SERIES = 10
+# Where the board describes no caches: a rise of this much between two neighbouring sizes of
+# the sweep marks the end of a level (an L1 hit to L2 is 3-4x, L2 to DRAM 5-20x; within a
+# level neighbouring sizes differ by a few per cent).
+STEP = 1.5
+
+
+def latency_steps(series) -> list[tuple[int, int]]:
+    """(last size before, first size after) each rise of latency by STEP or more, on the first
+    line with a sweep of at least four sizes (the random chase, when measured: the one a cache
+    level shows in)."""
+    swept = [points for _, points in series if len(points) >= 4]
+    if not swept:
+        return []
+    points = swept[0]
+    return [(size, next_size) for (size, value), (next_size, after) in zip(points, points[1:])
+            if value and after and after / value >= STEP]
 
 
 def _curves(data: ReportData, metric: str, keys: dict | None = None):
@@ -65,9 +82,12 @@ def build(data: ReportData) -> Section | None:
     series = [(f"{col} {line}" if several else line, sorted(points.items()))
               for (col, line), points in sorted(curves.items())][:MAX_SERIES]
     caches = data_caches(data.columns[0].fingerprint)
+    steps = [] if caches else latency_steps(series)
+    marks = [(size, f"{name} {size_label(size)}") for name, size in caches] or \
+        [(before, f"step {size_label(before)}-{size_label(after)}") for before, after in steps]
+    # log latency: an L1 hit (1-2 ns) and DRAM (100 ns) on one linear axis leave L1 and L2 flat
     plot = line_plot("Memory latency vs size", series, x_label="working set (bytes, log scale)",
-                     y_label="latency (ns)", vlines=[(size, f"{name} {size_label(size)}")
-                                                     for name, size in caches])
+                     y_label="latency (ns, log scale)", log_y=True, sweep=True, vlines=marks)
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
 
@@ -81,10 +101,20 @@ def build(data: ReportData) -> Section | None:
                   layout="grid")
     shown = "" if len(curves) <= MAX_SERIES else \
         f" The plot shows the first {MAX_SERIES} of {len(curves)} lines; the table has them all."
-    caption = ("Cache sizes from the fingerprint of " + data.columns[0].name) if caches else \
-        "No cache sizes in the fingerprint."
     flips = [(s, levels) for s in sizes for k in keys if (levels := _levels(data, behind_point(k, s)))]
-    return Section(title="Memory latency", text="Lines are pattern/stride in bytes. " + caption + "." + shown
+    name = cell_text(data.columns[0].name)       # a label may be long: shortened as in the cells
+    if caches:
+        caption = f"Cache sizes from the fingerprint of {name}."
+    elif steps:
+        caption = (f"{name} describes no cache sizes (most Arm device trees give "
+                   f"none); the marks are where latency rises {STEP:g}x or more from one measured "
+                   f"size to the next: " + ", ".join(f"between {size_label(a)} and {size_label(b)}"
+                                                      for a, b in steps) + ".")
+    else:
+        caption = f"{name} describes no cache sizes, and the curve has no step of {STEP:g}x."
+    return Section(title="Memory latency", text="Lines are pattern/stride in bytes, joining only sizes "
+                   "next to each other in the sweep; a pattern measured at sparser sizes is points. "
+                   "Latency is on a log scale, so that each cache level shows. " + caption + shown
                    + _shared_cache_text(flips, caches),
                    plots=[Plot(title="Memory latency vs size", svg=plot)], tables=[table])
 

@@ -1,0 +1,139 @@
+"""Plain text for a terminal: every line fits the width (``COLUMNS``, else the terminal's,
+80 when piped), and a table row stays one line.
+
+A table too wide for the width is made narrower in three steps, never by wrapping a cell
+onto several lines (a column of stacked fragments cannot be read or grepped):
+
+1. **fold**: its first :attr:`Table.fold` columns (a key's benchmark, parameters, ...)
+   leave the table and become a heading line above each run of rows sharing them;
+2. **drop**: the columns named in :attr:`Table.optional`, in that order, until it fits; a
+   line under the table names those left out;
+3. **cut**: as a last resort the widest cells are shortened with an ellipsis.
+
+The document title is the first line (compare puts its verdict there); section titles are
+plain lines, paragraphs are wrapped at word boundaries (a word longer than the width, such
+as a key's parameters on a very narrow terminal, stays whole).
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import textwrap
+
+from .document import Document, Section, Table, cell_text, shorten_middle
+
+GAP = "  "      # between columns
+# Right-aligned: figures, changes, counts (12.34, -3.5%, 2/2, [1.2, 3.4], 1e-05).
+_NUMERIC = re.compile(r"^[-+]?(\d[\d.,e+-]*%?|\[.*\]|\d+/\d+|>= ?\d+)$")
+
+
+def width() -> int:
+    """``COLUMNS`` when set, else the terminal's width, 80 when there is no terminal."""
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
+def _wrap(text: str, cols: int, indent: str = "") -> list[str]:
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        if block.strip():
+            out += textwrap.wrap(" ".join(block.split()), cols, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_on_hyphens=False,
+                                 break_long_words=False) or [""]
+    return out
+
+
+def _right(column: list[str]) -> bool:
+    filled = [c for c in column if c]
+    return bool(filled) and all(_NUMERIC.match(c) for c in filled)
+
+
+def _lines(headers: list[str], rows: list[list[str]], indent: str) -> list[str]:
+    cols = list(zip(headers, *rows)) if rows else [(h,) for h in headers]
+    widths = [max(len(c) for c in col) for col in cols]
+    right = [_right(list(col[1:])) for col in cols]
+
+    def line(cells):
+        text = GAP.join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right))
+        return (indent + text).rstrip()
+    return [line(headers)] + [line(r) for r in rows]
+
+
+def _total(headers: list[str], rows: list[list[str]]) -> int:
+    cols = list(zip(headers, *rows)) if rows else [(h,) for h in headers]
+    return sum(max(len(c) for c in col) for col in cols) + len(GAP) * (len(cols) - 1)
+
+
+def _cut(headers: list[str], rows: list[list[str]], room: int) -> list[list[str]]:
+    """Shorten the widest column's cells (their middle: the ends tell rows apart), one
+    character at a time, until the table fits."""
+    while _total(headers, rows) > room:
+        cols = list(zip(headers, *rows))
+        widths = [max(len(c) for c in col) for col in cols]
+        widest = max(range(len(widths)), key=lambda i: widths[i])
+        limit = widths[widest] - 1
+        if limit < 4:
+            break
+        headers = [shorten_middle(h, limit) if i == widest else h for i, h in enumerate(headers)]
+        rows = [[shorten_middle(c, limit) if i == widest else c for i, c in enumerate(r)] for r in rows]
+    return [headers] + rows
+
+
+def render_table(table: Table, cols: int | None = None) -> list[str]:
+    """The table's lines, none longer than ``cols``."""
+    cols = cols or width()
+    headers = [cell_text(h, limit=None) for h in table.headers]
+    rows = [[cell_text(c, limit=None) for c in r] + [""] * (len(headers) - len(r)) for r in table.rows]
+    out = _wrap(table.title, cols) if table.title else []
+    fold = 0
+    if _total(headers, rows) > cols and 0 < table.fold < len(headers):
+        fold = table.fold
+    indent = "  " if fold else ""
+    keep = list(range(fold, len(headers)))
+    dropped = []
+    for name in table.optional:
+        if _total([headers[i] for i in keep], [[r[i] for i in keep] for r in rows]) <= cols - len(indent):
+            break
+        if name in headers and headers.index(name) in keep and len(keep) > 1:
+            keep.remove(headers.index(name))
+            dropped.append(name)
+    shown = _cut([headers[i] for i in keep], [[r[i] for i in keep] for r in rows], cols - len(indent))
+    body = _lines(shown[0], shown[1:], indent)
+    out.append(body[0])
+    last = None
+    for row, line in zip(rows, body[1:]):
+        group = tuple(c for c in row[:fold] if c)
+        if fold and group != last:
+            out += _wrap(" ".join(group), cols)
+            last = group
+        out.append(line)
+    if dropped:
+        out += _wrap(f"(left out to fit {cols} columns: {', '.join(dropped)})", cols)
+    if table.caption:
+        out += _wrap(table.caption, cols)
+    return out
+
+
+def _section(section: Section, cols: int, out: list[str]):
+    out.append("")
+    if section.title:
+        out.append(section.title)
+    if section.text:
+        out += _wrap(section.text, cols)
+    for name, value in section.items:
+        out += _wrap(f"{name}: {value}", cols)
+    for table in section.tables:
+        if out and out[-1]:
+            out.append("")
+        out += render_table(table, cols)
+    for plot in section.plots:
+        out += _wrap(f"(plot: {plot.title}; see the HTML report)", cols)
+    for sub in section.subsections:
+        _section(sub, cols, out)
+
+
+def render(doc: Document, cols: int | None = None) -> str:
+    cols = cols or width()
+    out = _wrap(doc.title, cols) if doc.title else []
+    for section in doc.sections:
+        _section(section, cols, out)
+    return "\n".join(out).strip("\n") + "\n"
