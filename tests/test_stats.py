@@ -7,7 +7,7 @@ import random
 import pytest
 from conftest import require_module
 
-from platperf import stats
+from platperf import levels, stats
 
 
 def test_mwu_exact_small_samples():
@@ -208,8 +208,8 @@ def test_two_levels_of_a_cache_shared_with_a_neighbour():
     # an 8 MiB chase inside a shared 32 MiB L3: 12 ns while the neighbour is quiet, DRAM's 100 ns
     # while it sweeps the cache (issue 25's VM)
     values = [12.1, 12.3, 98.0, 12.2, 101.0, 12.0, 99.5, 12.4]
-    found = stats.two_levels(values)
-    assert found == stats.TwoLevels(low=12.2, high=99.5, n_low=5, n_high=3)
+    found = levels.two_levels(values)
+    assert found == levels.TwoLevels(low=12.2, high=99.5, n_low=5, n_high=3)
     low, high = _two_means_by_brute_force(values)
     assert (stats.median(low), stats.median(high), len(low), len(high)) == tuple(found)
 
@@ -222,7 +222,7 @@ def test_two_levels_split_is_the_exact_two_means_split(seed):
              [slow * rng.uniform(0.8, 1.3) for _ in range(rng.randint(2, 12))]
     rng.shuffle(values)
     low, high = _two_means_by_brute_force(values)
-    assert stats.two_levels(values) == (stats.median(low), stats.median(high), len(low), len(high))
+    assert levels.two_levels(values) == (stats.median(low), stats.median(high), len(low), len(high))
 
 
 @pytest.mark.parametrize("values, why", [
@@ -233,4 +233,4 @@ def test_two_levels_split_is_the_exact_two_means_split(seed):
     ([12, 100, 13], "too few values to say"),
 ])
 def test_no_two_levels(values, why):
-    assert stats.two_levels(values) is None, why
+    assert levels.two_levels(values) is None, why

@@ -28,7 +28,7 @@ struct counter_info {
 /* A step this long (ns) or longer cannot resolve an L1 hit: the meta warns. */
 #define COUNTER_COARSE_NS 10.0
 
-/* Must run once before any read (selects the armv7 path, finds the frequency). */
+/* Must run once before any read (selects the armv7 path, finds the frequency, measures the step). */
 void counter_init(void);
 const struct counter_info *counter_info(void);
 
@@ -42,6 +42,9 @@ double ticks_to_ns(uint64_t ticks);
 /* A duration of `ticks` in counter steps, and the ticks of `steps` steps (rounded up). */
 double ticks_to_steps(double ticks);
 uint64_t steps_to_ticks(double steps);
+/* counter_init's (counter_step.c): the step in ticks, once the frequency is known; fills the
+ * back-to-back figures of `ci` (pairs, read_overhead_ticks, pair_min/mode_ticks, read_mean_ns). */
+double counter_measure_step(struct counter_info *ci);
 
 /* Core clock from the add chain (timed_loops.h): core cycles per counter tick. */
 struct core_clock {

@@ -169,19 +169,9 @@ static void utc_now(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void write_meta(void)
+/* meta.counter: what the counter is, its step and its back-to-back reads. */
+static void write_counter(const struct counter_info *ci)
 {
-    const struct counter_info *ci = counter_info();
-    const struct core_clock *cc = core_clock_estimate();
-    char start[32];
-    utc_now(start, sizeof start);
-    jw_begin("meta");
-    jw_int("schema", 1);
-    jw_str("probe_version", PROBE_VERSION);
-    jw_str("build_id", PROBE_BUILD_ID);
-    jw_str("arch", PROBE_ARCH);
-    jw_str("compiler", PROBE_COMPILER);
-    jw_str("cflags", PROBE_CFLAGS);
     jw_key("counter");
     jw_text("{\"name\":");
     jw_string_value(ci->name);
@@ -215,6 +205,42 @@ static void write_meta(void)
         jw_string_value(ci->stop_read);
     }
     jw_text("}");
+}
+
+/* The warnings of a counter without hardware, or too coarse to resolve short events. */
+static void counter_warnings(const struct counter_info *ci)
+{
+    if (strcmp(ci->name, "clock_monotonic_raw") == 0)
+        emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
+                     "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
+    if (ci->resolution_ns >= COUNTER_COARSE_NS || ci->step_ticks >= 2) {
+        char msg[320];
+        int n = ci->step_ticks >= 2
+            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.6g ticks (%.5g ns), coarser "
+                       "than its %.6g MHz implies", ci->step_ticks, ci->resolution_ns, ci->freq_hz / 1e6)
+            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.5g ns",
+                       ci->freq_hz / 1e6, ci->resolution_ns);
+        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.5g us) and figures "
+                 "within %d steps (%.5g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
+                 ticks_to_ns(sample_min_ticks()) / 1e3, COUNTER_NEAR_STEPS, COUNTER_NEAR_STEPS * ci->resolution_ns);
+        emit_warning(ci->step_ticks >= 2 ? "counter-coarse-step" : "counter-low-resolution", msg, -1);
+    }
+}
+
+static void write_meta(void)
+{
+    const struct counter_info *ci = counter_info();
+    const struct core_clock *cc = core_clock_estimate();
+    char start[32];
+    utc_now(start, sizeof start);
+    jw_begin("meta");
+    jw_int("schema", 1);
+    jw_str("probe_version", PROBE_VERSION);
+    jw_str("build_id", PROBE_BUILD_ID);
+    jw_str("arch", PROBE_ARCH);
+    jw_str("compiler", PROBE_COMPILER);
+    jw_str("cflags", PROBE_CFLAGS);
+    write_counter(ci);
     if (cc->valid) {
         jw_key("core_clock");
         jw_text("{\"hz\":");
@@ -251,21 +277,7 @@ static void write_meta(void)
     jw_str("peak_isa", peak_isa());
     jw_bool("fallback", timed_loops_fallback());
     jw_end();
-    if (strcmp(ci->name, "clock_monotonic_raw") == 0)
-        emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
-                     "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
-    if (ci->resolution_ns >= COUNTER_COARSE_NS || ci->step_ticks >= 2) {
-        char msg[320];
-        int n = ci->step_ticks >= 2
-            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.6g ticks (%.5g ns), coarser "
-                       "than its %.6g MHz implies", ci->step_ticks, ci->resolution_ns, ci->freq_hz / 1e6)
-            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.5g ns",
-                       ci->freq_hz / 1e6, ci->resolution_ns);
-        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.5g us) and figures "
-                 "within %d steps (%.5g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
-                 ticks_to_ns(sample_min_ticks()) / 1e3, COUNTER_NEAR_STEPS, COUNTER_NEAR_STEPS * ci->resolution_ns);
-        emit_warning(ci->step_ticks >= 2 ? "counter-coarse-step" : "counter-low-resolution", msg, -1);
-    }
+    counter_warnings(ci);
     if (timed_loops_fallback())
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
 }

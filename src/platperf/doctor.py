@@ -639,7 +639,7 @@ def check_core_sharing(records: list[dict], fp: dict) -> list[Finding]:
 # sweeps evict the chase: its samples flip between the cache's figure and DRAM's (12 and 100 ns
 # for 8 MiB of a 32 MiB L3 on a KVM guest), and a median lands on either. LLC_SAMPLES samples of
 # LLC_SAMPLE_S at a quarter of the cache; DRAM's figure at 4x (at most LLC_DRAM_MAX) says which
-# level is which. stats.two_levels decides.
+# level is which. levels.two_levels decides.
 LLC_SAMPLES, LLC_SAMPLE_S = 15, 0.01
 LLC_DRAM_MAX = 1 << 30
 
@@ -668,7 +668,7 @@ def llc_probe_args(fp: dict) -> list[str] | None:
 def check_llc_sharing(records: list[dict], fp: dict) -> list[Finding]:
     """Findings from the records of :func:`llc_probe_args` (mem-latency in ns at a quarter of
     the last-level cache and at DRAM size)."""
-    from . import stats
+    from . import levels, stats
     from .vocab.sizes import size_label
     llc = last_level_cache(fp)
     by_size = {r["params"].get("size"): _clean_samples(r) for r in records
@@ -684,14 +684,14 @@ def check_llc_sharing(records: list[dict], fp: dict) -> list[Finding]:
         return [Finding("info", "llc-not-checked", f"{where}: {LLC_SAMPLES - len(samples)} of {LLC_SAMPLES} "
                                                    "samples were preempted or stolen from (a busy machine); run "
                                                    "platperf doctor again when it is quiet")]
-    levels = stats.two_levels(samples)
-    if levels is None:
+    split = levels.two_levels(samples)
+    if split is None:
         return [Finding("ok", "llc-steady", f"{where} reads {stats.median(samples):.1f} ns in all of "
                                             f"{len(samples)} samples{dram_text}")]
     return [Finding(
         "warn", "llc-shared",
-        f"the last-level cache is shared with other tenants: {where} reads {levels.low:.1f} ns in "
-        f"{levels.n_low} and {levels.high:.1f} ns in {levels.n_high} of {len(samples)} samples of "
+        f"the last-level cache is shared with other tenants: {where} reads {split.low:.1f} ns in "
+        f"{split.n_low} and {split.high:.1f} ns in {split.n_high} of {len(samples)} samples of "
         f"{LLC_SAMPLE_S * 1e3:g} ms{dram_text}",
         "latency and bandwidth of sizes inside that cache flip between its figure and DRAM's from run to "
         "run; reports show such points at both levels (fast / slow), a median would land on either",

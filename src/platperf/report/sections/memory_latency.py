@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ... import stats
+from ... import levels, stats
 from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches
 from ..document import Plot, Section, Table, cell_text
@@ -48,12 +48,12 @@ def _curves(data: ReportData, metric: str, keys: dict | None = None):
             for k, sizes in raw.items()}
 
 
-def _levels(data: ReportData, behind: set) -> stats.TwoLevels | None:
+def _levels(data: ReportData, behind: set) -> levels.TwoLevels | None:
     """The two levels the samples of a point flip between (of the first key behind it that
     has two: run to run or within a run), or None."""
     for col_name, key in sorted(behind, key=repr):
         pool = data.pools.get(col_name, {}).get(key)
-        found = stats.two_levels(pool.samples) if pool is not None else None
+        found = levels.two_levels(pool.samples) if pool is not None else None
         if found:
             return found
     return None
