@@ -23,8 +23,9 @@ that stalled (at least 5x the row's fastest), whether the rounds' spread covers 
 and what the run measured beside the row: LMBench's lat_pagefault again on a file written in
 64 KiB chunks as the probe writes its own (LMBench's is written in one write), a fork C loop
 built dynamic with libm (as LMBench) and static (as the probe), the exec of LMBench's own
-hello, lat_ctx's hop before each tool subtracted its overhead. Then the lat_ctx overheads
-each tool subtracted, and both wall times. Takes ~15 min at 3 rounds on a
+hello, lat_ctx's hop before each tool subtracted its overhead (and the ratio with LMBench's
+overhead taken from platperf's hop: when the hops agree within 10 %, the difference is the
+overheads). Then the lat_ctx overheads each tool subtracted, and both wall times. Takes ~15 min at 3 rounds on a
 2-CPU VM. Run under the heavy-work lock:
   flock /tmp/heavy.lock .venv/bin/python bench/os_vs_lmbench.py [--cpu N] [--rounds 3] [--rows REGEX]
 """
@@ -61,51 +62,7 @@ CHUNKED = "LMBench on a file written in 64 KiB chunks, as the probe's"
 REPS = 7                  # LMBench -N, the probe --samples
 
 # The referee: the lat_syscall calls in a plain loop, timed with clock_gettime (our own code).
-REFEREE_C = r"""
-#include <fcntl.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-volatile double keep_libm;
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
-static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return (x > y) - (x < y); }
-int main(int argc, char **argv) {
-    const char *op = argv[1], *file = argv[2];
-    int fd = -1; char c = 0; struct stat sb;
-    if (!strcmp(op, "read")) fd = open("/dev/zero", O_RDONLY);
-    else if (!strcmp(op, "write")) fd = open("/dev/null", O_WRONLY);
-    else if (!strcmp(op, "fstat")) fd = open(file, O_RDONLY);
-    keep_libm = sqrt((double)argc);          /* libm stays linked, as in LMBench's programs */
-    long n = 1; double v[7];
-    for (int s = -1; s < 7; s++) {          /* s = -1: grow n until one timing lasts 5 ms */
-        for (;;) {
-            double t0 = now();
-            for (long i = 0; i < n; i++) {
-                if (!strcmp(op, "null")) getppid();
-                else if (!strcmp(op, "read")) { if (read(fd, &c, 1) != 1) return 1; }
-                else if (!strcmp(op, "write")) { if (write(fd, &c, 1) != 1) return 1; }
-                else if (!strcmp(op, "stat")) { if (stat(file, &sb)) return 1; }
-                else if (!strcmp(op, "fstat")) { if (fstat(fd, &sb)) return 1; }
-                else if (!strcmp(op, "fork")) { pid_t p = fork(); if (p == 0) _exit(0); if (p < 0) return 1;
-                                                  waitpid(p, NULL, 0); }
-                else { int f = open(file, O_RDONLY); if (f < 0) return 1; close(f); }
-            }
-            double dt = now() - t0;
-            if (s >= 0) { v[s] = dt / n / 1e3; break; }
-            if (dt >= 5e6) break;
-            n = dt < 5e5 ? n * 10 : (long)(n * 5.5e6 / dt) + 1;
-        }
-    }
-    qsort(v, 7, sizeof v[0], cmp);
-    printf("%.4f\n", v[3]);
-    return 0;
-}
-"""
+REFEREE_C = Path(__file__).with_name("os_vs_lmbench_referee.c")
 
 
 def build_lmbench(src: Path, out: Path) -> Path:
@@ -122,9 +79,8 @@ def build_lmbench(src: Path, out: Path) -> Path:
             continue
         subprocess.run(["gcc", "-O2", "-w", "-fcommon", f"-I{stub}", "-D_GNU_SOURCE", "-o", str(target),
                         f"{prog}.c", *LIBS, str(stub / "pmap_stub.c"), "-lm"], cwd=src / "src", check=True)
-    (out / "syscall-referee.c").write_text(REFEREE_C)
     for name, flags in (("syscall-referee", []), ("syscall-referee-static", ["-static"])):
-        subprocess.run(["gcc", "-O2", *flags, "-o", str(out / name), str(out / "syscall-referee.c"), "-lm"],
+        subprocess.run(["gcc", "-O2", *flags, "-o", str(out / name), str(REFEREE_C), "-lm"],
                        check=True)
     return bin_dir
 
@@ -338,7 +294,10 @@ def measured_beside(row: str, t: Tally) -> list[str]:
         lo, po = statistics.median(t.lm_ovr[m.group(2)]), statistics.median(t.pp_ovr[f"{m.group(2)}-{m.group(1)}"])
         lm_hop, pp_hop = statistics.median(t.lm[row]) + lo, statistics.median(t.pp[row]) + po
         out.append(f"hop before the overhead subtraction: LMBench {lm_hop:.3g}, platperf {pp_hop:.3g} us "
-                   f"({pp_hop / lm_hop:.2f}); overheads {lo:.3g} and {po:.3g} us")
+                   f"({pp_hop / lm_hop:.2f}); overheads {lo:.3g} and {po:.3g} us; platperf's hop less "
+                   f"LMBench's overhead: ratio {(pp_hop - lo) / statistics.median(t.lm[row]):.2f}")
+        out.append("the hops agree: the difference is the overhead each subtracted" if abs(pp_hop / lm_hop - 1) <= 0.10
+                   else "the hops themselves differ, not only the overheads")
     return out
 
 
