@@ -62,7 +62,7 @@ CHUNKED = "LMBench on a file written in 64 KiB chunks, as the probe's"
 REPS = 7                  # LMBench -N, the probe --samples
 
 # The referee: the lat_syscall calls in a plain loop, timed with clock_gettime (our own code).
-REFEREE_C = Path(__file__).with_name("os_vs_lmbench_referee.c")
+REFEREE_C = Path(__file__).resolve().with_name("os_vs_lmbench_referee.c")
 
 
 def build_lmbench(src: Path, out: Path) -> Path:
