@@ -13,6 +13,9 @@ size/3 per array (24 bytes per element, like likwid's stream). Both are 10^6 B p
 
 Each bandwidth cell is the best of 5 rounds in which the two programs alternate
 (platperf: the median of its 7 samples per round; likwid-bench: its one figure per run).
+"per round" is the ratio of the two figures of each round, run back to back: the median and
+the range over the rounds (on a shared machine the best rounds alone can hide a difference
+that every round shows).
 
 Page backing: the probe asks for 2 MiB transparent huge pages (--pages auto); likwid-bench
 allocates plain memory, which a kernel set to THP "madvise" backs with 4 KiB pages. At the
@@ -30,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +96,14 @@ def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}" if a and b else "n/a"
 
 
+def per_round(ours: list[float], theirs: list[float | None]) -> str:
+    """The median and range of the rounds' own ratios (each round's two figures back to back)."""
+    r = sorted(o / t for o, t in zip(ours, theirs) if o and t)
+    if not r:
+        return "n/a"
+    return f"{statistics.median(r):.2f} [{r[0]:.2f}-{r[-1]:.2f}]"
+
+
 def fmt(v: float | None) -> str:
     return f"{v:,.0f}" if v else "n/a"
 
@@ -110,8 +122,9 @@ def main() -> int:
     print(f"platperf-probe {PROBE} vs {peer}, CPU {CPU}, MB/s = 10^6 B/s, platperf: median of 7 samples;\n"
           f"each cell: best of {ROUNDS} alternating rounds; 4 KiB-page rows at sizes over 4x the "
           f"last-level cache ({dram >> 20} MiB)\n")
-    print(f"{'size':>8} | {'kernel':<22} | {'platperf':>10} | {peer:>12} | {'ratio':>5} | target")
-    print("-" * 78)
+    print(f"{'size':>8} | {'kernel':<22} | {'platperf':>10} | {peer:>12} | {'ratio':>5} | "
+          f"{'per round':>18} | target")
+    print("-" * 99)
     # Three rounds, the two programs alternating, best round of each: the machine is shared
     # and a neighbour's burst should not decide a ratio.
     for label, size in sizes:
@@ -131,13 +144,14 @@ def main() -> int:
                     theirs.append(mbw_copy(size))
             o = max(ours)
             t = max((v for v in theirs if v), default=None)
-            print(f"{label:>8} | {name:<22} | {fmt(o):>10} | {fmt(t):>12} | {ratio(o, t):>5} | {target}")
+            print(f"{label:>8} | {name:<22} | {fmt(o):>10} | {fmt(t):>12} | {ratio(o, t):>5} | "
+                  f"{per_round(ours, theirs):>18} | {target}")
             if small_pages:
                 o4 = max(ours_4k)
                 share = (f"huge pages: {(o - o4) / (o - t):.0%} of the lead" if t and o > t
                          else "no lead")
                 print(f"{'':>8} | {'  with --pages 4k':<22} | {fmt(o4):>10} | {fmt(t):>12} | {ratio(o4, t):>5} | "
-                      f"{share}")
+                      f"{per_round(ours_4k, theirs):>18} | {share}")
     print()
     l1 = latency(16 << 10)
     cyc = l1.get("latency_cycles")
