@@ -307,16 +307,18 @@ def ctx_reason(row: str, t: Tally) -> list[str]:
     out.append(f"platperf's hop less LMBench's overhead: ratio {(pp_hop - lo) / lm:.2f}" if pp_hop > lo else
                "LMBench's overhead is longer than platperf's whole hop")
     hops_agree, ovr_agree = abs(pp_hop / lm_hop - 1) <= 0.10, abs(po / lo - 1) <= 0.10
-    if hops_agree:
+    covered = max(spread(t.lm[row]), spread(t.pp[row]), spread(t.lm_ovr[m.group(2)]),
+                  spread(t.pp_ovr[f"{m.group(2)}-{m.group(1)}"])) >= max(pp_hop / lm_hop, lm_hop / pp_hop)
+    if covered and not hops_agree:
+        out.append("the rounds' spread of the figures or the overheads covers the hops' ratio: "
+                   "no part of the difference is measured")
+    elif hops_agree:
         out.append("the hops agree: the difference is the overhead each subtracted" if not ovr_agree else
                    f"hops and overheads each agree within 10 %: the figure is a small difference of two "
                    f"timings ({lm:.3g} of {lm_hop:.3g} us)")
-    elif not ovr_agree and (pp_hop > lm_hop) == (po > lo):
-        out.append("hop and overhead differ the same way: the sum over the working set runs at another speed "
-                   "in each tool, and the subtraction does not cancel it")
     else:
         out.append("the hops differ, the overheads do not: the difference is the ring itself" if ovr_agree else
-                   "hop and overhead differ in opposite ways")
+                   f"hop and overhead both differ ({pp_hop / lm_hop:.2f}, {po / lo:.2f})")
     return out
 
 
