@@ -7,12 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t monotonic_raw_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "platperf_instr.h"   /* pp_instr_monotonic_ns */
 
 /* --- the effective step --------------------------------------------------------------------
  * A counter need not advance one tick at a time: a hypervisor's TSC may move in steps of ~25
@@ -48,9 +43,9 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
 {
     memset(step_hist, 0, sizeof step_hist);
     step_far = 0;
-    uint64_t n = 0, best = UINT64_MAX, n0 = monotonic_raw_ns();
+    uint64_t n = 0, best = UINT64_MAX, n0 = pp_instr_monotonic_ns();
     for (; n < pairs; n++) {
-        if ((n & 255) == 255 && monotonic_raw_ns() - n0 > budget_ns)
+        if ((n & 255) == 255 && pp_instr_monotonic_ns() - n0 > budget_ns)
             break;
         uint64_t k = max_delay ? (n * 2654435761u) % max_delay : 0;
         uint64_t a = counter_read();

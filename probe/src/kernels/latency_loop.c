@@ -123,7 +123,7 @@ static int asm_loops_usable(void)
 #ifdef PLATPERF_FALLBACK
     return 0;
 #else
-    return strcmp(counter_info()->name, "clock_monotonic_raw") != 0 && !counter_info()->quantum_ticks;
+    return !counter_is_monotonic() && !counter_info()->quantum_ticks;
 #endif
 }
 
@@ -376,7 +376,7 @@ static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu,
                      const char *unit, double value, uint64_t passes, const uint64_t *ticks)
 {
     struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
-                              NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL};
     emit_record_with(ctx, &r, ticks ? one_pass : NULL, ticks);
 }
 
