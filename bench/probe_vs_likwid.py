@@ -13,6 +13,15 @@ size/3 per array (24 bytes per element, like likwid's stream). Both are 10^6 B p
 
 Each bandwidth cell is the best of 5 rounds in which the two programs alternate
 (platperf: the median of its 7 samples per round; likwid-bench: its one figure per run).
+"per round" is the ratio of the two figures of each round, run back to back: the median and
+the range over the rounds (on a shared machine the best rounds alone can hide a difference
+that every round shows).
+
+Page backing: the probe asks for 2 MiB transparent huge pages (--pages auto); likwid-bench
+allocates plain memory, which a kernel set to THP "madvise" backs with 4 KiB pages. At the
+DRAM sizes (over 4x the last-level cache) each peak row is followed by the probe with
+--pages 4k against the same likwid figure, and the share of the lead that the huge pages
+account for: (ratio - ratio with 4k pages) / (ratio - 1).
 
 Targets (issue 2): ratio >= 1.0 at every size; L1 chase 4-5 cycles within 5%; spread <= 2%.
 If likwid-bench cannot run, mbw's MEMCPY is the peer for copy (sizes >= 1 MiB) and read
@@ -24,13 +33,16 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
 PROBE = Path(os.environ.get("PLATPERF_PROBE", ROOT / "build" / "probe" / "native" / "platperf-probe"))
 SIZES = [("16 KiB", 16 << 10), ("512 KiB", 512 << 10), ("8 MiB", 8 << 20), ("1 GiB", 1 << 30)]
+LLC = Path("/sys/devices/system/cpu/cpu0/cache")
 CPU = "0"
 ROUNDS = 5
 
@@ -41,10 +53,17 @@ def probe(*args: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def probe_median(kernel: str, size: int) -> float:
+def probe_median(kernel: str, size: int, pages: str = "auto") -> float:
     recs = probe("mem-bandwidth", "--kernel", kernel, "--size", str(size), "--samples", "7",
-                 "--min-time", "0.01")
+                 "--min-time", "0.01", "--pages", pages)
     return next(r["summary"]["median"] for r in recs if r["type"] == "result")
+
+
+def last_level_cache_bytes() -> int:
+    """The largest cache of CPU 0 in sysfs (0 when there is none)."""
+    from platperf.vocab.sizes import size_or_none
+    sizes = [size_or_none((d / "size").read_text().strip()) for d in LLC.glob("index*") if (d / "size").exists()]
+    return max((s for s in sizes if s), default=0)
 
 
 def likwid(test: str, size: int) -> float | None:
@@ -77,6 +96,14 @@ def ratio(a: float | None, b: float | None) -> str:
     return f"{a / b:.2f}" if a and b else "n/a"
 
 
+def per_round(ours: list[float], theirs: list[float | None]) -> str:
+    """The median and range of the rounds' own ratios (each round's two figures back to back)."""
+    r = sorted(o / t for o, t in zip(ours, theirs) if o and t)
+    if not r:
+        return "n/a"
+    return f"{statistics.median(r):.2f} [{r[0]:.2f}-{r[-1]:.2f}]"
+
+
 def fmt(v: float | None) -> str:
     return f"{v:,.0f}" if v else "n/a"
 
@@ -87,14 +114,17 @@ def main() -> int:
         print(f"{PROBE} is not built; run 'make probe'", file=sys.stderr)
         return 2
     sizes = SIZES[:3] if quick else SIZES
+    dram = 4 * last_level_cache_bytes()
     peer = "likwid-bench"
     if likwid("load_avx", 16 << 10) is None:
         peer = "mbw"
         print("likwid-bench cannot run here: falling back to mbw (copy only, sizes >= 2 MiB)")
     print(f"platperf-probe {PROBE} vs {peer}, CPU {CPU}, MB/s = 10^6 B/s, platperf: median of 7 samples;\n"
-          f"each cell: best of {ROUNDS} alternating rounds\n")
-    print(f"{'size':>8} | {'kernel':<22} | {'platperf':>10} | {peer:>12} | {'ratio':>5} | target")
-    print("-" * 78)
+          f"each cell: best of {ROUNDS} alternating rounds; 4 KiB-page rows at sizes over 4x the "
+          f"last-level cache ({dram >> 20} MiB)\n")
+    print(f"{'size':>8} | {'kernel':<22} | {'platperf':>10} | {peer:>12} | {'ratio':>5} | "
+          f"{'per round':>18} | target")
+    print("-" * 99)
     # Three rounds, the two programs alternating, best round of each: the machine is shared
     # and a neighbour's burst should not decide a ratio.
     for label, size in sizes:
@@ -102,16 +132,27 @@ def main() -> int:
                  ("peak-copy / copy_avx", "peak-copy", size // 2, "copy_avx", ">= 1.0"),
                  ("triad / stream_avx", "triad", size // 3 // 512 * 512, "stream_avx", "info")]
         for name, kernel, ksize, test, target in pairs:
-            ours, theirs = [], []
+            small_pages = kernel.startswith("peak") and dram and size > dram
+            ours, ours_4k, theirs = [], [], []
             for _ in range(ROUNDS):
                 ours.append(probe_median(kernel, ksize))
+                if small_pages:
+                    ours_4k.append(probe_median(kernel, ksize, "4k"))
                 if peer == "likwid-bench":
                     theirs.append(likwid(test, size))
                 elif kernel == "peak-copy":
                     theirs.append(mbw_copy(size))
             o = max(ours)
             t = max((v for v in theirs if v), default=None)
-            print(f"{label:>8} | {name:<22} | {fmt(o):>10} | {fmt(t):>12} | {ratio(o, t):>5} | {target}")
+            print(f"{label:>8} | {name:<22} | {fmt(o):>10} | {fmt(t):>12} | {ratio(o, t):>5} | "
+                  f"{per_round(ours, theirs):>18} | {target}")
+            if small_pages:
+                o4 = max(ours_4k)
+                share = ("no lead" if not t or o <= t else
+                         f"huge pages: none of the lead (4 KiB pages {o4 / o - 1:.0%} faster)" if o4 >= o else
+                         f"huge pages: {min(1.0, (o - o4) / (o - t)):.0%} of the lead")
+                print(f"{'':>8} | {'  with --pages 4k':<22} | {fmt(o4):>10} | {fmt(t):>12} | {ratio(o4, t):>5} | "
+                      f"{per_round(ours_4k, theirs):>18} | {share}")
     print()
     l1 = latency(16 << 10)
     cyc = l1.get("latency_cycles")

@@ -482,3 +482,55 @@ def test_cli_measures_the_l1_hit_of_every_cpu_with_the_probe():
         assert "measured but not judged" in found[0]["message"], found
     else:
         assert found[0]["code"] in ("core-steady", "core-shared") and " ns" in found[0]["message"]
+
+
+# -- a last-level cache shared with other tenants (issue 25) -----------------------------------
+VM_32M_L3 = {"caches": [{"level": 1, "type": "Data", "size": 32768}, {"level": 3, "type": "Unified", "size": "32768K"}],
+             "topology": {"cpus": [{"cpu": 0}, {"cpu": 1}]}}
+
+
+def chase_records(inside: list[float], dram: list[float] | None = None, preempted=()) -> list[dict]:
+    """The probe's mem-latency results for doctor.llc_probe_args: ns at 8 MiB (and 128 MiB)."""
+    out = [{"type": "meta"}]
+    for size, samples in ((8 << 20, inside), (128 << 20, dram)):
+        if samples is not None:
+            out.append({"type": "result", "benchmark": "mem-latency", "params": {"size": size}, "unit": "ns",
+                        "samples": list(samples), "preempted": list(preempted)})
+    return out
+
+
+def test_llc_probe_command_chases_a_quarter_and_four_times_the_last_level_cache():
+    from platperf.doctor import LLC_DRAM_MAX, llc_probe_args
+    args = llc_probe_args(VM_32M_L3)
+    assert args[:2] == ["run", "mem-latency"]
+    assert args[args.index("--size") + 1] == f"{8 << 20},{128 << 20}"
+    assert args[args.index("--cpus") + 1] == "1"
+    big = llc_probe_args({**VM_32M_L3, "caches": [{"level": 3, "type": "Unified", "size": 1 << 30}]})
+    assert big[big.index("--size") + 1].endswith(f",{LLC_DRAM_MAX}")
+    assert llc_probe_args({"topology": VM_32M_L3["topology"]}) is None      # no cache size in /sys
+
+
+def test_a_chase_flipping_between_cache_and_dram_names_a_shared_last_level_cache():
+    from platperf.doctor import check_llc_sharing
+    inside = [12.1, 12.3, 98.0, 12.2, 101.0, 12.0, 99.5, 12.4, 97.0, 12.1, 12.2, 12.3, 100.0, 12.0, 12.1]
+    (f,) = check_llc_sharing(chase_records(inside, [95.0] * 15), VM_32M_L3)
+    assert (f.level, f.code) == ("warn", "llc-shared")
+    assert f.message.startswith("the last-level cache is shared with other tenants: a chase of 8M inside "
+                                "the 32M L3 reads 12.1 ns in 10 and 99.5 ns in 5 of 15 samples of 10 ms")
+    assert "DRAM (128M) reads 95.0 ns" in f.message
+    assert "both levels" in f.effect and "--repeat" in f.fix
+
+
+def test_a_steady_chase_inside_the_cache_is_ok():
+    from platperf.doctor import check_llc_sharing
+    (f,) = check_llc_sharing(chase_records([12.0 + 0.01 * i for i in range(15)], [95.0] * 15), VM_32M_L3)
+    assert (f.level, f.code) == ("ok", "llc-steady")
+    assert "reads 12.1 ns in all of 15 samples" in f.message
+
+
+def test_a_busy_machine_leaves_the_last_level_cache_unchecked():
+    from platperf.doctor import check_llc_sharing
+    (f,) = check_llc_sharing(chase_records([12.0, 300.0] * 7, preempted=range(14)), VM_32M_L3)
+    assert (f.level, f.code) == ("info", "llc-not-checked") and "preempted" in f.message
+    (none,) = check_llc_sharing([], VM_32M_L3)
+    assert none.code == "llc-not-checked"

@@ -25,7 +25,7 @@ def options(argv):
 
 
 class FakeProbe:
-    def __init__(self, argv, interrupt_after=None):
+    def __init__(self, argv, interrupt_after=None, min_steps=None):
         o = options(argv)
         worst = MAX[o["pattern"]] / (2 if o.get("rt") == "1" else 1)
         params = {"aggressors": o.get("aggressor-cpus", ""), "duration": float(o["duration"]),
@@ -40,6 +40,8 @@ class FakeProbe:
                    for m, u, v in (("latency_min", "ns", 10.0), ("latency_max", "ns", worst),
                                    ("p99", "ns", worst), ("p99_99", "ns", worst),
                                    ("excursions", "count", 1.0 if worst > float(o["threshold"]) else 0.0))]
+        if min_steps is not None:       # the probe's mark of a pass within a few counter steps
+            results[0]["resolution_steps"] = min_steps
         self.lines = [json.dumps(r) for r in [META, hist, *results,
                                                 {"type": "end", "status": "complete"}]]
         self.interrupt_after = interrupt_after
@@ -59,14 +61,15 @@ class FakeProbe:
 class FakeTarget:
     name = "fake"
 
-    def __init__(self, interrupt_on_cell=None):
+    def __init__(self, interrupt_on_cell=None, min_steps=None):
         self.argvs = []
         self.interrupt_on_cell = interrupt_on_cell
+        self.min_steps = min_steps
 
     def run(self, argv):
         self.argvs.append(argv)
         stop = 2 if len(self.argvs) == self.interrupt_on_cell else None
-        return FakeProbe(argv, stop)
+        return FakeProbe(argv, stop, self.min_steps)
 
 
 @pytest.fixture
@@ -176,6 +179,18 @@ def test_report_gives_the_mitigation_table_and_the_interference_factor(store, tm
     assert all(p.svg.startswith("<svg") for p in sec.plots)
     exported = section.export(load(store, ["v2"]))["interference"]
     assert len(exported) == 8 and exported[0]["histogram"]["buckets"]
+
+
+def test_a_minimum_at_the_counter_resolution_says_so_in_the_report(store, tmp_path):
+    """A counter stepping 10 ns: the 10 ns minimum is one step, quantised (issue 25)."""
+    plan = make_plan(victim=1, aggressors="0", patterns="none", loops="plain", mitigation_sets="none", duration=1)
+    run_id = store.begin_run(label="v2", suite="interference")
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "dev" / "cpu_dma_latency").write_bytes(b"")
+    run_matrix(store, FakeTarget(min_steps=1), plan, run_id, root=str(tmp_path))
+    (table,) = section.build(load(store, ["v2"])).tables
+    assert table.rows[0][1:3] == ["100ns", "10.0ns (1 counter steps)"]
+    assert "within 4 steps of the counter's resolution" in table.caption
 
 
 @pytest.mark.parametrize("ns, text", [(57, "57.0ns"), (75.4, "75.4ns"), (10780, "10.780us"),

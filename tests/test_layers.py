@@ -29,7 +29,7 @@ MAX_FUNCTION_LINES = 80
 LAYERS = [
     ("words", ("platperf", "platperf.vocab", "platperf.records", "platperf.stats",
                "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml",
-               "platperf.atomic", "platperf.findings")),
+               "platperf.atomic", "platperf.findings", "platperf.levels")),
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",
                      "platperf.code_placement", "platperf.mitigations")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",

@@ -401,7 +401,9 @@ def test_without_cpuidle_the_kernel_says_so_and_measures_nothing(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     recs = records(done.stdout)
-    assert [r["code"] for r in recs if r["type"] == "warning"] == ["no-cpuidle"]
+    # beside what the meta warns of this machine's counter (a VM's TSC moving in 10 ns steps)
+    counter = {"counter-coarse-step", "counter-low-resolution", "counter-fallback"}
+    assert [r["code"] for r in recs if r["type"] == "warning" and r["code"] not in counter] == ["no-cpuidle"]
     assert not [r for r in recs if r["type"] == "result"]
     assert recs[-1] == {**recs[-1], "status": "complete", "results": 0}
 

@@ -7,7 +7,7 @@ import random
 import pytest
 from conftest import require_module
 
-from platperf import stats
+from platperf import levels, stats
 
 
 def test_mwu_exact_small_samples():
@@ -188,3 +188,49 @@ def test_benjamini_hochberg_matches_scipy_when_available():
     rng = random.Random(9)
     ps = [rng.random() ** 3 for _ in range(200)]
     assert stats.benjamini_hochberg(ps) == pytest.approx(list(ss.false_discovery_control(ps)), rel=1e-12)
+
+
+# -- two levels ----------------------------------------------------------------------------------
+def _two_means_by_brute_force(values):
+    """The split of the sorted logs with the least within-level sum of squares (Fisher 1958),
+    computed the long way: what Otsu's between-level maximum must find."""
+    xs = sorted(values)
+    logs = [math.log(v) for v in xs]
+
+    def ss(part):
+        m = sum(part) / len(part)
+        return sum((v - m) ** 2 for v in part)
+    k = min(range(1, len(xs)), key=lambda k: ss(logs[:k]) + ss(logs[k:]))
+    return xs[:k], xs[k:]
+
+
+def test_two_levels_of_a_cache_shared_with_a_neighbour():
+    # an 8 MiB chase inside a shared 32 MiB L3: 12 ns while the neighbour is quiet, DRAM's 100 ns
+    # while it sweeps the cache (issue 25's VM)
+    values = [12.1, 12.3, 98.0, 12.2, 101.0, 12.0, 99.5, 12.4]
+    found = levels.two_levels(values)
+    assert found == levels.TwoLevels(low=12.2, high=99.5, n_low=5, n_high=3)
+    low, high = _two_means_by_brute_force(values)
+    assert (stats.median(low), stats.median(high), len(low), len(high)) == tuple(found)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_two_levels_split_is_the_exact_two_means_split(seed):
+    rng = random.Random(seed)
+    fast, slow = rng.uniform(5, 20), rng.uniform(60, 200)
+    values = [fast * rng.uniform(0.9, 1.1) for _ in range(rng.randint(2, 12))] + \
+             [slow * rng.uniform(0.8, 1.3) for _ in range(rng.randint(2, 12))]
+    rng.shuffle(values)
+    low, high = _two_means_by_brute_force(values)
+    assert levels.two_levels(values) == (stats.median(low), stats.median(high), len(low), len(high))
+
+
+@pytest.mark.parametrize("values, why", [
+    ([12.1, 12.3, 98.0, 12.2, 12.0, 12.4], "one slow value is an excursion, not a level"),
+    ([100, 120, 140, 160, 180, 200], "a spread, not two levels"),
+    ([10, 10, 10, 10], "one level"),
+    ([10, 12, 13, 16, 19, 22, 26, 30], "the slow half is under twice the fast half"),
+    ([12, 100, 13], "too few values to say"),
+])
+def test_no_two_levels(values, why):
+    assert levels.two_levels(values) is None, why

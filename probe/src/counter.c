@@ -1,4 +1,4 @@
-/* Counter reads, frequency discovery and the core clock estimate (see counter.h). */
+/* Counter reads, frequency discovery, the core clock estimate (counter.h); the step: counter_step.c. */
 #include "counter.h"
 
 #include <math.h>
@@ -15,6 +15,12 @@
 
 static struct counter_info info;
 
+/* The test switch (docs/probe.md, "The counter's step"): PLATPERF_COUNTER_QUANTUM=N makes every
+ * read a multiple of N ticks, a counter coarse on purpose, so that a test sees on any machine
+ * (and under qemu-user) what a coarse counter does to the figures. */
+static uint64_t quantum;
+static inline uint64_t quantise(uint64_t v) { return quantum ? v - v % quantum : v; }
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 
@@ -25,7 +31,7 @@ uint64_t counter_start(void)
 {
     uint32_t lo, hi;
     __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return quantise(((uint64_t)hi << 32) | lo);
 }
 
 /* Set by arch_init from CPUID: QEMU's qemu64, Nehalem and Westmere models (LAVA's qemu
@@ -42,10 +48,10 @@ uint64_t counter_stop(void)
         __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
     else
         __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return quantise(((uint64_t)hi << 32) | lo);
 }
 
-uint64_t counter_read(void) { return pp_instr_counter_read(); }
+uint64_t counter_read(void) { return quantise(pp_instr_counter_read()); }
 
 static double tsc_freq_from_cpuid(const char **source)
 {
@@ -84,17 +90,17 @@ uint64_t counter_start(void)
 {
     uint64_t v;
     __asm__ volatile("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v) : : "memory");
-    return v;
+    return quantise(v);
 }
 
 uint64_t counter_stop(void)
 {
     uint64_t v;
     __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
-    return v;
+    return quantise(v);
 }
 
-uint64_t counter_read(void) { return pp_instr_counter_read(); }
+uint64_t counter_read(void) { return quantise(pp_instr_counter_read()); }
 
 static void arch_init(void)
 {
@@ -111,9 +117,9 @@ static int use_cntvct;
 
 static inline uint64_t cntvct(void) { return pp_instr_counter_read(); }
 
-uint64_t counter_start(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
-uint64_t counter_stop(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
-uint64_t counter_read(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
+uint64_t counter_start(void) { return quantise(use_cntvct ? cntvct() : pp_instr_monotonic_ns()); }
+uint64_t counter_stop(void) { return quantise(use_cntvct ? cntvct() : pp_instr_monotonic_ns()); }
+uint64_t counter_read(void) { return quantise(use_cntvct ? cntvct() : pp_instr_monotonic_ns()); }
 
 static void arch_init(void)
 {
@@ -132,9 +138,9 @@ static void arch_init(void)
 
 #else
 
-uint64_t counter_start(void) { return pp_instr_monotonic_ns(); }
-uint64_t counter_stop(void) { return pp_instr_monotonic_ns(); }
-uint64_t counter_read(void) { return pp_instr_monotonic_ns(); }
+uint64_t counter_start(void) { return quantise(pp_instr_monotonic_ns()); }
+uint64_t counter_stop(void) { return quantise(pp_instr_monotonic_ns()); }
+uint64_t counter_read(void) { return quantise(pp_instr_monotonic_ns()); }
 
 static void arch_init(void)
 {
@@ -160,28 +166,27 @@ static double calibrate(void)
     return f[0] + f[1] + f[2] - lo - hi;
 }
 
+
 void counter_init(void)
 {
     if (info.name)
         return;
+    const char *q = getenv("PLATPERF_COUNTER_QUANTUM");
+    if (q && *q)
+        quantum = strtoull(q, NULL, 10);
+    info.quantum_ticks = quantum;
     arch_init();
     if (info.freq_hz <= 0) {
         info.freq_hz = calibrate();
         info.freq_source = "calibrated";
     }
-    info.resolution_ns = 1e9 / info.freq_hz;
+    info.step_ticks = counter_measure_step(&info);
+    info.resolution_ns = ticks_to_ns(1) * info.step_ticks;
     if (counter_is_monotonic()) {
         struct timespec res;
         clock_getres(CLOCK_MONOTONIC_RAW, &res);
-        info.resolution_ns = res.tv_sec * 1e9 + res.tv_nsec;
+        info.resolution_ns = fmax(info.resolution_ns, res.tv_sec * 1e9 + res.tv_nsec);
     }
-    uint64_t best = UINT64_MAX;
-    for (int i = 0; i < 1000; i++) {
-        uint64_t a = counter_read(), b = counter_read();
-        if (b - a < best)
-            best = b - a;
-    }
-    info.read_overhead_ticks = best;
 }
 
 int counter_is_monotonic(void) { return strcmp(info.name, PP_INSTR_MONOTONIC) == 0; }
@@ -195,6 +200,16 @@ const struct counter_info *counter_info(void)
 double ticks_to_ns(uint64_t ticks)
 {
     return (double)ticks * 1e9 / info.freq_hz;
+}
+
+double ticks_to_steps(double ticks)
+{
+    return ticks / (info.step_ticks >= 1.0 ? info.step_ticks : 1.0);
+}
+
+uint64_t steps_to_ticks(double steps)
+{
+    return (uint64_t)ceil(steps * (info.step_ticks >= 1.0 ? info.step_ticks : 1.0));
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -212,8 +227,8 @@ static long involuntary_switches(void)
 /* A chain of dependent adds retires one add per core cycle on every core the probe
  * targets, so adds/ticks is core cycles per counter tick. 15 runs of ~1 ms, leaving out
  * those the scheduler preempted: the fastest is the estimate (interruptions only
- * lengthen a run); the gap from it to the median, plus one tick of quantisation, is the
- * stated error. */
+ * lengthen a run); the gap from it to the median, plus one counter step of quantisation,
+ * is the stated error. */
 #define CLOCK_RUNS 15
 static void estimate(struct core_clock *cc)
 {
@@ -244,7 +259,7 @@ static void estimate(struct core_clock *cc)
     cc->valid = 1;
     cc->cycles_per_tick = adds / (double)runs[0];
     cc->hz = cc->cycles_per_tick * info.freq_hz;
-    cc->error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + 1.0) / (double)runs[0];
+    cc->error_pct = 100.0 * ((double)(runs[kept / 2] - runs[0]) + info.step_ticks) / (double)runs[0];
 }
 
 static struct core_clock cc_main;

@@ -9,12 +9,16 @@
 
 #include "kernel.h"
 
-#define SAMPLE_MIN_TICKS 1000   /* a sample shorter than this is dominated by counter resolution */
+/* A sample shorter than this many counter steps is dominated by the counter's resolution:
+ * 1000 keeps the quantisation of a sample under 0.1% whatever the step (counter.h). */
+#define SAMPLE_MIN_STEPS 1000
+/* SAMPLE_MIN_STEPS in ticks of the counter in use. */
+uint64_t sample_min_ticks(void);
 /* Retakes of one preempted sample before it is kept and marked. On a busy machine a long
  * sample is almost always preempted somewhere, so retaking until one is clean may never end. */
 #define SAMPLE_RETAKES 3
 /* The samples of one job, retakes included, stay within this many times samples x the
- * sample length asked (max(--min-time, the 1000-tick floor)); past it nothing is retaken. */
+ * sample length asked (max(--min-time, the 1000-step floor)); past it nothing is retaken. */
 #define SAMPLE_COST_FACTOR 1.5
 /* Calibration times the body up to 1/CALIBRATION_FRACTION of a sample, then extrapolates:
  * growing the repetitions to a full sample would cost more than a sample itself. */
@@ -78,7 +82,7 @@ void exec_ready(struct cpu_job *job);
 /* Parallel mode: every job waits here before each sample, so the CPUs overlap. Returns 0
  * when the run was interrupted meanwhile (the last arriver decides for all), else 1. */
 int exec_barrier(void);
-/* The sampler (sampler.c). Calibration of reps (sample >= min_time and >= SAMPLE_MIN_TICKS, extrapolated from
+/* The sampler (sampler.c). Calibration of reps (sample >= min_time and >= sample_min_ticks(), extrapolated from
  * timings of 1/CALIBRATION_FRACTION of a sample), ctx->warmup warm-up runs (each at most
  * WARMUP_MAX_S), then ctx->samples samples into job->ticks; in parallel mode each sample
  * starts behind a barrier so the CPUs overlap. A sample the scheduler preempted is retaken

@@ -8,6 +8,7 @@
  * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,50 @@ static void utc_now(char *out, size_t len)
     strftime(out, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* meta.counter: what the counter is, its step and its back-to-back reads. */
+static void write_counter(const struct counter_info *ci)
+{
+    jw_object("counter");
+    jw_str("name", ci->name);
+    jw_num("freq_hz", ci->freq_hz);
+    jw_str("freq_source", ci->freq_source);
+    jw_num("step_ticks", round(ci->step_ticks * 1000) / 1000);
+    jw_num("resolution_ns", ci->resolution_ns);
+    jw_num("read_overhead_ticks", (double)ci->read_overhead_ticks);
+    jw_num("read_overhead_ns", ticks_to_ns(ci->read_overhead_ticks));
+    jw_num("read_mean_ns", ci->read_mean_ns);
+    jw_object("back_to_back");
+    jw_num("pairs", (double)ci->pairs);
+    jw_num("min_nonzero_ticks", (double)ci->pair_min_ticks);
+    jw_num("mode_nonzero_ticks", (double)ci->pair_mode_ticks);
+    jw_object_end();
+    if (ci->quantum_ticks)
+        jw_num("quantum_ticks", (double)ci->quantum_ticks);
+    if (ci->stop_read)
+        jw_str("stop_read", ci->stop_read);
+    jw_object_end();
+}
+
+/* The warnings of a counter without hardware, or too coarse to resolve short events. */
+static void counter_warnings(const struct counter_info *ci)
+{
+    if (counter_is_monotonic())
+        emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
+                     "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
+    if (ci->resolution_ns >= COUNTER_COARSE_NS || ci->step_ticks >= 2) {
+        char msg[320];
+        int n = ci->step_ticks >= 2
+            ? snprintf(msg, sizeof msg, "the counter advances in steps of %.6g ticks (%.5g ns), coarser "
+                       "than its %.6g MHz implies", ci->step_ticks, ci->resolution_ns, ci->freq_hz / 1e6)
+            : snprintf(msg, sizeof msg, "the counter runs at %.3g MHz: one step is %.5g ns",
+                       ci->freq_hz / 1e6, ci->resolution_ns);
+        snprintf(msg + n, sizeof msg - (size_t)n, "; samples are at least %d steps (%.5g us) and figures "
+                 "within %d steps (%.5g ns) say so (resolution_steps)", SAMPLE_MIN_STEPS,
+                 ticks_to_ns(sample_min_ticks()) / 1e3, COUNTER_NEAR_STEPS, COUNTER_NEAR_STEPS * ci->resolution_ns);
+        emit_warning(ci->step_ticks >= 2 ? "counter-coarse-step" : "counter-low-resolution", msg, -1);
+    }
+}
+
 static void write_meta(void)
 {
     const struct counter_info *ci = counter_info();
@@ -181,16 +226,7 @@ static void write_meta(void)
     jw_str("arch", PROBE_ARCH);
     jw_str("compiler", PROBE_COMPILER);
     jw_str("cflags", PROBE_CFLAGS);
-    jw_object("counter");
-    jw_str("name", ci->name);
-    jw_num("freq_hz", ci->freq_hz);
-    jw_str("freq_source", ci->freq_source);
-    jw_num("resolution_ns", ci->resolution_ns);
-    jw_num("read_overhead_ticks", (double)ci->read_overhead_ticks);
-    jw_num("read_overhead_ns", ticks_to_ns(ci->read_overhead_ticks));
-    if (ci->stop_read)
-        jw_str("stop_read", ci->stop_read);
-    jw_object_end();
+    write_counter(ci);
     if (cc->valid) {
         jw_object("core_clock");
         jw_num("hz", cc->hz);
@@ -209,15 +245,7 @@ static void write_meta(void)
     jw_str("peak_isa", peak_isa());
     jw_bool("fallback", timed_loops_fallback());
     jw_end();
-    if (counter_is_monotonic())
-        emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
-                     "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
-    if (ci->freq_hz < 1e8) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "counter runs at %.3g MHz; samples are lengthened to %d ticks",
-                 ci->freq_hz / 1e6, SAMPLE_MIN_TICKS);
-        emit_warning("counter-low-resolution", msg, -1);
-    }
+    counter_warnings(ci);
     if (timed_loops_fallback())
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
 }

@@ -10,6 +10,12 @@
 #include "histogram.h"
 #include "summary.h"
 
+void jw_resolution_steps(double ticks)
+{
+    if (ticks >= 0 && ticks_to_steps(ticks) < COUNTER_NEAR_STEPS)
+        jw_g("resolution_steps", ticks_to_steps(ticks), 4);
+}
+
 void emit_record(struct run_ctx *ctx, const struct result_record *r)
 {
     emit_record_with(ctx, r, NULL, NULL);
@@ -47,6 +53,12 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
         jw_num("cycles_per_tick", r->clock->cycles_per_tick);
         jw_num("error_pct", r->clock->error_pct);
         jw_object_end();
+    }
+    if (r->ticks && r->n > 0) {
+        uint64_t least = r->ticks[0];
+        for (int i = 1; i < r->n; i++)
+            least = r->ticks[i] < least ? r->ticks[i] : least;
+        jw_resolution_steps((double)least);
     }
     if (r->job)
         jw_job(r->job);

@@ -13,7 +13,9 @@
 struct core_clock;
 /* One `result` record. samples[n] in `unit`; the optional parts are written when set:
  * iterations (> 0), ticks[n], job (its "cost", "preempted", "steal", "context_switches"),
- * clock (the CPU's "core_clock"). A kernel's own fields: emit_record_with(). */
+ * clock (the CPU's "core_clock"). A kernel's own fields: emit_record_with().
+ * With ticks, "resolution_steps" is written when the smallest is within a few counter steps
+ * (jw_resolution_steps). */
 struct result_record {
     const char *benchmark;
     const char *params;          /* a JSON object: json_obj.text; NULL = {} */
@@ -30,6 +32,10 @@ void emit_record(struct run_ctx *ctx, const struct result_record *r);
 /* The same, with more fields written last by more(more_arg) with the jw_* calls. */
 void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
                       void (*more)(const void *more_arg), const void *more_arg);
+/* Inside a record: "resolution_steps" (ticks in counter steps) when `ticks` are within
+ * COUNTER_NEAR_STEPS steps (counter.h): the figure is quantised by the counter. For a figure
+ * that is one timing (a minimum, a quantile of single passes), not an average. */
+void jw_resolution_steps(double ticks);
 void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
 void emit_error(const char *code, const char *message);
 void emit_end(const char *status, int results, double elapsed_s);

@@ -13,6 +13,11 @@
 
 #include "counter.h"
 
+uint64_t sample_min_ticks(void)
+{
+    return steps_to_ticks(SAMPLE_MIN_STEPS);
+}
+
 static uint64_t time_body(timed_body_fn body, void *state, uint64_t reps)
 {
     uint64_t t0 = counter_start();
@@ -93,7 +98,7 @@ static uint64_t calibrate(struct cpu_job *job, timed_body_fn body, void *state, 
 {
     const uint64_t min_reps = reps;
     uint64_t cal_target = target / CALIBRATION_FRACTION;
-    uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
+    uint64_t floor_ticks = sample_min_ticks() + sample_min_ticks() / 2;
     if (cal_target < floor_ticks)
         cal_target = floor_ticks < target ? floor_ticks : target;
     /* the first pass touches everything */
@@ -211,7 +216,7 @@ static uint64_t take_sample(struct sampling *sp, struct cpu_job *job, timed_body
  * counts as calibration. */
 static void restart_longer(struct sampling *sp, struct cpu_job *job, uint64_t t, double budget)
 {
-    uint64_t factor = 2 * (SAMPLE_MIN_TICKS / (t + 1) + 1);
+    uint64_t factor = 2 * (sample_min_ticks() / (t + 1) + 1);
     job->reps *= factor;
     uint64_t estimate = job->cost.sample_estimate_ticks * factor;
     job->cost.calibration_ticks += job->cost.sample_ticks - sp->round_start;
@@ -226,9 +231,9 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
 {
     struct run_ctx *ctx = job->ctx;
     double want = ctx->min_time_s * counter_info()->freq_hz;
-    /* half as much again above the 1000-tick floor: one sample's length varies a little
+    /* half as much again above the 1000-step floor: one sample's length varies a little
      * from the next, and none may fall under the floor */
-    uint64_t floor_ticks = SAMPLE_MIN_TICKS + SAMPLE_MIN_TICKS / 2;
+    uint64_t floor_ticks = sample_min_ticks() + sample_min_ticks() / 2;
     uint64_t target = want > floor_ticks ? (uint64_t)want : floor_ticks;
     uint64_t estimate = 0;
     min_reps = min_reps ? min_reps : 1;
@@ -253,7 +258,7 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
             break;
         }
         uint64_t t = take_sample(&sp, job, body, state, i);
-        if (t < SAMPLE_MIN_TICKS && restarts < 8) {
+        if (t < sample_min_ticks() && restarts < 8) {
             restarts++;
             restart_longer(&sp, job, t, budget);
             i = -1;

@@ -100,7 +100,8 @@ def test_c2c_without_a_pair_to_measure_warns_and_completes(args, says):
     """Not an error: `platperf run --suite full --cpus 0` (or --mode parallel) goes on."""
     _two_cpus()
     recs = records(run_probe("native", "run", "c2c-latency", *args, *SMALL).stdout)
-    warnings = [r for r in recs if r["type"] == "warning"]
+    # (the meta's warnings of this machine's counter aside: a VM's TSC moving in 10 ns steps)
+    warnings = [r for r in recs if r["type"] == "warning" and not r["code"].startswith("counter-")]
     assert [w["code"] for w in warnings] == ["c2c-not-applicable"] and says in warnings[0]["message"]
     assert not [r for r in recs if r["type"] == "result"]
     assert recs[-1]["status"] == "complete" and recs[-1]["results"] == 0

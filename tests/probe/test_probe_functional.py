@@ -72,7 +72,8 @@ def test_mem_latency_stream_follows_the_results_format(build):
         assert res.params["pattern"] == "random" and res.params["stride"] == 64
         assert res.direction == "lower" and res.mode == "serial" and len(res.samples) == 2
         assert rec["unit"] == {"latency": "ns", "latency_cycles": "cycles"}[rec["metric"]]
-        assert len(rec["ticks"]) == 2 and all(t >= 1000 for t in rec["ticks"])
+        floor = 1000 * meta["counter"]["step_ticks"] - 1        # 1000 counter steps
+        assert len(rec["ticks"]) == 2 and all(t >= floor for t in rec["ticks"])
         expected = stats_summary(res.samples)
         for name in ("min", "median", "max"):
             assert rec["summary"][name] == pytest.approx(getattr(expected, name, None) or expected[name])
@@ -129,7 +130,10 @@ def test_explicit_isa_is_part_of_the_peak_params():
 
 def test_info_is_meta_and_end():
     recs = records(run_probe("native", "info").stdout)
-    assert [r["type"] for r in recs] == ["meta", "end"]
+    # and what the meta warns of this machine's counter (a VM's TSC moving in 10 ns steps)
+    warned = {r["code"] for r in recs if r["type"] == "warning"}
+    assert warned <= {"counter-coarse-step", "counter-low-resolution", "counter-fallback"}
+    assert [r["type"] for r in recs if r["type"] != "warning"] == ["meta", "end"]
     assert recs[0]["core_clock"]["method"] == "add-chain"
 
 

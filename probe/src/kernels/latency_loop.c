@@ -116,13 +116,14 @@ static void latency_loop_c(struct latency_loop_ctx *c, int variant)
     c->last = prev;
 }
 
-/* 1 when the .S loops read the same counter as counter_read(). */
+/* 1 when the .S loops read the same counter as counter_read(): not the clock_gettime
+ * fallback, nor a counter quantised by the test switch (PLATPERF_COUNTER_QUANTUM). */
 static int asm_loops_usable(void)
 {
 #ifdef PLATPERF_FALLBACK
     return 0;
 #else
-    return strcmp(counter_info()->name, "clock_monotonic_raw") != 0;
+    return !counter_is_monotonic() && !counter_info()->quantum_ticks;
 #endif
 }
 
@@ -364,12 +365,19 @@ static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
     ctx->results++;
 }
 
+static void one_pass(const void *ticks)
+{
+    jw_resolution_steps((double)*(const uint64_t *)ticks);
+}
+
+/* ticks: the figure is one pass of that many ticks (min, max, a quantile), which says when
+ * it is within a few counter steps; NULL for the mean and the count. */
 static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu, const char *metric,
-                     const char *unit, double value, uint64_t passes)
+                     const char *unit, double value, uint64_t passes, const uint64_t *ticks)
 {
     struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
                               NULL, NULL, NULL};
-    emit_record(ctx, &r);
+    emit_record_with(ctx, &r, ticks ? one_pass : NULL, ticks);
 }
 
 static int run(struct run_ctx *ctx)
@@ -400,13 +408,14 @@ static int run(struct run_ctx *ctx)
             emit_warning("latency-loop-c", "the latency loop ran as C over counter_read(), not the "
                          "assembly loop", cpu);
         emit_histogram(ctx, p, &vj, cpu);
-        emit_one(ctx, p, cpu, "latency_min", "ns", (double)h->min * tick, h->count);
+        uint64_t p99 = hist_quantile(h, 0.99), p99_99 = hist_quantile(h, 0.9999);
+        emit_one(ctx, p, cpu, "latency_min", "ns", (double)h->min * tick, h->count, &h->min);
         emit_one(ctx, p, cpu, "latency_mean", "ns", h->count ? (double)h->sum * tick / (double)h->count : 0,
-                 h->count);
-        emit_one(ctx, p, cpu, "latency_max", "ns", (double)h->max * tick, h->count);
-        emit_one(ctx, p, cpu, "p99", "ns", (double)hist_quantile(h, 0.99) * tick, h->count);
-        emit_one(ctx, p, cpu, "p99_99", "ns", (double)hist_quantile(h, 0.9999) * tick, h->count);
-        emit_one(ctx, p, cpu, "excursions", "count", (double)h->over, h->count);
+                 h->count, NULL);
+        emit_one(ctx, p, cpu, "latency_max", "ns", (double)h->max * tick, h->count, &h->max);
+        emit_one(ctx, p, cpu, "p99", "ns", (double)p99 * tick, h->count, &p99);
+        emit_one(ctx, p, cpu, "p99_99", "ns", (double)p99_99 * tick, h->count, &p99_99);
+        emit_one(ctx, p, cpu, "excursions", "count", (double)h->over, h->count, NULL);
     }
     if (ran)
         exec_free_jobs(ctx, &job);

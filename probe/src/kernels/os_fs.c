@@ -75,8 +75,8 @@ static int fs_cpu(struct cpu_job *job)
         return -1;
     }
     double want = ctx->min_time_s * counter_info()->freq_hz;
-    if (want < SAMPLE_MIN_TICKS * 1.5)
-        want = SAMPLE_MIN_TICKS * 1.5;
+    if (want < sample_min_ticks() * 1.5)
+        want = sample_min_ticks() * 1.5;
     uint64_t n = 16, t, d;
     exec_ready(job);
     for (;;) {   /* grow N until a create pass is a sample long */

@@ -30,8 +30,10 @@ def doctor(
 ):
     """Check a machine (this one, or --target) for what bends benchmark results: governor and frequency scaling,
     boost, SMT siblings, CPU isolation, load and busy processes, steal time, virtual machine, the
-    probe's counter, a neighbour sharing the cores (the L1 hit time of each CPU over 0.1 s, with
-    the probe), resctrl. Each finding says what it does to results and how to fix it.
+    probe's counter (its frequency and the step it really advances by), a neighbour sharing the
+    cores (the L1 hit time of each CPU over 0.1 s, with the probe), a last-level cache shared with
+    other tenants (a chase inside it flipping between its figure and DRAM's, with the probe),
+    resctrl. Each finding says what it does to results and how to fix it.
 
     \b
     Examples:

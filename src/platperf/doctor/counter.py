@@ -1,13 +1,18 @@
-"""The probe's own measuring: its counter (resolution, read cost, frequency source) from its
-meta record, and a neighbour sharing the cores, seen in the L1 hit time of each CPU."""
+"""The probe's own measuring: its counter (step, read cost, frequency source) from its meta
+record; a neighbour sharing the cores, seen in the L1 hit time of each CPU; other tenants sharing
+the last-level cache, seen in a chase inside it flipping between its figure and DRAM's."""
 from __future__ import annotations
 
 from .finding import Finding, cpus_text
 
-# Counter checks (probe meta): a tick longer than this cannot resolve an L1 hit; a read slower
-# than this means the counter traps (a VM) or goes through the vDSO fallback.
+# Counter checks (probe meta): a step longer than this cannot resolve an L1 hit; a read slower
+# than this means the counter traps (a VM) or goes through the vDSO fallback; a counter that
+# advances this many ticks at a time or more is coarser than its frequency says.
 COARSE_TICK_NS = 10.0
 SLOW_READ_NS = 50.0
+COARSE_STEP_TICKS = 2.0
+# The probe marks figures within this many steps (counter.h COUNTER_NEAR_STEPS).
+NEAR_STEPS = 4
 
 
 def meta_from(fp: dict) -> dict | None:
@@ -42,21 +47,36 @@ def check_counter(meta: dict | None, fp: dict | None = None) -> list[Finding]:
             "check that the kernel exposes CNTFRQ_EL0 / the TSC frequency; rebuild the probe if it lacks "
             "support for this CPU"))
         return out
-    tick_ns = counter.get("resolution_ns") or 1e9 / hz
+    tick_ns = 1e9 / hz
+    step = counter.get("step_ticks") or 1.0         # metas before the step was measured: one tick
+    step_ns = counter.get("resolution_ns") or tick_ns * step
     if counter.get("freq_source") == "calibrated":
         out.append(Finding(
             "warn", "counter-frequency-calibrated",
             f"the {name} frequency ({hz / 1e6:.1f} MHz) was calibrated, not read from the CPU",
             "every ns figure carries the calibration error (about 1%)",
             _calibrated_fix(fp)))
-    if tick_ns > COARSE_TICK_NS:
+    effect = (f"single events shorter than {step_ns:.0f} ns are invisible; the latency loop's minimum and any "
+              f"figure within {NEAR_STEPS} steps ({NEAR_STEPS * step_ns:.0f} ns) are quantised and say so "
+              f"(resolution_steps); samples last at least 1000 steps, so medians stay accurate")
+    if step >= COARSE_STEP_TICKS:
+        b2b = counter.get("back_to_back") or {}
+        seen = (f"; back-to-back reads differ by {b2b['min_nonzero_ticks']:g} ticks at least, "
+                f"{b2b['mode_nonzero_ticks']:g} most often" if b2b.get("mode_nonzero_ticks") else "")
+        out.append(Finding(
+            "warn", "counter-coarse-step",
+            f"the {name} advances in steps of {step:.6g} ticks ({step_ns:.1f} ns), coarser than its "
+            f"{hz / 1e6:g} MHz implies (one tick {tick_ns:.3g} ns){seen}",
+            effect,
+            "a hypervisor that scales or traps the counter makes it so: nothing to fix in the guest; compare "
+            "only runs with the same counter step, and measure short events on bare metal"))
+    elif step_ns > COARSE_TICK_NS:
         out.append(Finding(
             "warn", "counter-low-resolution",
-            f"the {name} runs at {hz / 1e6:g} MHz: one tick is {tick_ns:.1f} ns",
-            f"single events shorter than {tick_ns:.0f} ns are invisible; latency histograms have "
-            f"{tick_ns:.0f} ns steps (the probe lengthens samples so medians stay accurate)",
+            f"the {name} runs at {hz / 1e6:g} MHz: one step is {step_ns:.1f} ns",
+            effect,
             "nothing to fix on the host: compare only runs with the same counter frequency"))
-    overhead = counter.get("read_overhead_ns")
+    overhead = counter.get("read_mean_ns", counter.get("read_overhead_ns"))
     if overhead is not None and overhead > SLOW_READ_NS:
         out.append(Finding(
             "warn", "counter-read-slow", f"reading the {name} takes {overhead:.0f} ns",
@@ -70,7 +90,7 @@ def check_counter(meta: dict | None, fp: dict | None = None) -> list[Finding]:
             "the compiler decides what the loops do: results are not comparable with assembly runs",
             "build the probe for this architecture (make probe / make probe-cross)"))
     if not out:
-        out.append(Finding("ok", "counter", f"{name} at {hz / 1e6:g} MHz, tick {tick_ns:.2f} ns"
+        out.append(Finding("ok", "counter", f"{name} at {hz / 1e6:g} MHz, step {step_ns:.2f} ns"
                                             + (f", read {overhead:.1f} ns" if overhead is not None else "")))
     return out
 
@@ -155,3 +175,69 @@ def check_core_sharing(records: list[dict], fp: dict) -> list[Finding]:
         "ring), bandwidth with them; steal accounting and the probe's retakes cannot see it: compare's "
         "spread and runs-needed columns carry its cost",
         fix)]
+
+
+# -- a last-level cache shared with other tenants ------------------------------------------------
+# On a machine of one's own a chase inside the last-level cache reads the cache's latency in
+# every sample. Where the cache is shared with other tenants (a VM's L3 with other guests), their
+# sweeps evict the chase: its samples flip between the cache's figure and DRAM's (12 and 100 ns
+# for 8 MiB of a 32 MiB L3 on a KVM guest), and a median lands on either. LLC_SAMPLES samples of
+# LLC_SAMPLE_S at a quarter of the cache; DRAM's figure at 4x (at most LLC_DRAM_MAX) says which
+# level is which. levels.two_levels decides.
+LLC_SAMPLES, LLC_SAMPLE_S = 15, 0.01
+LLC_DRAM_MAX = 1 << 30
+
+
+def last_level_cache(fp: dict) -> tuple[str, int] | None:
+    """(name, bytes) of the largest data or unified cache of a fingerprint: ("L3", 33554432)."""
+    from ..vocab.sizes import size_or_none
+    found = [(size_or_none(c.get("size")) or 0, f"L{c.get('level', '?')}") for c in fp.get("caches") or []
+             if isinstance(c, dict) and not str(c.get("type", "")).lower().startswith("instr")]
+    size, name = max(found, default=(0, ""))
+    return (name, size) if size else None
+
+
+def llc_probe_args(fp: dict) -> list[str] | None:
+    """The probe command of :func:`check_llc_sharing`, on the last CPU (about 0.3 s and what
+    a chase of 4x the cache takes to set up); None without a cache size or a CPU."""
+    llc = last_level_cache(fp)
+    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
+    if not llc or not cpus or llc[1] < 4096:
+        return None
+    inside, dram = llc[1] // 4, min(4 * llc[1], LLC_DRAM_MAX)
+    return ["run", "mem-latency", "--size", f"{inside},{dram}", "--pattern", "random", "--samples",
+            str(LLC_SAMPLES), "--min-time", str(LLC_SAMPLE_S), "--cpus", str(max(cpus))]
+
+
+def check_llc_sharing(records: list[dict], fp: dict) -> list[Finding]:
+    """Findings from the records of :func:`llc_probe_args` (mem-latency in ns at a quarter of
+    the last-level cache and at DRAM size)."""
+    from .. import levels, stats
+    from ..vocab.sizes import size_label
+    llc = last_level_cache(fp)
+    by_size = {r["params"].get("size"): _clean_samples(r) for r in records
+               if r.get("type") == "result" and r.get("unit") == "ns" and isinstance(r.get("params"), dict)}
+    if not llc or not by_size:
+        return [Finding("info", "llc-not-checked", "the last-level cache was not measured "
+                                                   "(no cache size in /sys, or no probe results)")]
+    inside = min(by_size)
+    samples, dram = by_size[inside], by_size.get(max(by_size)) if len(by_size) > 1 else None
+    where = f"a chase of {size_label(inside)} inside the {size_label(llc[1])} {llc[0]}"
+    dram_text = f"; DRAM ({size_label(max(by_size))}) reads {stats.median(dram):.1f} ns" if dram else ""
+    if len(samples) < 5:
+        return [Finding("info", "llc-not-checked", f"{where}: {LLC_SAMPLES - len(samples)} of {LLC_SAMPLES} "
+                                                   "samples were preempted or stolen from (a busy machine); run "
+                                                   "platperf doctor again when it is quiet")]
+    split = levels.two_levels(samples)
+    if split is None:
+        return [Finding("ok", "llc-steady", f"{where} reads {stats.median(samples):.1f} ns in all of "
+                                            f"{len(samples)} samples{dram_text}")]
+    return [Finding(
+        "warn", "llc-shared",
+        f"the last-level cache is shared with other tenants: {where} reads {split.low:.1f} ns in "
+        f"{split.n_low} and {split.high:.1f} ns in {split.n_high} of {len(samples)} samples of "
+        f"{LLC_SAMPLE_S * 1e3:g} ms{dram_text}",
+        "latency and bandwidth of sizes inside that cache flip between its figure and DRAM's from run to "
+        "run; reports show such points at both levels (fast / slow), a median would land on either",
+        "ask the host for a cache partition (resctrl / CAT on the host) or a dedicated host; otherwise "
+        "compare several runs a side (platperf run --repeat N) and read both levels")]

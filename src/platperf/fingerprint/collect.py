@@ -259,9 +259,12 @@ def _probe(meta: dict | None) -> dict:
         "build_id": meta.get("build_id"),
         "arch": meta.get("arch"),
         "fallback": meta.get("fallback"),
-        "counter": {k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
-                                                "read_overhead_ticks", "read_overhead_ns", "stop_read")
-                    if k in counter or k != "stop_read"},
+        "counter": {**{k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
+                                                   "read_overhead_ticks", "read_overhead_ns")},
+                    # what newer metas have: how the stop read is made, and the measured step
+                    # (the doctor reads it here)
+                    **{k: counter[k] for k in ("stop_read", "step_ticks", "read_mean_ns", "back_to_back",
+                                               "quantum_ticks") if k in counter}},
         "core_clock": meta.get("core_clock"),
     }
 

@@ -52,7 +52,9 @@ def diagnose(target, *, root: str | None = None, meta: dict | None = None,
     once = machine.read_once()
     fingerprint = collect(once, meta)
     core = _core_records(target, fingerprint) if asks_probe and meta else None
-    return Diagnosis(fingerprint, check(once, fingerprint=fingerprint, probe_meta=meta, core_records=core), note)
+    llc = _llc_records(target, fingerprint) if asks_probe and meta else None
+    return Diagnosis(fingerprint, check(once, fingerprint=fingerprint, probe_meta=meta, core_records=core,
+                                        llc_records=llc), note)
 
 
 def _probe_meta(target) -> tuple[dict | None, str | None]:
@@ -67,11 +69,23 @@ def _core_records(target, fp: dict) -> list[dict]:
     """The probe's L1 hit times on each online CPU (doctor.core_probe_args); [] when the probe
     fails (the check then says it was not measured)."""
     from ..doctor import core_probe_args
+    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
+    return _records(target, core_probe_args(cpus) if cpus else None)
+
+
+def _llc_records(target, fp: dict) -> list[dict]:
+    """The probe's chase inside the last-level cache and at DRAM size (doctor.llc_probe_args)."""
+    from ..doctor import llc_probe_args
+    return _records(target, llc_probe_args(fp))
+
+
+def _records(target, args: list[str] | None) -> list[dict]:
+    """The records of a probe command; [] without one or when the probe fails (the check then
+    says it was not measured)."""
     from ..records import RecordError
     from ..runner.probe import probe_records
     from ..runner.suite import SuiteError
-    cpus = [c["cpu"] for c in (fp.get("topology") or {}).get("cpus") or []]
     try:
-        return probe_records(target, core_probe_args(cpus)) if cpus else []
+        return probe_records(target, args) if args else []
     except (SuiteError, RecordError):
         return []

@@ -28,6 +28,17 @@ class ReportData:
     store: object = None        # for sections that read more (histograms)
     ci: bool = False            # figures in tables with their 95% intervals (report --ci)
     _intervals: dict | None = None
+    _pools: dict | None = None
+
+    @property
+    def pools(self) -> dict:
+        """Column name -> {key: :class:`platperf.compare.Pool`}: every key's samples, run by
+        run, read once (for the sections that need more than summaries)."""
+        if self._pools is None:
+            from ..compare import load_pools
+            self._pools = {col.name: load_pools(self.store, [run["id"] for run in col.runs])[0]
+                           for col in self.columns} if self.store is not None else {}
+        return self._pools
 
     @property
     def intervals(self) -> dict:

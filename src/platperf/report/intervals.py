@@ -33,11 +33,8 @@ class Interval:
 def column_intervals(data) -> dict[tuple, Interval]:
     """(column name, key) -> Interval for every key of every column (samples read once)."""
     out = {}
-    if data.store is None:
-        return out
     for col in data.columns:
-        pools, _ = compare.load_pools(data.store, [run["id"] for run in col.runs])
-        for key, pool in pools.items():
+        for key, pool in data.pools.get(col.name, {}).items():
             if pool.samples:        # none: every result of the key not measured (compare.Pool)
                 low, high = compare.figure_interval(pool)
                 out[(col.name, key)] = Interval(pool.figure, low, high, len(pool.runs))

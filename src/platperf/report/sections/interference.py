@@ -35,9 +35,13 @@ def _cells(data: ReportData) -> list[dict]:
     cells = []
     for col in data.columns:
         metrics: dict[tuple, dict] = {}
+        steps: dict[tuple, dict] = {}
         for res in col.results:
             if res.benchmark == BENCHMARK:
                 metrics.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = res.summary["median"]
+                if "resolution_steps" in (res.extra or {}):
+                    steps.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = \
+                        res.extra["resolution_steps"]
         for run in col.runs:
             for h in data.store.histograms(run["id"]):
                 if h["benchmark"] != BENCHMARK:
@@ -47,7 +51,8 @@ def _cells(data: ReportData) -> list[dict]:
                               "loop": p.get("variant", "plain"), "pattern": p.get("pattern", "none"),
                               "mitigation": p.get("mitigation", "none"), "aggressors": p.get("aggressors", ""),
                               "threshold": p.get("threshold"), "params": p, "record": h["record"],
-                              "metrics": metrics.get((run["id"], h["params"], h["cpu"]), {})})
+                              "metrics": metrics.get((run["id"], h["params"], h["cpu"]), {}),
+                              "steps": steps.get((run["id"], h["params"], h["cpu"]), {})})
     return cells
 
 
@@ -64,6 +69,13 @@ def _mitigation_text(cell) -> str:
     return f"{text} (not applied: {', '.join(missing)})" if missing else text
 
 
+def _figure(cell: dict, metric: str, value) -> str:
+    """A pass time, and how many counter steps it is when the probe said it is within a few
+    (docs/results-format.md resolution_steps): a figure that short is quantised."""
+    steps = cell.get("steps", {}).get(metric)
+    return latency_text(value) + (f" ({steps:g} counter steps)" if steps is not None and value is not None else "")
+
+
 def _table(group: list[dict], idle: dict, loop: str, pattern: str, column: str) -> Table:
     rows = []
     for c in group:
@@ -71,8 +83,9 @@ def _table(group: list[dict], idle: dict, loop: str, pattern: str, column: str) 
         worst = m.get("latency_max", rec.get("max"))
         base = idle.get((c["column"], c["cpu"], c["loop"], c["mitigation"]))
         factor = worst / base if pattern != "none" and base and worst is not None else None
-        rows.append([_mitigation_text(c), latency_text(worst), latency_text(m.get("latency_min", rec.get("min"))),
-                     latency_text(m.get("p99")), latency_text(m.get("p99_99")),
+        rows.append([_mitigation_text(c), _figure(c, "latency_max", worst),
+                     _figure(c, "latency_min", m.get("latency_min", rec.get("min"))),
+                     _figure(c, "p99", m.get("p99")), _figure(c, "p99_99", m.get("p99_99")),
                      int(m["excursions"]) if "excursions" in m else rec.get("over_threshold"),
                      f"{factor:.2f}x" if factor is not None else ""])
     c0 = group[0]
@@ -81,7 +94,9 @@ def _table(group: list[dict], idle: dict, loop: str, pattern: str, column: str) 
                + (f"{pattern} on CPUs {c0['aggressors']}" if pattern != "none" and c0["aggressors"]
                   else "no aggressor")
                + f"; excursions: passes over {latency_text(threshold)}; "
-                 "interference factor: maximum / maximum with no pattern")
+                 "interference factor: maximum / maximum with no pattern"
+               + ("; (N counter steps): a pass within 4 steps of the counter's resolution, quantised by it"
+                  if any(c.get("steps") for c in group) else ""))
     return Table(title=f"{loop}, {pattern} ({column})", headers=HEADERS, rows=rows, layout="grid",
                  caption=caption)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ... import stats
+from ... import levels, stats
 from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches
 from ..document import Plot, Section, Table, cell_text
@@ -48,9 +48,24 @@ def _curves(data: ReportData, metric: str, keys: dict | None = None):
             for k, sizes in raw.items()}
 
 
+def _levels(data: ReportData, behind: set) -> levels.TwoLevels | None:
+    """The two levels the samples of a point flip between (of the first key behind it that
+    has two: run to run or within a run), or None."""
+    for col_name, key in sorted(behind, key=repr):
+        pool = data.pools.get(col_name, {}).get(key)
+        found = levels.two_levels(pool.samples) if pool is not None else None
+        if found:
+            return found
+    return None
+
+
 def _cell(data: ReportData, value, behind: set) -> str:
     """The point's figure; with --ci its interval, when one key is behind it (several CPUs
-    pooled: the intervals table has each)."""
+    pooled: the intervals table has each). A point whose samples flip between two levels
+    shows both, fast / slow: a median would land on either."""
+    levels = _levels(data, behind)
+    if levels:
+        return f"{cell_text(levels.low)} / {cell_text(levels.high)} (2 levels)"
     text = cell_text(value)
     if data.ci and len(behind) == 1:
         col_name, key = next(iter(behind))
@@ -75,8 +90,10 @@ def build(data: ReportData) -> Section | None:
                      y_label="latency (ns, log scale)", log_y=True, sweep=True, vlines=marks)
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
-    rows = [[size_label(s)] + [_cell(data, curves[k].get(s), {(k[0], key) for key in behind.get((*k, s), ())})
-                              for k in keys] for s in sizes]
+
+    def behind_point(k, s):
+        return {(k[0], key) for key in behind.get((*k, s), ())}
+    rows = [[size_label(s)] + [_cell(data, curves[k].get(s), behind_point(k, s)) for k in keys] for s in sizes]
     headers = ["Size"] + [f"{col} {line} (ns)" if several else f"{line} (ns)" for col, line in keys]
     # a grid, not a csv-table: guide.rst's csv-tables are the guide's figures, which
     # `platperf ingest rst-csv-table` reads back; this curve repeats them per size
@@ -84,6 +101,7 @@ def build(data: ReportData) -> Section | None:
                   layout="grid")
     shown = "" if len(curves) <= MAX_SERIES else \
         f" The plot shows the first {MAX_SERIES} of {len(curves)} lines; the table has them all."
+    flips = [(s, levels) for s in sizes for k in keys if (levels := _levels(data, behind_point(k, s)))]
     name = cell_text(data.columns[0].name)       # a label may be long: shortened as in the cells
     if caches:
         caption = f"Cache sizes from the fingerprint of {name}."
@@ -96,5 +114,22 @@ def build(data: ReportData) -> Section | None:
         caption = f"{name} describes no cache sizes, and the curve has no step of {STEP:g}x."
     return Section(title="Memory latency", text="Lines are pattern/stride in bytes, joining only sizes "
                    "next to each other in the sweep; a pattern measured at sparser sizes is points. "
-                   "Latency is on a log scale, so that each cache level shows. " + caption + shown,
+                   "Latency is on a log scale, so that each cache level shows. " + caption + shown
+                   + _shared_cache_text(flips, caches),
                    plots=[Plot(title="Memory latency vs size", svg=plot)], tables=[table])
+
+
+def _shared_cache_text(flips: list, caches: list) -> str:
+    """What the points at two levels say: inside the last-level cache, that it is shared with
+    other tenants (their sweeps evict the chase; the doctor's llc-shared finding measures it)."""
+    if not flips:
+        return ""
+    text = " A cell \"fast / slow (2 levels)\" is a point whose samples flip between two levels."
+    llc = caches[-1] if caches else None
+    inside = [(s, lv) for s, lv in flips if llc and s < llc[1]]
+    if inside:
+        s, lv = inside[0]
+        text += (f" At {size_label(s)}, inside the {size_label(llc[1])} {llc[0]}, the chase reads "
+                 f"{cell_text(lv.low)} ns in {lv.n_low} samples and {cell_text(lv.high)} ns in {lv.n_high}: "
+                 f"the last-level cache is shared with other tenants, whose sweeps evict it.")
+    return text
