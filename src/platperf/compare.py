@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from . import placement, stats
+from . import annotations, placement, stats
 from .fingerprint import Difference, diff
 from .records import KEY_FIELDS, key_order
 
@@ -86,6 +86,15 @@ class Row:
     big: bool = False        # at least the tolerance
     pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
     pages_new: str = ""      # ("" where the results do not say)
+    page: object = None      # a published new side's own delta beside this one (annotations.Annotation)
+
+    @property
+    def page_delta_pct(self) -> float | None:
+        return getattr(self.page, "page", None)
+
+    @property
+    def page_verdict(self) -> str:
+        return getattr(self.page, "verdict", "")
 
     @property
     def pages_differ(self) -> bool:
@@ -148,6 +157,12 @@ class Pool:
     direction: str
     runs: list[list[float]]
     pages: set = field(default_factory=set)   # page backings of the runs' buffers
+    page_deltas: list = field(default_factory=list)   # a published page's (+x.xx%), per sample
+
+    @property
+    def page_delta(self) -> float | None:
+        """The page's own delta of a published figure (one cell read once)."""
+        return self.page_deltas[0] if len(self.page_deltas) == 1 and len(self.samples) == 1 else None
 
     @property
     def samples(self) -> list[float]:
@@ -181,6 +196,7 @@ def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[
     backing = _backing(extra)
     if backing:
         p.pages.add(backing)
+    p.page_deltas.append(annotations.published_delta(extra))
     if runs_seen.get(key) == run and run is not None:
         p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
     else:
@@ -363,8 +379,22 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
     base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
     order = list(dict.fromkeys(new_metrics + base_metrics))
     rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
+    annotate(rows, new, tolerance)
     return Comparison(base_ref, new_ref, tolerance, test, rows,
                       comparability(base_runs, new_runs), order)
+
+
+def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):
+    """A published new side's own deltas (TF-A's ``(+x.xx%)``) beside each row's, judged by
+    :func:`platperf.annotations.judge`: where the page annotates a column, its silence on a
+    key that changed disagrees too."""
+    annotated = {key[:3] + key[-1:] for key, p in new.items() if p.page_delta is not None}
+    if not annotated:
+        return
+    for r in rows:
+        p = new.get(r.key)
+        if p is not None and r.status == "both":
+            r.page = annotations.judge(p.page_delta, r.delta_pct, r.key[:3] + r.key[-1:] in annotated, tolerance)
 
 
 # -- export ------------------------------------------------------------------------------
@@ -372,7 +402,8 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
 ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
-              "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new")
+              "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
+              "page_delta_pct", "page_verdict")
 
 
 def _json_value(value):
@@ -394,4 +425,5 @@ def to_json(cmp: Comparison) -> dict:
             "added": sum(r.status == "added" for r in cmp.rows),
             "removed": sum(r.status == "removed" for r in cmp.rows),
             "pages_differ": len(cmp.pages_differ),
+            "page_disagrees": sum(bool(r.page and r.page.disagrees) for r in cmp.rows),
             "unconfirmed": len(cmp.unconfirmed)}

@@ -80,14 +80,17 @@ def ingest(
         fail_exit(f"--intervals is for instr only; {format} logs name their own figures")
     if root is not None and not fmt.takes_intervals:
         fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
+    skipped: list = []
     with _said():
-        runs = read_imported(fmt, files, label, intervals=intervals, root=root)
+        runs = read_imported(fmt, files, label, intervals=intervals, root=root, skipped=skipped)
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
     for run in stored:
         extra = f", {run.histograms} histograms" if run.histograms else ""
         print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
+    for table in skipped:       # what was seen and not taken, said rather than lost
+        print(f"not imported: {table}")
 
 
 @contextlib.contextmanager

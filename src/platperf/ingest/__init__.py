@@ -10,6 +10,11 @@ A line-based module also has ``read(lines, name) -> Iterator[Result]``: the CLI 
 file line by line and pools each result as it comes (:class:`Pool`), so a 50 MB log is
 never held whole, nor as a million Result objects; memory grows with the distinct keys
 and their samples only. Formats without ``read`` (JSON documents) are read whole.
+
+An importer never drops a table in silence: what it recognises as a table of its format it
+takes whole or refuses (IngestError); a table it sees and does not take (not of its format)
+it yields as :class:`Skipped` among the results of ``read``, and the import says so. A
+module may order its runs (``column_order(column)``: TF-A's releases, oldest first).
 """
 from __future__ import annotations
 
@@ -19,11 +24,11 @@ from types import ModuleType
 from typing import Iterable, Iterator
 
 from ..records import Result
-from .errors import IngestError
+from .errors import IngestError, Skipped
 from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
                systemd_analyze, tfa_rst, tftf_rt_instr)
 
-__all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
+__all__ = ["FORMATS", "Format", "IngestError", "Pool", "Skipped", "pool", "read_lines", "results_of"]
 
 
 @dataclass(frozen=True)
@@ -46,16 +51,37 @@ class Format:
         read = getattr(self.module, "histograms", None)
         return read(text, name) if read else []
 
-    def read_file(self, path: Path, **options) -> tuple[Iterator[Result], list[dict]]:
+    def read_file(self, path: Path, skipped: list | None = None, **options) -> tuple[Iterator[Result], list[dict]]:
         """(results as they are read, histograms) of one file; OSError if it cannot be read.
 
         Line-based formats stream the file; the others read it whole (one JSON document
-        cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals)."""
+        cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals);
+        the tables the module says it left out (:class:`Skipped`) go to ``skipped``."""
         name = str(path)
         if hasattr(self.module, "read"):
-            return self.module.read(read_lines(path), name, **options), []
+            return _results(self.module.read(read_lines(path), name, **options), skipped), []
         text = path.read_text(encoding="utf-8", errors="replace")
         return iter(self.parse(text, name)), self.histograms(text, name)
+
+    def column_order(self, column: str):
+        """Where a run of this column goes among the import's runs (the order read, unless
+        the module orders them)."""
+        order = getattr(self.module, "column_order", None)
+        return order(column) if order else ()
+
+
+def _results(items: Iterable, skipped: list | None) -> Iterator[Result]:
+    for item in items:
+        if isinstance(item, Skipped):
+            if skipped is not None:
+                skipped.append(item)
+        else:
+            yield item
+
+
+def results_of(items: Iterable) -> list[Result]:
+    """The results of a module's ``read``, without what it says it skipped."""
+    return list(_results(items, None))
 
 
 def read_lines(path: Path) -> Iterator[str]:

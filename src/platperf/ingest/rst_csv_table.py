@@ -61,9 +61,10 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result]:
         if not directive:
             continue
         tables += 1
-        indent, title = len(directive.group(1)), unescape(directive.group(2).strip())
+        indent = len(directive.group(1))
         where = f"{name}:{number_}"
-        options, rows = _block(numbered, indent)
+        more, options, rows = _block(numbered, indent)
+        title = _words(unescape(" ".join([directive.group(2)] + more)))
         if "file" in options or "url" in options:
             raise IngestError(where, f"csv-table {title!r:.60} reads its rows from another file; "
                                      "ingest a table with its rows inline")
@@ -166,24 +167,43 @@ class _Lookahead:
 
 
 def _block(numbered: _Lookahead, indent: int):
-    """The directive's options and its content rows [(line number, text)]; the line that ends
-    the block is left in ``numbered``."""
-    options, rows = {}, []
-    in_options = True
+    """The directive's title continued on the lines under it, its options and its content rows
+    [(line number, text)]; the line that ends the block is left in ``numbered``.
+
+    As docutils reads it: the title runs on until a blank line or an option, the options until
+    a blank line, the content is indented deeper than the directive. A copy out of a browser
+    or a mail loses the indentation: content flush with the directive runs to a blank line."""
+    title, options, rows = [], {}, []
+    state, flush = "title", None
     for number_, line in numbered:
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+        stripped = line.strip()
+        deeper = len(line) - len(line.lstrip()) > indent
+        if state != "content":
+            option = _OPTION.match(line)
+            if not stripped:
+                state = "content"
+                continue
+            if option:
+                options[option.group(1)] = option.group(2)
+                # options indented under the directive: so is its content (not a copy)
+                flush = False if deeper else flush
+                state = "options"
+                continue
+            if state == "title":
+                title.append(stripped)
+                continue
+            state = "content"           # a row right under the options
+        if not stripped:
+            if rows and flush:
+                break
+            continue
+        if flush is None:
+            flush = not deeper
+        if not flush and not deeper:
             numbered.push_back((number_, line))
             break
-        if not line.strip():
-            in_options = False if options or rows else in_options
-            continue
-        option = _OPTION.match(line) if in_options else None
-        if option:
-            options[option.group(1)] = option.group(2)
-        else:
-            in_options = False
-            rows.append((number_, line.strip()))
-    return options, rows
+        rows.append((number_, stripped))
+    return title, options, rows
 
 
 def _delimiter(value: str, where: str) -> str:
@@ -203,7 +223,12 @@ def _cells(text: str, delim: str, where: str) -> list[str]:
         raise IngestError(where, f"not a CSV row ({exc})") from None
     if len(rows) != 1:
         raise IngestError(where, "expected one CSV row on the line")
-    return [unescape(cell) for cell in rows[0]]
+    return [_words(unescape(cell)) for cell in rows[0]]
+
+
+def _words(text: str) -> str:
+    """One space between words: a copy's tabs and runs of spaces read as one."""
+    return " ".join(text.split())
 
 
 def unescape(text: str) -> str:

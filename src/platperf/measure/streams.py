@@ -169,11 +169,12 @@ def _transaction(store):
 
 # -- other tools' logs ------------------------------------------------------------------
 def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path | None = None,
-                  root: Path | None = None) -> dict:
+                  root: Path | None = None, skipped: list | None = None) -> dict:
     """{run label: (pooled results, histograms)} of ``files`` in format ``fmt`` (ingest.FORMATS):
-    one run, or one per published column. Results pool as they are read: memory holds the
-    distinct keys, not every line's result. IngestError, OSError (with the file in
-    ``filename``) or StreamError for what is wrong."""
+    one run, or one per published column (in the order the format gives them). Results pool
+    as they are read: memory holds the distinct keys, not every line's result. The tables
+    the format left out (ingest.Skipped) go to ``skipped``. IngestError, OSError (with the
+    file in ``filename``) or StreamError for what is wrong."""
     options, describe = ({}, None)
     if fmt.takes_intervals:
         options, describe = _instr_setup(files, intervals, root)
@@ -181,7 +182,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
     histograms = []
     for path in files:
         try:
-            results, file_histograms = fmt.read_file(path, **options)
+            results, file_histograms = fmt.read_file(path, skipped, **options)
             for res in results:
                 if describe is not None and res.cpu is not None:
                     machine = f"--root {root}" if root else "this machine"
@@ -192,6 +193,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             exc.filename = exc.filename or str(path)
             raise
         histograms += file_histograms
+    columns = dict(sorted(columns.items(), key=lambda kv: fmt.column_order(kv[0])))   # stable
     return _runs(columns, histograms, label, fmt.run_per_column, files[0].stem)
 
 

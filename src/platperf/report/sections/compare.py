@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from ... import compare, stats
+from ... import annotations, compare, stats
 from ...records import key_order, key_text
 from ...vocab.figures import number
 from .. import tfa
@@ -223,7 +223,8 @@ def listed_rows(cmp: compare.Comparison, all_keys: bool = False) -> list[compare
     page backing), regressions first,
     then unconfirmed changes for the worse, removed, added, improvements, unconfirmed
     changes for the better; with ``all_keys`` the unchanged keys after them."""
-    rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ]
+    rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ
+            or (r.page and r.page.disagrees)]
     # within a rank in the table's column order, so that a key's rows fold under one heading
     return sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5])))
 
@@ -251,10 +252,10 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
     """One line a key: its figures, change, test, runs, verdict and what would settle it.
     On a terminal too narrow for it the key's benchmark, params, mode, metric and unit fold
     into a heading line, and the least needed columns go first (report/terminal.py)."""
-    headers = KEY_HEADERS + ["Base", "New", "Change", p_header(cmp), "Runs", "Detectable",
+    headers = KEY_HEADERS + ["Base", "New", "Change", "Page", p_header(cmp), "Runs", "Detectable",
                              "Verdict", "To settle", "Note"]
     if ci:
-        headers[9:9] = ["Base 95% CI", "New 95% CI"]
+        headers[10:10] = ["Base 95% CI", "New 95% CI"]
     out = []
     for r in rows:
         bench, params, mode, cluster, core, metric = r.key
@@ -263,13 +264,15 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
         said = verdict(r) or ("not significant" if r.big and r.basis == "runs" else "")
         note = ", ".join(([] if not r.unstable else ["unstable"])
-                         + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else []))
+                         + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else [])
+                         + ([f"page: {r.page.verdict}"] if r.page and r.page.disagrees else []))
         line = [bench, params, mode, metric, r.unit, place(cluster), place(core), number(r.base),
-                number(r.new), delta_text(r.delta_pct) if r.status == "both" else "", p,
+                number(r.new), delta_text(r.delta_pct) if r.status == "both" else "",
+                r.page.page_text if r.page else "", p,
                 f"{r.runs_base}/{r.runs_new}", "" if r.mde_pct is None else f"{r.mde_pct:.2f}%",
                 said, runs_text(r) if r.unconfirmed else "", note]
         if ci:
-            line[9:9] = [interval_text(r.base_ci), interval_text(r.new_ci)]
+            line[10:10] = [interval_text(r.base_ci), interval_text(r.new_ci)]
         out.append(line)
     # a column empty on every line listed says nothing (no p with one run a side)
     keep = [i for i, h in enumerate(headers) if h in KEY_HEADERS or any(line[i] for line in out)]
@@ -277,12 +280,33 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
                  f"test {cmp.test}", [headers[i] for i in keep], [[line[i] for i in keep] for line in out],
                  fold=5,
                  optional=("Detectable", "Note", "Base 95% CI", "New 95% CI", "To settle", "Runs",
-                           p_header(cmp), "Unit"))
+                           p_header(cmp), "Page", "Unit"))
+
+
+def page_text(cmp: compare.Comparison) -> str:
+    """What a published new side's own deltas say beside platperf's, in one line ("" when
+    it prints none)."""
+    judged = [r for r in cmp.rows if r.page]
+    if not judged:
+        return ""
+    wrong = [r for r in judged if r.page.disagrees]
+    if not wrong:
+        return (f"The page's own deltas: all {len(judged)} agree with the change platperf finds "
+                "for the same key.")
+    counts = ", ".join(f"{sum(r.page.verdict == v for r in wrong)} {v}" for v in annotations.VERDICTS[1:]
+                       if any(r.page.verdict == v for r in wrong))
+    return (f"The page's own deltas disagree with platperf's for {len(wrong)} of {len(judged)} keys "
+            f"({counts}; column Page): a page's delta that does not follow from its previous release "
+            "(TF-A's script pairs rows by their position, platperf by key).")
+
+
+def page_items(cmp: compare.Comparison) -> list[tuple[str, str]]:
+    return [(key_text(r.key), r.page.said) for r in cmp.rows if r.page and r.page.disagrees][:MAX_LISTED]
 
 
 def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
     """The lines under the table, each true for this comparison and its test."""
-    lines = []
+    lines = [page_text(cmp)] if page_text(cmp) else []
     if cmp.unconfirmed:
         lines.append(f"{_count(len(cmp.unconfirmed), 'change')} with {unconfirmed_reason(cmp)} "
                      f"{'is' if len(cmp.unconfirmed) == 1 else 'are'} unconfirmed, not regressions: "
@@ -342,6 +366,8 @@ def document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) 
     pages = pages_section(cmp)
     if pages:
         doc.sections.append(pages)
+    if page_text(cmp):
+        doc.sections.append(Section("The page's own deltas", text=page_text(cmp), items=page_items(cmp)))
     doc.sections.append(_results_section(cmp))
     doc.sections.extend(_verdict_sections(cmp))
     doc.data = compare.to_json(cmp)
@@ -355,7 +381,8 @@ def section(cmp: compare.Comparison) -> Section:
             f"unconfirmed change(s) over {sum(r.status == 'both' for r in cmp.rows)} keys. "
             + method_text(cmp) + " " + detectable_text(cmp)
             + (f" {len(cmp.pages_differ)} key(s) were measured on other page backing on the two "
-               "sides (probe --pages)." if cmp.pages_differ else ""))
+               "sides (probe --pages)." if cmp.pages_differ else "")
+            + (" " + page_text(cmp) if page_text(cmp) else ""))
     tables = [list_table(cmp, shown[:MAX_LISTED])] if shown else []
     return Section(f"Compared with {cmp.base_ref}", text=text.strip(), tables=tables)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ... import guide, placement
+from ...vocab import OWN_SECTION
 from ...vocab.figures import spread
 from ..data import ReportData
 from ..document import Section, Table
@@ -72,7 +73,8 @@ def build(data: ReportData) -> list[Section] | None:
                 placed.setdefault(title, (tuple(_texts(placement.published(r, "section"))), header))
                 line = _line(placement.published(r, "source"))
                 first_line[title] = min(first_line.get(title, line), line)
-        for key, figure in placement.board_figures(col.results).items():
+        results = [r for r in col.results if r.benchmark not in OWN_SECTION]
+        for key, figure in placement.board_figures(results).items():
             text = cell(figure)
             for where in (guide.to_cell(key, figure.n), *guide.also(key)):
                 table = tables.get(where.title) or tables.setdefault(where.title, _Table(where.title))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ...vocab.sizes import size_label
-from ...vocab.tfa import BENCHMARKS as TFA_BENCHMARKS   # the tfa_tables section has them
+from ...vocab import OWN_SECTION   # the tfa_tables and interference sections have them
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table, spread_cell
 
@@ -67,7 +67,7 @@ FIGURES = {"mem-latency": _latency_figures, "mem-bandwidth": _bandwidth_figures}
 def _tables(col: RunColumn) -> list[Table]:
     by_bench = defaultdict(list)
     for r in col.results:
-        if (r.cpu is not None or r.core is not None) and r.benchmark not in TFA_BENCHMARKS:
+        if (r.cpu is not None or r.core is not None) and r.benchmark not in OWN_SECTION:
             by_bench[r.benchmark].append(r)
     caches = data_caches(col.fingerprint)
     tables = []
