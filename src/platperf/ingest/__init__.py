@@ -28,7 +28,7 @@ from .errors import IngestError, Skipped
 from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
                systemd_analyze, tfa_rst, tftf_rt_instr)
 
-__all__ = ["FORMATS", "Format", "IngestError", "Pool", "Skipped", "pool", "read_lines", "results_of"]
+__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "pool", "read_lines", "results_of"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,26 @@ def _results(items: Iterable, skipped: list | None) -> Iterator[Result]:
                 skipped.append(item)
         else:
             yield item
+
+
+class LeftOut:
+    """The tables an import left out (:class:`Skipped`): the first ``limit`` of them and how
+    many in all; a 50 MB page repeating a historic table a thousand times is told in a few
+    lines and a count, in bounded memory."""
+
+    def __init__(self, limit: int = 8):
+        self.limit, self.count, self.first = limit, 0, []
+
+    def append(self, item: Skipped):
+        self.count += 1
+        if len(self.first) < self.limit:
+            self.first.append(item)
+
+    def lines(self) -> list[str]:
+        out = [f"not imported: {item}" for item in self.first]
+        if self.count > len(self.first):
+            out.append(f"not imported: {self.count - len(self.first)} more table(s) of the same kinds")
+        return out
 
 
 def results_of(items: Iterable) -> list[Result]:
