@@ -24,11 +24,12 @@ from types import ModuleType
 from typing import Iterable, Iterator
 
 from ..records import Result
-from .errors import IngestError, Skipped
+from .errors import IngestError, Skipped, Words
 from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
                systemd_analyze, tfa_rst, tftf_rt_instr)
 
-__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "pool", "read_lines", "results_of"]
+__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "Words", "pool", "read_lines",
+           "results_of"]
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,16 @@ class Format:
         read = getattr(self.module, "histograms", None)
         return read(text, name) if read else []
 
-    def read_file(self, path: Path, skipped: list | None = None, **options) -> tuple[Iterator[Result], list[dict]]:
+    def read_file(self, path: Path, said: list | None = None, **options) -> tuple[Iterator[Result], list[dict]]:
         """(results as they are read, histograms) of one file; OSError if it cannot be read.
 
         Line-based formats stream the file; the others read it whole (one JSON document
         cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals);
-        the tables the module says it left out (:class:`Skipped`) go to ``skipped``."""
+        what the module says besides its results (:class:`Skipped` tables, :class:`Words`
+        cells) goes to ``said``."""
         name = str(path)
         if hasattr(self.module, "read"):
-            return _results(self.module.read(read_lines(path), name, **options), skipped), []
+            return _results(self.module.read(read_lines(path), name, **options), said), []
         text = path.read_text(encoding="utf-8", errors="replace")
         return iter(self.parse(text, name)), self.histograms(text, name)
 
@@ -70,11 +72,11 @@ class Format:
         return order(column) if order else ()
 
 
-def _results(items: Iterable, skipped: list | None) -> Iterator[Result]:
+def _results(items: Iterable, said: list | None) -> Iterator[Result]:
     for item in items:
-        if isinstance(item, Skipped):
-            if skipped is not None:
-                skipped.append(item)
+        if isinstance(item, (Skipped, Words)):
+            if said is not None:
+                said.append(item)
         else:
             yield item
 

@@ -26,3 +26,26 @@ class Skipped:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.what}"
+
+
+@dataclass(frozen=True)
+class Words:
+    """A cell a published page prints as words, not a figure: ``n/a`` in a power table, a
+    board's description in TI's Evaluation Modules table. Yielded by ``read`` among the
+    results and kept with the run of its ``column`` (``""``: the document's own columns,
+    ``run.meta["published"]``), so that the report prints the page's table again whole.
+    ``header`` is the column's header without its platform; ``section`` the headings over the
+    table and ``row_header`` the header of its row-name columns, as a result's extra keeps them."""
+
+    where: str
+    column: str
+    title: str
+    row: str
+    header: str
+    text: str
+    section: tuple = ()
+    row_header: tuple = ()
+
+    def as_dict(self) -> dict:
+        return {"where": self.where, "title": self.title, "row": self.row, "header": self.header,
+                "text": self.text, "section": list(self.section), "row_header": list(self.row_header)}

@@ -41,6 +41,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES
+from . import _grid
 from ._numbers import number
 from .errors import IngestError, Skipped
 from .tftf_rt_instr import mode_of
@@ -49,7 +50,6 @@ _DIRECTIVE = re.compile(r"^\s*\.\.\s+table::\s*(.*)$")
 _OPTION = re.compile(r"^\s*:[A-Za-z][\w -]*:")
 _RELEASE = re.compile(r"^(.*)\(\s*(v?\d{1,4}(?:\.\d{1,4}){0,3}(?:-rc\d{1,3})?|latest)\s*\)\s*$")
 _CELL = re.compile(r"^(\S+?)\s*(?:\(\s*(\S+?)\s*%\s*\))?$")
-_RULE = re.compile(r"^\+(?:[-=]+\+)+$")
 # The unit in a title: "(µs)" with its µ as written, as another micro sign, as "u", or
 # lost or mangled by a copy ("(s)", "(?s)", "(Âµs)", U+FFFD).
 _MICRO = re.compile(r"\(\s*(?:[µμu?\ufffd]|[^\x00-\x7f]{1,3})?s\s*\)")
@@ -95,10 +95,6 @@ def skipped(text: str, name: str) -> list[Skipped]:
     return [s for s in read(text.splitlines(), name) if isinstance(s, Skipped)]
 
 
-def _grid_line(line: str) -> bool:
-    return line.strip().startswith(("+", "|"))
-
-
 def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
     """The figures of every per-core release table, table by table as the page is read;
     a :class:`Skipped` for each other grid table."""
@@ -112,7 +108,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
             break
         number_, line = item
         directive = _DIRECTIVE.match(line)
-        if not directive and not (_grid_line(line) and _RULE.match(line.strip())):
+        if not directive and not (_grid.is_grid_line(line) and _grid.RULE.match(line.strip())):
             continue
         title_parts, title_line = [], number_
         item = (number_, line)
@@ -120,13 +116,13 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
             # the title runs to the first blank line, option or grid line, however indented
             title_parts.append(directive.group(1))
             item = next(numbered, None)
-            while item and item[1].strip() and not _grid_line(item[1]) and not _OPTION.match(item[1]):
+            while item and item[1].strip() and not _grid.is_grid_line(item[1]) and not _OPTION.match(item[1]):
                 title_parts.append(item[1])
                 item = next(numbered, None)
             while item and (not item[1].strip() or _OPTION.match(item[1])):
                 item = next(numbered, None)
         grid = []
-        while item and _grid_line(item[1]):
+        while item and _grid.is_grid_line(item[1]):
             grid.append((item[0], item[1].strip()))
             item = next(numbered, None)
         pending = item
@@ -150,7 +146,7 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
         if release:
             raise IngestError(where, f"no grid table under `.. table:: {title:.60}`; {_EXPECTED}")
         return Skipped(where, f"`.. table:: {title:.60}` holds no grid table")
-    rows = _rows(grid, name)
+    rows = _grid.rows(grid, name, _EXPECTED)
     header = next((k for k, (_, cells) in enumerate(rows)
                    if len(cells) > 2 and [c.lower() for c in cells[:2]] == ["cluster", "core"]), None)
     if header is None:
@@ -202,24 +198,3 @@ def _index(cell: str, where: str, what: str) -> int:
     if not (cell.isascii() and cell.isdigit() and len(cell) <= 6):
         raise IngestError(where, f"{what} {cell!r:.40} is not a small unsigned integer; {_EXPECTED}")
     return int(cell)
-
-
-def _rows(grid: list[tuple[int, str]], name: str) -> list[tuple[int, list[str]]]:
-    """(line number, cells) per row of a grid; a row's several lines join cell by cell; a
-    row spanning fewer columns than the others (a caption row) is kept as it is."""
-    rows, pending = [], []
-    for number_, line in grid + [(0, "+")]:
-        if _RULE.match(line) or line == "+":
-            if pending:
-                first = pending[0][0]
-                width = max(len(cells) for _, cells in pending)
-                joined = [" ".join(" ".join(cells[k].split()) for _, cells in pending if k < len(cells)).strip()
-                          for k in range(width)]
-                rows.append((first, joined))
-            pending = []
-        elif line.startswith("|") and line.endswith("|") and len(line) > 1:
-            pending.append((number_, [c.strip() for c in line[1:-1].split("|")]))
-        else:
-            raise IngestError(f"{name}:{number_}", f"grid line {line!r:.40} is neither a rule (+---+) "
-                                                   f"nor a row (| ... |); {_EXPECTED}")
-    return rows
