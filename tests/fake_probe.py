@@ -9,6 +9,8 @@ FAKE_PROBE_BEHAVIOUR picks how a `run` ends:
 FAKE_PROBE_BEHAVIOUR_<target> overrides it for the target platperf names in PLATPERF_TARGET
 (inventory boards that are all this machine).
 FAKE_PROBE_LOG, when set, gets one line per invocation: the argv as JSON.
+FAKE_PROBE_PREEMPTED=1 writes a `sample-preempted` warning before each result, as the real probe
+does for a CPU that is busy.
 """
 import json
 import os
@@ -112,6 +114,9 @@ def run(kernel, opts):
         if behaviour == f"malformed-at={n}":
             emit('{"type": "result", "benchmark": ')
             return 0
+        if os.environ.get("FAKE_PROBE_PREEMPTED") == "1" and "cpu" in rec:
+            emit({"type": "warning", "code": "sample-preempted", "cpu": rec["cpu"],
+                  "message": f"{n % 3 + 1} of 3 samples are kept although preempted"})
         emit(rec)
         n += 1
     emit({"type": "end", "status": "complete", "results": n, "elapsed_s": 0.01})

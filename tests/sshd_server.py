@@ -221,7 +221,9 @@ Host board board-* !board-wrongkey
         board that loses power does to its side of the stream."""
         if self.proc is None:
             return
-        for pid in reversed(_descendants(self.proc.pid)):
+        # parents first: the connection goes before the processes on the board notice anything,
+        # as when a board loses power (a shell that saw its probe die first would report it)
+        for pid in _descendants(self.proc.pid):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -295,3 +295,27 @@ def test_a_failing_step_ends_every_run_of_a_repeat_keeping_what_arrived(setup, m
     runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
     # the first run's first step failed; the two others never began theirs: partial, empty
     assert [(r["status"], r["results"]) for r in runs] == [("failed", 2), ("partial", 0), ("partial", 0)]
+
+
+def test_repeated_probe_warnings_are_one_line_everywhere_and_each_is_kept(setup, monkeypatch):
+    # 2 sizes x 2 CPUs x 3 runs: 12 sample-preempted warnings, near-identical (the serial and the
+    # parallel invocation of a run write the same ones: kept once)
+    monkeypatch.setenv("FAKE_PROBE_PREEMPTED", "1")
+    proc = platperf("run", "--suite", "tiny.toml", "--db", "r.db", "--label", "busy", "--cpus", "0,1",
+                    "--repeat", "3")
+    assert proc.returncode == 0, proc.stderr
+    said = [line for line in proc.stderr.splitlines() if "sample-preempted" in line]
+    assert said == ["probe: warn: 12 sample-preempted warnings (CPUs 0-1; mem-latency 12), the first: "
+                    "1 of 3 samples are kept although preempted"]
+    runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
+    stored = [f for r in runs for f in json.loads(platperf("show", str(r["id"]), "--db", "r.db", "--json")
+                                                  .stdout)["findings"] if f["code"] == "sample-preempted"]
+    assert len(stored) == 12 and {f["benchmark"] for f in stored} == {"mem-latency"}
+    shown = platperf("show", str(runs[0]["id"]), "--db", "r.db").stdout
+    assert shown.count("sample-preempted") == 1 and "4 sample-preempted warnings (CPUs 0-1;" in shown
+    for fmt in ("md", "rst-grid", "rst-csv", "html"):
+        report = platperf("report", "busy", "--db", "r.db", "--format", fmt).stdout
+        # one line for the label's three runs, none per warning: where and how often it was seen
+        assert report.count("sample-preempted warnings") == 1, fmt
+        assert report.count("of 3 samples are kept although preempted") == 1, fmt
+        assert "runs 1, 2, 3, CPUs 0-1, 12 times" in report, fmt

@@ -87,7 +87,7 @@ def test_positional_pairing_would_differ():
     base, _ = compare.pool_results(tfa_results(V29))
     new, _ = compare.pool_results(tfa_results(V210, [(1, 3), (1, 2), (1, 1), (1, 0), (0, 1), (0, 0)]))
     rows = {r.key: r for r in compare.compare_pools(base, new)}
-    r = rows[("tftf-rt-instr", "test=suspend_deepest_parallel", "parallel", 0, 0, "powerdown")]
+    r = rows[("tftf-rt-instr", "test=suspend_deepest_parallel", "parallel", None, 0, 0, "powerdown")]
     assert (r.base, r.new) == (104.58, 242.66)
     assert cell(r) == "242.66 (+132.03%)"
     assert r.unconfirmed and not r.regression and r.basis == "single-run"

@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -142,12 +143,13 @@ def test_cpu_times_reads_names_with_spaces_and_parentheses(tmp_path):
     (tmp_path / "proc/77").mkdir(parents=True)
     (tmp_path / "proc/77/stat").write_text("77 (my (odd) name) R 1 77 77 0 -1 0 0 0 0 0 250 30 0 0 20 0 1 0 5\n")
     (tmp_path / "proc/self").mkdir()
-    assert cpu_times(tmp_path) == {77: ("my (odd) name", 280)}
+    assert cpu_times(tmp_path) == {77: ("my (odd) name", 280, 1, 1)}   # name, ticks, ppid, threads
 
 
-def stat_line(pid: int, name: str, utime: int, stime: int) -> str:
-    # Fields 3..13 before utime (14) and stime (15), as /proc/<pid>/stat writes them.
-    return f"{pid} ({name}) R 1 {pid} {pid} 0 -1 4194560 0 0 0 0 {utime} {stime} 0 0 20 0 1 0 5\n"
+def stat_line(pid: int, name: str, utime: int, stime: int, ppid: int = 1, threads: int = 1) -> str:
+    # Fields 3..13 before utime (14) and stime (15), ppid (4), num_threads (20), as
+    # /proc/<pid>/stat writes them.
+    return f"{pid} ({name}) R {ppid} {pid} {pid} 0 -1 4194560 0 0 0 0 {utime} {stime} 0 0 20 0 {threads} 0 5\n"
 
 
 class TwoSamples(SysRoot):
@@ -181,6 +183,77 @@ def test_busy_process_is_found_from_the_two_trees_a_snapshot_gives(tmp_path):
     assert "sshd" not in found[0].message
     # Either tree alone shows nothing: the finding comes from the pair.
     assert "busy-processes" not in {f.code for f in check(SysRoot(second), sample_s=0.01)}
+
+
+# What the issue saw on a QEMU guest over SSH, as the snapshot gives it: 0.2 s apart by the
+# board's uptime, platperf's snapshot shell at "126%" and its dropbear at 89%, a real hog beside.
+# (pid, name, ppid, threads, ticks before, ticks after)
+DROPBEAR_BOARD = [(1, "init", 0, 1, 10, 10), (90, "dropbear", 1, 1, 5, 5),      # the listener
+                  (120, "dropbear", 90, 1, 40, 58), (121, "sh", 120, 1, 3, 28),   # our session
+                  (122, "sh", 120, 1, 1, 4), (123, "platperf-probe", 122, 1, 0, 2),  # setup, probe
+                  (130, "dropbear", 90, 1, 0, 0), (131, "sh", 130, 1, 0, 0),       # someone else
+                  (200, "stress-ng-cpu", 1, 1, 500, 518), (201, "yes", 1, 1, 0, 23)]
+OPENSSH_BOARD = [(1, "systemd", 0, 1, 10, 10), (80, "sshd", 1, 1, 5, 5),
+                 (700, "sshd-session", 80, 1, 3, 4), (701, "sshd-session", 700, 1, 40, 58),
+                 (702, "sh", 701, 1, 3, 28), (200, "stress-ng-cpu", 1, 4, 500, 580)]
+
+
+def board_looks(tmp_path, procs, me):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for tree, uptime, col in ((first, "100.00", 4), (second, "100.20", 5)):
+        (tree / "proc").mkdir(parents=True)
+        (tree / "proc/uptime").write_text(f"{uptime} 90.00\n")
+        for proc in procs:
+            pid, name, ppid, threads = proc[:4]
+            (tree / f"proc/{pid}").mkdir()
+            (tree / f"proc/{pid}/stat").write_text(stat_line(pid, name, proc[col], 0, ppid, threads))
+        # the snapshot reads /proc/self/stat with the shell's own `read`: the shell itself
+        (tree / "proc/self").mkdir()
+        (tree / "proc/self/stat").write_text((tree / f"proc/{me}/stat").read_text())
+    return TwoSamples(first, second)
+
+
+def busy_found(machine) -> list[str]:
+    from platperf.doctor import check_busy_processes
+    found = check_busy_processes(machine, 0.2)
+    return [f.message for f in found if f.code == "busy-processes"]
+
+
+def test_platperfs_own_processes_on_a_board_are_never_busy(tmp_path):
+    ticks = os.sysconf("SC_CLK_TCK")
+    [message] = busy_found(board_looks(tmp_path, DROPBEAR_BOARD, me=121))
+    # the hog at 18 ticks in 0.2 s; "yes" read late in the second look: 23 ticks in 0.2 s would
+    # be 115% of a CPU with one thread, so it is 100%
+    assert message == f"busy processes: yes (pid 201, 100%), stress-ng-cpu (pid 200, {18 / ticks / 0.2:.0%})"
+    for own in ("dropbear", "sh (", "platperf-probe"):
+        assert own not in message
+
+
+def test_the_openssh_connection_is_ours_and_its_listener_is_not(tmp_path):
+    from platperf.doctor import cpu_times, own_processes
+    machine = board_looks(tmp_path, OPENSSH_BOARD, me=702)
+    assert own_processes(cpu_times(machine.second), 702, local=False) == {700, 701, 702}
+    [message] = busy_found(machine)
+    # 80 ticks in 0.2 s over 4 threads: 400% is possible, and shown
+    assert message == f"busy processes: stress-ng-cpu (pid 200, {80 / os.sysconf('SC_CLK_TCK') / 0.2:.0%})"
+
+
+def test_on_this_machine_only_platperf_and_its_children_are_its_own():
+    from platperf.doctor import cpu_times, own_processes
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        table = cpu_times("/")
+        own = own_processes(table, os.getpid(), local=True)
+        assert {os.getpid(), child.pid} <= own and os.getppid() not in own
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_process_share_is_capped_by_its_threads():
+    from platperf.doctor import ProcTimes, process_share
+    assert process_share(ProcTimes("sh", 3), ProcTimes("sh", 28), 0.2, 100) == 1.0
+    assert process_share(ProcTimes("java", 0, threads=8), ProcTimes("java", 90, threads=8), 0.2, 100) == 4.5
 
 
 def test_static_fixture_has_no_busy_process():

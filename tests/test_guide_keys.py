@@ -162,21 +162,21 @@ def pool(*samples):
 
 def test_a_whole_board_row_meets_the_per_cpu_serial_pools():
     seq = "pattern=seq,size=262144,stride=128"
-    published = {("mem-latency", seq, "serial", None, None, "latency"): pool(5.84)}
-    measured = {("mem-latency", seq, "serial", 0, 0, "latency"): pool(1.0, 1.1),
-                ("mem-latency", seq, "serial", 0, 1, "latency"): pool(2.0),
-                ("mem-latency", seq, "parallel", 0, 0, "latency"): pool(9.0),
-                ("mem-bandwidth", "kernel=copy,size=1048576", "serial", 0, 0, "bandwidth"): pool(1.0),
-                ("mem-bandwidth", "kernel=copy,size=67108864", "serial", 0, 0, "bandwidth"): pool(3.0),
-                ("mem-bandwidth", "kernel=copy,size=67108864", "serial", 0, 1, "bandwidth"): pool(4.0)}
-    published[("mem-bandwidth", "kernel=copy", "serial", None, None, "bandwidth")] = pool(1638.0)
+    published = {("mem-latency", seq, "serial", None, None, None, "latency"): pool(5.84)}
+    measured = {("mem-latency", seq, "serial", None, 0, 0, "latency"): pool(1.0, 1.1),
+                ("mem-latency", seq, "serial", None, 0, 1, "latency"): pool(2.0),
+                ("mem-latency", seq, "parallel", None, 0, 0, "latency"): pool(9.0),
+                ("mem-bandwidth", "kernel=copy,size=1048576", "serial", None, 0, 0, "bandwidth"): pool(1.0),
+                ("mem-bandwidth", "kernel=copy,size=67108864", "serial", None, 0, 0, "bandwidth"): pool(3.0),
+                ("mem-bandwidth", "kernel=copy,size=67108864", "serial", None, 0, 1, "bandwidth"): pool(4.0)}
+    published[("mem-bandwidth", "kernel=copy", "serial", None, None, None, "bandwidth")] = pool(1638.0)
     base, new = placement.pair_board_level(published, measured)
     assert base == published
-    assert new[("mem-latency", seq, "serial", None, None, "latency")].samples == [1.0, 1.1, 2.0]
+    assert new[("mem-latency", seq, "serial", None, None, None, "latency")].samples == [1.0, 1.1, 2.0]
     # STREAM: the largest array; the other size stays, as do parallel pools
-    assert new[("mem-bandwidth", "kernel=copy", "serial", None, None, "bandwidth")].samples == [3.0, 4.0]
-    assert set(new) == set(published) | {("mem-latency", seq, "parallel", 0, 0, "latency"),
-                                         ("mem-bandwidth", "kernel=copy,size=1048576", "serial", 0, 0,
+    assert new[("mem-bandwidth", "kernel=copy", "serial", None, None, None, "bandwidth")].samples == [3.0, 4.0]
+    assert set(new) == set(published) | {("mem-latency", seq, "parallel", None, 0, 0, "latency"),
+                                         ("mem-bandwidth", "kernel=copy,size=1048576", "serial", None, 0, 0,
                                           "bandwidth")}
     # two measured runs are compared per CPU, as before
     assert placement.pair_board_level(measured, dict(measured)) == (measured, measured)

@@ -66,7 +66,7 @@ def test_root_gives_fingerprint_and_cluster_core(board_jsonl, tmp_path):
     store = Store(str(db))
     (run,) = store.runs()
     placed = read_topology(str(JUNO)).place(0)
-    assert {(r.cpu, r.cluster, r.core) for r in store.results(run["id"])} == {(0, *placed)}
+    assert {(r.cpu, r.package, r.cluster, r.core) for r in store.results(run["id"])} == {(0, *placed)}
     assert run["fingerprint"]["cpu"] == collect(str(JUNO), probe_meta=run["meta"])["cpu"]
     assert "no --root" not in run["note"]
 

@@ -155,7 +155,7 @@ def test_reordered_log_prints_cluster_1_first_and_gives_the_same_keys():
 def test_key_of_the_documented_delta():
     # the document's 242.66 (+132.03%): cluster 0, core 0, deepest level, parallel
     by_key = {r.key: r for r in parse((TFTF / "v2.10.log").read_text(), "v2.10.log")}
-    res = by_key[("tftf-rt-instr", "test=test_rt_instr_susp_deep_parallel", "parallel", 0, 0, "powerdown")]
+    res = by_key[("tftf-rt-instr", "test=test_rt_instr_susp_deep_parallel", "parallel", None, 0, 0, "powerdown")]
     assert res.samples == [242.66]
     assert (res.unit, res.direction, res.cpu) == ("us", "lower", None)
     assert res.extra["source"] == "v2.10.log:16"

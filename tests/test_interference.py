@@ -204,3 +204,39 @@ def test_the_command_runs_a_small_matrix_with_the_real_probe_into_the_store(tmp_
     assert run["fingerprint"]["cpu"]["arch"] and run["meta"]["counter"]["name"]
     assert {r.cpu for r in store.results(run["id"])} == {victim}
     assert all(r.cluster is not None and r.core is not None for r in store.results(run["id"]))
+
+
+def board_without_caches(tmp_path):
+    """This machine's fixture tree with its cache directories taken out: a board whose device
+    tree describes no caches (the QEMU arm64 guest, most Arm boards)."""
+    import shutil
+    from pathlib import Path
+    root = tmp_path / "nocache"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "sysfs" / "x86vm", root)
+    for cache in root.glob("sys/devices/system/cpu/cpu*/cache"):
+        shutil.rmtree(cache)
+    return root
+
+
+def test_aggressors_on_a_board_without_cache_geometry_are_refused_before_measuring(tmp_path):
+    require_probe()
+    root = board_without_caches(tmp_path)
+    db = tmp_path / "r.db"
+    result = CliRunner().invoke(app, ["interference", "--root", str(root), "--victim", "1", "--aggressors", "0",
+                                      "--patterns", "none,bw-read", "--duration", "0.1", "--db", str(db)])
+    assert result.exit_code == 2
+    assert "describes no last-level cache geometry" in result.output and "--cache-sets" in result.output
+    assert not db.exists() or Store(str(db)).runs() == []          # refused before anything ran
+
+
+def test_the_geometry_given_on_the_command_line_reaches_the_probe(tmp_path):
+    require_probe()
+    root = board_without_caches(tmp_path)
+    db = tmp_path / "r.db"
+    result = CliRunner().invoke(app, ["interference", "--root", str(root), "--victim", "1", "--aggressors", "0",
+                                      "--patterns", "bw-read", "--duration", "0.1", "--cache-sets", "1024",
+                                      "--cache-ways", "8", "--line-size", "64", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    (run,) = Store(str(db)).runs()
+    hists = Store(str(db)).histograms(run["id"])
+    assert hists and all(h["record"]["cache"] == {"sets": 1024, "ways": 8, "line": 64} for h in hists)

@@ -27,7 +27,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def one_way_ns(topo, a: int, b: int) -> float:
     """Within a cluster 40 ns (+1 per CPU number, to tell cells apart), across 120 ns."""
-    same = topo.place(a)[0] == topo.place(b)[0]
+    same = topo.place(a)[:2] == topo.place(b)[:2]    # (package, cluster)
     return (40.0 if same else 120.0) + a + b / 10
 
 
@@ -39,10 +39,10 @@ def write_c2c_run(store: Store, board: str, label: str = "v1", scale: float = 1.
         for b in cpus:
             if a < b:
                 v = one_way_ns(topo, a, b) * scale
-                cluster, core = topo.place(a)
-                store.add_result(run, Result(benchmark="c2c-latency", params={"peer": b}, metric="latency",
-                                             unit="ns", direction="lower", samples=[v, v * 1.1, v * 1.2],
-                                             cpu=a, mode="serial", cluster=cluster, core=core))
+                res = Result(benchmark="c2c-latency", params={"peer": b}, metric="latency", unit="ns",
+                             direction="lower", samples=[v, v * 1.1, v * 1.2], cpu=a, mode="serial")
+                res.set_place(topo.place(a))
+                store.add_result(run, res)
     store.finish_run(run, "complete")
     return run
 
@@ -62,6 +62,7 @@ def heatmap_of(html: str):
     ("juno-a53-first", [1, 2, 0, 3, 4, 5], [2], []),
     ("agilex5", [0, 1, 2, 3], [], [2]),
     ("am62x", [0, 1, 2, 3], [], []),
+    ("qemu-virt-2pkg", [0, 1, 2, 3, 4, 5, 6, 7], [2, 4, 6], []),   # a line at each (package, cluster)
 ])
 def test_matrix_is_in_cluster_order_with_its_boundaries(store, board, order, clusters, core_types):
     write_c2c_run(store, board)
@@ -85,6 +86,17 @@ def test_cells_are_symmetric_medians_and_minima_of_each_pair(store):
     assert med[(0, 2)] == med[(2, 0)] == pytest.approx(one_way_ns(topo, 0, 2) * 1.1)
     assert low[(4, 5)] == low[(5, 4)] == pytest.approx(one_way_ns(topo, 4, 5))
     assert (3, 3) not in med
+
+
+def test_two_packages_name_their_clusters_with_the_package(store):
+    write_c2c_run(store, "qemu-virt-2pkg")
+    doc = build_document(load(store, ["v1"]))
+    section = next(s for s in doc.sections if s.title == "Core-to-core latency")
+    median = section.tables[0]
+    assert median.headers[:3] == ["Package", "Cluster", "CPU"]
+    assert [row[:3] for row in median.rows] == [[p, cl, cpu] for cpu, (p, cl) in
+                                                enumerate((p, cl) for p in (0, 1) for cl in (0, 1) for _ in (0, 1))]
+    assert "package 1 cluster 0 (Cortex-A57)" in render(doc, "html")
 
 
 def test_pooled_runs_give_median_of_medians_and_least_minimum(store):

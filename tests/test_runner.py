@@ -31,7 +31,7 @@ min_time = 0.01
 
 
 def place(cpu):
-    return (0, cpu)   # one cluster, core = cpu: enough to see that placement is applied
+    return (None, 0, cpu)   # one package, one cluster, core = cpu: enough to see that placement is applied
 
 
 @pytest.fixture

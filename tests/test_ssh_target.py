@@ -97,16 +97,16 @@ def test_list_info_and_a_small_run_on_the_board(sshd, tmp_path, board, arch):
 
 def test_upload_is_skipped_when_the_probe_there_has_the_same_hash(sshd, tmp_path):
     remote = tmp_path / "remote"
-    with board_target(sshd, "board", remote, keep_probe=True) as first:
+    with board_target(sshd, "board", remote) as first:
         assert records(first.run(["info"]))
         assert first.uploads == 1
     probe = remote / f"platperf-{os.getuid()}" / f"platperf-probe-{first.arch}"
-    assert probe.exists()                   # keep_probe: left for the next run
+    assert probe.exists()                   # kept by default: left for the next run
 
-    with board_target(sshd, "board", remote) as second:
+    with board_target(sshd, "board", remote, keep_probe=False) as second:
         assert records(second.run(["info"]))
         assert second.uploads == 0
-    assert not probe.exists()               # without keep_probe it goes at close
+    assert not probe.exists()               # keep_probe=False (--remove-probe): it goes at close
     assert not probe.parent.exists()        # and so does its directory, empty
 
 
@@ -124,8 +124,8 @@ def test_a_different_probe_on_the_board_is_replaced(sshd, tmp_path):
     assert stale.read_bytes() == Path(require_probe()).read_bytes()
 
 
-def test_default_remote_dir_is_per_user_and_removed_at_close(sshd):
-    with board_target(sshd, "board", None) as target:
+def test_default_remote_dir_is_per_user_and_removed_at_close_when_asked(sshd):
+    with board_target(sshd, "board", None, keep_probe=False) as target:
         meta = records(target.run(["info"]))[0]
         probe = Path(meta["argv"][0])
     assert probe.parent.name == f"platperf-{os.getuid()}"
@@ -218,6 +218,23 @@ def test_the_board_describes_itself_from_its_own_files(sshd, tmp_path):
         assert later.read(f"proc/{sshd.proc.pid}/comm") == "sshd"
         with pytest.raises(ValueError):
             board.later(1.0)
+
+
+def test_the_doctor_leaves_platperfs_own_connection_out(sshd, tmp_path):
+    # A real OpenSSH server: the snapshot's shell, the login wrapper and the sshd processes of our
+    # connection are platperf's own; the listening sshd and this test's own process are not.
+    from platperf.doctor import SSH_SERVERS, cpu_times, own_processes
+    with board_target(sshd, "board", tmp_path / "remote") as target:
+        board = target.sysroot()
+        me = int(board.read("proc/self/stat").split()[0])
+        table = cpu_times(board.later(0.2))
+        own = own_processes(table, me, local=False)
+        chain = [me]
+        while table[chain[-1]].ppid != sshd.proc.pid:
+            chain.append(table[chain[-1]].ppid)
+        assert table[me].name == "sh" and set(chain) <= own
+        assert any(table[pid].name in SSH_SERVERS for pid in chain)
+        assert sshd.proc.pid not in own and os.getpid() not in own
 
 
 def test_an_sshd_that_never_answers_is_one_line_not_a_hang(tmp_path):

@@ -104,7 +104,7 @@ def test_samples_labels_and_notes_round_trip(db_url):
     assert (got["label"], got["note"]) == (label, note)
     [res] = store.results(run_id)
     assert res.samples == samples
-    assert res.key == ("mem-latency", "pattern=random,size=16384", "serial", 0, 1, "latency")
+    assert res.key == ("mem-latency", "pattern=random,size=16384", "serial", None, 0, 1, "latency")
     assert res.summary["n"] == 4
     assert store.result_counts() == {run_id: 1}
 
@@ -139,18 +139,24 @@ def test_a_run_records_its_owner_and_heartbeat(db_url):
     assert store.run(run_id)["heartbeat_at"] > "2000-01-01T00:00:00Z"
 
 
-def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
-    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
-    # would cascade and delete every result.
+def old_database(tmp_path, revision: str):
+    """A SQLite file at schema ``revision`` holding run 1 (v2.9)."""
     from alembic import command
     from platperf.store.migrations import _config
     db = tmp_path / "old.db"
     engine = create_engine(f"sqlite:///{db}")
     with engine.begin() as conn:
-        command.upgrade(_config(conn), "0001")
+        command.upgrade(_config(conn), revision)
         conn.execute(text("INSERT INTO runs (id, target, status, source, started_at, label) "
                           "VALUES (1, 'local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'v2.9')"))
     engine.dispose()
+    return db
+
+
+def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
+    # 0002 copies the runs table on SQLite: with foreign keys on, dropping the old copy
+    # would cascade and delete every result.
+    db = old_database(tmp_path, "0001")
     with sqlite3.connect(db) as c:
         c.execute("PRAGMA foreign_keys=ON")
         c.execute("INSERT INTO results (run_id, benchmark, params, params_json, mode, metric, unit, "
@@ -162,6 +168,28 @@ def test_migrating_from_0001_keeps_every_run_and_result(tmp_path):
     assert store.result_counts() == {1: 1}
     store.begin_run(label="x" * 10_000)
     assert store.runs()[-1]["label"] == "x" * 10_000
+
+
+def test_migrating_from_0002_keeps_the_keys_of_stored_results(tmp_path):
+    # 0003 adds the package: NULL for every stored result, so their keys stay as they were
+    # and compare with results of a one-package machine stored after the upgrade.
+    db = old_database(tmp_path, "0002")
+    engine = create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO results (run_id, benchmark, params, params_json, cpu, cluster, core, "
+                          "mode, metric, unit, direction, n, samples) VALUES (1, 'b', '', '{}', 3, 1, 1, "
+                          "'serial', 'm', 'ns', 'lower', 1, :s)"), {"s": b"\0" * 8})
+        conn.execute(text("INSERT INTO histograms (run_id, benchmark, params, params_json, cpu, cluster, "
+                          "core, mode, unit, record) VALUES (1, 'b', '', '{}', 3, 1, 1, 'serial', 'ns', '{}')"))
+    engine.dispose()
+    store = Store(str(db))
+    assert _version(db) == [(HEAD,)]
+    [res] = store.results(1)
+    assert res.key == ("b", "", "serial", None, 1, 1, "m")
+    assert [(h["package"], h["cluster"], h["core"]) for h in store.histograms(1)] == [(None, 1, 1)]
+    new = store.begin_run(label="v2.10")
+    store.add_result(new, Result("b", {}, "m", "ns", "lower", [1.0], cpu=7, package=1, cluster=1, core=1))
+    assert [r.key for r in store.results(new)] == [("b", "", "serial", 1, 1, 1, "m")]
 
 
 def test_a_nul_character_in_a_label_is_refused_in_one_line(db_url):

@@ -36,12 +36,12 @@ def test_the_file_is_env_then_xdg_config_then_home(tmp_path, monkeypatch):
 def test_add_list_remove_through_the_command(inventory):
     assert platperf("targets", "add", "am62x", "ssh://root@am62x.lab").returncode == 0
     assert platperf("targets", "add", "juno-r2", "ssh://juno:2222", "--remote-dir", "/data/t",
-                    "--keep-probe").returncode == 0
+                    "--remove-probe").returncode == 0
     listed = json.loads(platperf("targets", "list", "--json").stdout)
     assert listed == [
-        {"name": "am62x", "url": "ssh://root@am62x.lab", "remote_dir": None, "keep_probe": False, "tools": {}},
-        {"name": "juno-r2", "url": "ssh://juno:2222", "remote_dir": "/data/t", "keep_probe": True, "tools": {}}]
-    assert "juno-r2\tssh://juno:2222  remote-dir /data/t  keep-probe" in platperf("targets", "list").stdout
+        {"name": "am62x", "url": "ssh://root@am62x.lab", "remote_dir": None, "keep_probe": True, "tools": {}},
+        {"name": "juno-r2", "url": "ssh://juno:2222", "remote_dir": "/data/t", "keep_probe": False, "tools": {}}]
+    assert "juno-r2\tssh://juno:2222  remote-dir /data/t  remove-probe" in platperf("targets", "list").stdout
     assert platperf("targets", "remove", "am62x").returncode == 0
     assert [e["name"] for e in json.loads(platperf("targets", "list", "--json").stdout)] == ["juno-r2"]
     # the file is TOML a person can read and edit
@@ -124,10 +124,10 @@ tools = { dhrystone = "/opt/bench/dhry" }
 
 def test_add_and_remove_keep_a_hand_written_file_as_it_was(inventory):
     inventory.write_text(HAND_WRITTEN)
-    assert platperf("targets", "add", "agilex5", "ssh://root@agilex5", "--keep-probe").returncode == 0
+    assert platperf("targets", "add", "agilex5", "ssh://root@agilex5", "--remove-probe").returncode == 0
     text = inventory.read_text()
     assert text.startswith(HAND_WRITTEN)     # every comment, blank line and key where it was
-    assert Inventory.load(inventory).entries["agilex5"].keep_probe
+    assert not Inventory.load(inventory).entries["agilex5"].keep_probe
     # changing an entry changes its line only; removing one leaves the others' comments
     assert platperf("targets", "add", "juno", "ssh://juno:2223", "--remote-dir", "/data/tmp").returncode == 0
     assert platperf("targets", "remove", "agilex5").returncode == 0

@@ -11,7 +11,7 @@ from platperf.vocab.sizes import size_or_none
 from platperf.topology import TopologyError, read_topology
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
-BOARDS = ["juno", "juno-a53-first", "agilex5", "am62x", "x86vm"]
+BOARDS = ["juno", "juno-a53-first", "agilex5", "am62x", "x86vm", "qemu-virt-2pkg"]
 
 
 def copy_fixture(tmp_path, name):
@@ -27,10 +27,11 @@ def layout(topo):
 def test_juno_clusters_follow_tf_a_numbering():
     topo = read_topology(SYSFS / "juno")
     assert topo.cluster_source == "cluster_id"
-    assert {n: [c.cpu for c in m] for n, m in topo.clusters().items()} == {0: [0, 1], 1: [2, 3, 4, 5]}
+    assert {n: [c.cpu for c in m] for n, m in topo.clusters().items()} == {(None, 0): [0, 1],
+                                                                           (None, 1): [2, 3, 4, 5]}
     assert layout(topo) == {(0, 0): "Cortex-A57", (0, 1): "Cortex-A57", (1, 0): "Cortex-A53",
                             (1, 1): "Cortex-A53", (1, 2): "Cortex-A53", (1, 3): "Cortex-A53"}
-    assert topo.place(5) == (1, 3)
+    assert topo.place(5) == (None, 1, 3)   # one package: no package in the place
     assert topo.core_types() == ["Cortex-A57", "Cortex-A53"]
 
 
@@ -39,7 +40,7 @@ def test_juno_booted_on_an_a53_keeps_the_firmware_numbering():
     # cluster is in physical_package_id); (cluster, core) must still mean what TF-A means.
     topo = read_topology(SYSFS / "juno-a53-first")
     assert topo.cluster_source == "package_id"
-    assert [topo.place(cpu) for cpu in range(6)] == [(1, 0), (0, 0), (0, 1), (1, 1), (1, 2), (1, 3)]
+    assert [topo.place(cpu)[1:] for cpu in range(6)] == [(1, 0), (0, 0), (0, 1), (1, 1), (1, 2), (1, 3)]
     assert layout(topo) == layout(read_topology(SYSFS / "juno"))
 
 
@@ -61,10 +62,42 @@ def test_x86_vm_uses_the_package_not_the_l2_cluster_id():
     topo = read_topology(SYSFS / "x86vm")
     assert topo.arch == "x86_64"
     assert topo.cluster_source == "package_id"  # cluster_id is 65535 in this VM
-    assert [topo.place(c) for c in (0, 1)] == [(0, 0), (0, 1)]
+    assert [topo.place(c) for c in (0, 1)] == [(None, 0, 0), (None, 0, 1)]
     cpu0 = topo.cpu(0)
     assert (cpu0.vendor, cpu0.family, cpu0.model, cpu0.core_type) == ("AuthenticAMD", 25, 17, "AMD EPYC")
     assert cpu0.midr is None
+
+
+def test_two_packages_keep_their_clusters_apart():
+    # QEMU virt -smp 8,sockets=2,clusters=2,cores=2: Linux numbers cluster_id (and core_id) from
+    # 0 in each package, so CPUs 0-1 and 4-5 both say cluster 0. Merged, CPU 4 became (0, 1)
+    # and CPU 1 (0, 2); the package keeps each CPU at its own place.
+    topo = read_topology(SYSFS / "qemu-virt-2pkg")
+    assert (topo.cluster_source, topo.per_package) == ("cluster_id", True)
+    assert topo.place(4) == (1, 0, 0) and topo.place(1) == (0, 0, 1)
+    assert [topo.place(c) for c in topo.online()] == [
+        (p, cl, co) for p in (0, 1) for cl in (0, 1) for co in (0, 1)]
+    assert {k: [c.cpu for c in m] for k, m in topo.clusters().items()} == {
+        (0, 0): [0, 1], (0, 1): [2, 3], (1, 0): [4, 5], (1, 1): [6, 7]}
+
+
+def test_the_numbering_of_two_packages_does_not_depend_on_the_other_package(tmp_path):
+    # Stable: a CPU's place comes from its own ids, so CPUs 4-7 keep theirs when CPU 1 is
+    # offline, and the clusters of package 1 do not move up into package 0's numbers.
+    root = copy_fixture(tmp_path, "qemu-virt-2pkg")
+    (root / "sys/devices/system/cpu/online").write_text("0,2-7\n")
+    topo = read_topology(root)
+    assert [topo.place(c) for c in (0, 2, 4, 5, 6, 7)] == [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 0, 1),
+                                                          (1, 1, 0), (1, 1, 1)]
+
+
+def test_one_package_with_two_clusters_has_no_package_in_its_place(tmp_path):
+    # QEMU virt -smp 4,clusters=2,cores=2 (one socket): what Juno's tables have always looked like.
+    root = copy_fixture(tmp_path, "qemu-virt-2pkg")
+    (root / "sys/devices/system/cpu/online").write_text("0-3\n")
+    topo = read_topology(root)
+    assert not topo.per_package
+    assert [topo.place(c) for c in range(4)] == [(None, 0, 0), (None, 0, 1), (None, 1, 0), (None, 1, 1)]
 
 
 @pytest.mark.parametrize("board", BOARDS)
@@ -110,7 +143,7 @@ def smt_tree(root):
 def test_smt_threads_get_distinct_core_positions(tmp_path):
     topo = read_topology(smt_tree(tmp_path))
     # Ordered by (core_id, cpu): core 0's threads (CPUs 0, 2), then core 1's (1, 3).
-    assert [topo.place(c) for c in range(4)] == [(0, 0), (0, 2), (0, 1), (0, 3)]
+    assert [topo.place(c)[1:] for c in range(4)] == [(0, 0), (0, 2), (0, 1), (0, 3)]
     assert topo.cpu(2).smt_siblings == (0, 2)
     assert topo.cpu(0).core_type == "Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz"
 

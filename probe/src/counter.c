@@ -35,11 +35,20 @@ uint64_t counter_start(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* rdtscp waits for the timed code's instructions to execute; lfence keeps later ones out. */
+/* Set by arch_init from CPUID: QEMU's qemu64, Nehalem and Westmere models (LAVA's qemu
+ * device type default) have no RDTSCP, and executing it there is SIGILL. Until then, and
+ * without it, the stop read is lfence;rdtsc. */
+static int have_rdtscp;
+
+/* rdtscp waits for the timed code's instructions to execute; lfence keeps later ones out.
+ * Without it, lfence;rdtsc waits the same way (lfence completes every earlier instruction). */
 uint64_t counter_stop(void)
 {
     uint32_t lo, hi, aux;
-    __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+    if (have_rdtscp)
+        __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+    else
+        __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
     return ((uint64_t)hi << 32) | lo;
 }
 
@@ -68,7 +77,11 @@ static double tsc_freq_from_cpuid(const char **source)
 
 static void arch_init(void)
 {
+    unsigned a, b, c, d;
+    /* CPUID 0x80000001 EDX bit 27: RDTSCP */
+    have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
     info.name = "tsc";
+    info.stop_read = have_rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence";
     info.freq_hz = tsc_freq_from_cpuid(&info.freq_source);
 }
 

@@ -13,6 +13,8 @@ struct counter_info {
     const char *freq_source;    /* "cpuid-0x15", "cpuid-0x16", "calibrated", "cntfrq", "nominal" */
     double resolution_ns;
     uint64_t read_overhead_ticks;   /* minimum of back-to-back reads */
+    const char *stop_read;      /* how counter_stop reads on x86_64: "rdtscp;lfence", or
+                                 * "lfence;rdtsc;lfence" on a CPU without RDTSCP; NULL elsewhere */
 };
 
 /* Must run once before any read (selects the armv7 path, finds the frequency). */

@@ -194,6 +194,10 @@ static void write_meta(void)
     jw_double_value((double)ci->read_overhead_ticks);
     jw_text(",\"read_overhead_ns\":");
     jw_double_value(ticks_to_ns(ci->read_overhead_ticks));
+    if (ci->stop_read) {
+        jw_text(",\"stop_read\":");
+        jw_string_value(ci->stop_read);
+    }
     jw_text("}");
     if (cc->valid) {
         jw_key("core_clock");

@@ -233,6 +233,15 @@ int main(void)
     if (__builtin_cpu_supports("avx512f"))
         check_peak("avx512", pp_peak_read_avx512, pp_peak_write_avx512, pp_peak_copy_avx512, 8192 + 512);
 #endif
+#if defined(__aarch64__) && !defined(PLATPERF_FALLBACK)
+    check_peak("neon", pp_peak_read_neon, pp_peak_write_neon, pp_peak_copy_neon, 8192 + 512);
+    if (sve_vector_bytes() > 0) {
+        /* 512 B: fewer bytes than one iteration of 8 long vectors; 8192 + 512: whole
+         * iterations and, with vectors of 1024 bits or more, the predicated rest */
+        check_peak("sve", pp_peak_read_sve, pp_peak_write_sve, pp_peak_copy_sve, 512);
+        check_peak("sve", pp_peak_read_sve, pp_peak_write_sve, pp_peak_copy_sve, 8192 + 512);
+    }
+#endif
     uint64_t prev = counter_read();
     int mono = 1;
     for (int i = 0; i < 10000; i++) {

@@ -1,7 +1,7 @@
 """Keyed comparison of two runs or labels: runs are the unit of evidence.
 
 Every figure is paired by :attr:`platperf.records.Result.key` (benchmark, canonical params,
-mode, cluster, core, metric) and nothing else: the scripts behind published release tables
+mode, package, cluster, core, metric) and nothing else: the scripts behind published release tables
 pair rows by position, and compare cores with other cores when a release reorders them.
 
 A side's figure for a key is the median of its runs' medians. Samples inside one run share
@@ -35,6 +35,11 @@ result: huge, 4k, mixed); a key whose two sides were backed differently is noted
 (:attr:`Row.pages_differ`): below the last-level cache the backing changes which cache
 sets a buffer fills, at DRAM sizes 4 KiB pages add TLB misses (docs/probe.md).
 
+A result that is not a figure of its key (:func:`platperf.records.not_measured`: an idle
+state the firmware rejected or the CPU never entered) is left out of its pool; a side with no
+run left is *not measured* (:attr:`Row.base_not_measured`, :attr:`Row.new_not_measured`): the
+row has no figure on that side, no change and no verdict.
+
 Presentation (tables, the TF-A layout) lives in :mod:`platperf.report.sections.compare`.
 """
 from __future__ import annotations
@@ -44,7 +49,7 @@ from dataclasses import asdict, dataclass, field
 
 from . import annotations, placement, stats
 from .fingerprint import Difference, diff
-from .records import KEY_FIELDS, key_order
+from .records import KEY_FIELDS, ResultKey, key_order, not_measured
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
@@ -81,11 +86,13 @@ class Row:
     base_ci: tuple | None = None      # 95% interval of each figure
     new_ci: tuple | None = None
     unstable: bool = False   # an interval wider than the tolerance
-    status: str = "both"     # both | added | removed
+    status: str = "both"     # both | added | removed | not measured (a side with no figure)
     raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
     big: bool = False        # at least the tolerance
     pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
     pages_new: str = ""      # ("" where the results do not say)
+    base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
+    new_not_measured: str = ""
     page: object = None      # a published new side's own delta beside this one (annotations.Annotation)
 
     @property
@@ -102,11 +109,11 @@ class Row:
 
     @property
     def benchmark(self):
-        return self.key[0]
+        return ResultKey(*self.key).benchmark
 
     @property
     def metric(self):
-        return self.key[5]
+        return ResultKey(*self.key).metric
 
 
 @dataclass
@@ -157,6 +164,7 @@ class Pool:
     direction: str
     runs: list[list[float]]
     pages: set = field(default_factory=set)   # page backings of the runs' buffers
+    not_measured: str = ""   # a run's result left out (records.not_measured); with no runs: the key's
     page_deltas: list = field(default_factory=list)   # a published page's (+x.xx%), per sample
 
     @property
@@ -193,6 +201,10 @@ def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[
     p = pools.get(key)
     if p is None:
         p = pools[key] = Pool(unit, direction, [])
+    why = not_measured(key[0], key[-1], extra)
+    if why:
+        p.not_measured = why
+        return
     backing = _backing(extra)
     if backing:
         p.pages.add(backing)
@@ -232,18 +244,18 @@ def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]
 
     from .store import unpack_samples
     from .store.schema import results as t
-    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.cluster, t.c.core, t.c.metric, t.c.unit,
-            t.c.direction, t.c.samples, t.c.extra)
+    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.package, t.c.cluster, t.c.core, t.c.metric,
+            t.c.unit, t.c.direction, t.c.samples, t.c.extra)
     pools: dict[tuple, Pool] = {}
     metrics: dict[str, None] = {}
     seen: dict = {}
     with store.engine.connect() as c:
         for run_id in run_ids:
             q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
-            for bench, params, mode, cluster, core, metric, unit, direction, blob, extra in c.execute(q):
-                metrics.setdefault(metric, None)
-                _add(pools, (bench, params, mode, cluster, core, metric), run_id, unit, direction,
-                     unpack_samples(blob), seen, extra)
+            for *key, unit, direction, blob, extra in c.execute(q):
+                key = ResultKey(*key)
+                metrics.setdefault(key.metric, None)
+                _add(pools, key, run_id, unit, direction, unpack_samples(blob), seen, extra)
     return pools, list(metrics)
 
 
@@ -257,6 +269,15 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
     rows = []
     for key in sorted(base.keys() | new.keys(), key=key_order):
         b, n = base.get(key), new.get(key)
+        why_b, why_n = (p.not_measured if p is not None and not p.runs else "" for p in (b, n))
+        if why_b or why_n:
+            side = n if n is not None else b
+            rows.append(Row(key, side.unit, side.direction, b.figure if b and not why_b else None,
+                            n.figure if n and not why_n else None, n_base=len(b.samples) if b else 0,
+                            n_new=len(n.samples) if n else 0, runs_base=len(b.runs) if b else 0,
+                            runs_new=len(n.runs) if n else 0, status="not measured",
+                            base_not_measured=why_b, new_not_measured=why_n))
+            continue
         if b is None or n is None:
             side = n if b is None else b
             rows.append(Row(key, side.unit, side.direction,
@@ -403,7 +424,7 @@ ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base"
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
               "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
-              "page_delta_pct", "page_verdict")
+              "base_not_measured", "new_not_measured", "page_delta_pct", "page_verdict")
 
 
 def _json_value(value):

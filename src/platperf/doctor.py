@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .fingerprint import collect
 from .machine.sysroot import SysRoot, format_cpu_list
@@ -17,6 +18,9 @@ LEVELS = ("ok", "info", "warn", "bad")
 
 # A process using more than this share of one CPU while we sample is "busy".
 BUSY_SHARE = 0.10
+# The names (/proc/<pid>/comm) of the SSH servers a board runs: the snapshot's shell and every
+# other session of platperf's connection are descendants of the one serving that connection.
+SSH_SERVERS = frozenset({"sshd", "sshd-session", "sshd-auth", "dropbear"})
 # Load average per online CPU above which the machine is not idle.
 LOAD_WARN_PER_CPU, LOAD_BAD_PER_CPU = 0.25, 1.0
 # Share of a CPU's time the hypervisor gave to others (/proc/stat's steal) above which
@@ -201,36 +205,99 @@ class BusyProcess:
     cpu_share: float   # of one CPU, over the sampling interval
 
 
-def cpu_times(root: SysRoot | str | os.PathLike = "/") -> dict[int, tuple[str, int]]:
-    """{pid: (name, utime + stime in clock ticks)} from /proc/<pid>/stat."""
+class ProcTimes(NamedTuple):
+    """One process in one look at /proc/<pid>/stat."""
+
+    name: str
+    ticks: int           # utime + stime, in clock ticks
+    ppid: int = 0
+    threads: int = 1
+
+
+def _stat(text: str | None) -> tuple[int, ProcTimes] | None:
+    if not text:
+        return None
+    # The name is in parentheses and may itself hold spaces and ')'.
+    name = text[text.find("(") + 1:text.rfind(")")]
+    fields = text[text.rfind(")") + 2:].split()   # fields[0] is field 3 of proc(5)
+    try:
+        return int(text.split(None, 1)[0]), ProcTimes(
+            name, int(fields[11]) + int(fields[12]),                    # utime, stime (14, 15)
+            int(fields[1]), int(fields[17]) if len(fields) > 17 else 1)  # ppid (4), num_threads (20)
+    except (IndexError, ValueError):
+        return None
+
+
+def cpu_times(root: SysRoot | str | os.PathLike = "/") -> dict[int, ProcTimes]:
+    """{pid: ProcTimes} from /proc/<pid>/stat."""
     sysroot = SysRoot.of(root)
     out = {}
     for entry in sysroot.listdir("proc"):
-        if not entry.isdigit():
-            continue
-        text = sysroot.read(f"proc/{entry}/stat")
-        if not text:
-            continue
-        # The name is in parentheses and may itself hold spaces and ')'.
-        name = text[text.find("(") + 1:text.rfind(")")]
-        fields = text[text.rfind(")") + 2:].split()
-        try:
-            out[int(entry)] = (name, int(fields[11]) + int(fields[12]))  # utime, stime (fields 14, 15)
-        except (IndexError, ValueError):
-            continue
+        if entry.isdigit():
+            found = _stat(sysroot.read(f"proc/{entry}/stat"))
+            if found is not None:
+                out[int(entry)] = found[1]
     return out
 
 
+def process_share(before: ProcTimes, after: ProcTimes, seconds: float, clock_ticks: int) -> float:
+    """The share of one CPU a process used between two looks ``seconds`` apart by the machine's
+    own uptime: its utime + stime growth over that time, at most its thread count.
+
+    A thread runs on one CPU at a time, so a process cannot use more CPUs than it has threads;
+    the raw ratio can pass that because one process's stat is read a little after the uptime
+    of its look (a snapshot shell reading hundreds of files, slower in its second look), and
+    the kernel accounts CPU time in whole ticks (10 ms at USER_HZ 100: 5% of a 0.2 s look).
+    """
+    share = (after.ticks - before.ticks) / clock_ticks / seconds
+    return min(share, max(1, after.threads))
+
+
+def own_processes(table: dict[int, ProcTimes], me: int | None, local: bool) -> set[int]:
+    """platperf's own processes in one look at a machine's /proc: ``me`` (the process reading
+    it: this one on this machine; on a board, the snapshot's shell) and its descendants. On a
+    board, the whole subtree of the SSH server process that serves platperf's connection: the
+    shell's ancestors up to the SSH servers above it (``dropbear`` or ``sshd``/``sshd-session``,
+    the topmost of two or more being the listening daemon, which is not ours) and everything
+    they run — the probe's upload and setup in the connection's other sessions, the probe."""
+    if me is None:
+        return set()
+    top = me
+    if not local:
+        chain, pid = [], me
+        while pid in table and pid not in chain and pid > 1:
+            chain.append(pid)
+            pid = table[pid].ppid
+        servers = [i for i, p in enumerate(chain) if table[p].name in SSH_SERVERS]
+        if servers:
+            last = servers[0]
+            while last + 1 < len(chain) and table[chain[last + 1]].name in SSH_SERVERS:
+                last += 1
+            top = chain[last - 1] if last > servers[0] else chain[last]
+    children: dict[int, list[int]] = {}
+    for pid, proc in table.items():
+        children.setdefault(proc.ppid, []).append(pid)
+    own, todo = set(), [top]
+    while todo:
+        pid = todo.pop()
+        if pid not in own:
+            own.add(pid)
+            todo += children.get(pid, [])
+    return own
+
+
 def busy_between(before: dict, after: dict, seconds: float, clock_ticks: int,
-                 ignore: tuple[int, ...] = ()) -> list[BusyProcess]:
-    """Processes whose CPU time grew by more than BUSY_SHARE of one CPU, busiest first."""
+                 ignore: tuple[int, ...] | set[int] = ()) -> list[BusyProcess]:
+    """Processes whose CPU time grew by more than BUSY_SHARE of one CPU, busiest first
+    (:func:`process_share`); ``ignore``: pids left out (platperf's own)."""
     busy = []
-    for pid, (name, ticks) in after.items():
+    for pid, now in after.items():
         if pid in ignore or pid not in before:
             continue
-        share = (ticks - before[pid][1]) / clock_ticks / seconds
+        now, then = ProcTimes(*now), ProcTimes(*before[pid])
+        share = process_share(then, now, seconds, clock_ticks)
         if share >= BUSY_SHARE:
-            busy.append(BusyProcess(pid, name, share))
+            busy.append(BusyProcess(pid, now.name, share))
     return sorted(busy, key=lambda b: -b.cpu_share)
 
 
@@ -276,8 +343,9 @@ def check_busy_processes(root: SysRoot | str | os.PathLike = "/", sample_s: floa
     # USER_HZ is 100 on every Linux architecture platperf supports, so this host's value also
     # holds for a board's /proc.
     clock_ticks = os.sysconf("SC_CLK_TCK")
-    # Our own process is busy reading /proc when the machine is this one.
-    ignore = (os.getpid(),) if str(sysroot) == "/" else ()
+    # Our own processes are busy reading /proc (and, on a board, sending it and the probe).
+    me = _stat(sysroot.read("proc/self/stat"))
+    ignore = own_processes(looks.times_after, me[0] if me else None, local=str(sysroot) == "/")
     busy = busy_between(looks.times_before, looks.times_after, looks.seconds, clock_ticks, ignore=ignore)
     if not busy:
         return [Finding("ok", "no-busy-processes",

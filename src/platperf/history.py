@@ -188,12 +188,14 @@ def load_series(store, labels: list[str] | None = None, benchmark: str | None = 
 
 def series_from_groups(groups, benchmark: str | None = None, metric: str | None = None) -> list[Series]:
     """Series from ``(point name, run ids, stored results)`` in time order; each point is
-    the median of the results' medians (``summary["median"]``)."""
+    the median of the results' medians (``summary["median"]``). A result that is not a figure
+    (records.not_measured: an idle state never entered) is no point."""
     by_key: dict[tuple, Series] = {}
     for name, run_ids, results in groups:
         medians: dict[tuple, list[float]] = {}
         for res in results:
-            if benchmark and res.benchmark != benchmark or metric and res.metric != metric:
+            if benchmark and res.benchmark != benchmark or metric and res.metric != metric \
+                    or res.not_measured:
                 continue
             medians.setdefault(res.key, []).append(res.summary["median"])
             if res.key not in by_key:

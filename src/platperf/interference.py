@@ -18,6 +18,7 @@ from . import mitigations
 BENCHMARK = "latency-loop"
 PATTERNS = ("none", "way_hammer", "set_crawler", "bw-read", "bw-write", "memcpy")
 LOOPS = ("plain", "2ki", "2kl")
+GEOMETRY = ("cache-sets", "cache-ways", "line-size")     # the latency loop's overrides
 
 
 class InterferenceError(ValueError):
@@ -49,6 +50,7 @@ class Plan:
     duration: float
     threshold: float = 1000.0
     raw: int = 0
+    cache: dict = field(default_factory=dict)   # --cache-sets/--cache-ways/--line-size given
     cells: list[Cell] = field(default_factory=list)
 
     def argv(self, cell: Cell, extra: list[str]) -> list[str]:
@@ -59,7 +61,28 @@ class Plan:
             argv += ["--aggressor-cpus", ",".join(map(str, self.aggressors))]
         if self.raw:
             argv += ["--raw", str(self.raw)]
+        for option, value in self.cache.items():
+            argv += [f"--{option}", str(value)]
         return argv + extra
+
+    def check_geometry(self, caches) -> None:
+        """The aggressors size their buffers and walk their sets from the last-level cache's
+        geometry: a board that describes none (most Arm device trees) needs it given, and is
+        told so before anything runs, not after the first cell."""
+        if all(p == "none" for p in self.patterns):
+            return
+        known = {}
+        if caches:
+            llc = max(caches, key=lambda c: (c.level, c.type == "unified"))
+            known = {"cache-sets": llc.sets or (llc.size // (llc.ways * llc.line)
+                                                if llc.size and llc.ways and llc.line else None),
+                     "cache-ways": llc.ways, "line-size": llc.line}
+        missing = [o for o in GEOMETRY if not (self.cache.get(o) or known.get(o))]
+        if missing:
+            raise InterferenceError(
+                f"the board describes no last-level cache geometry ({', '.join(missing)} unknown: "
+                f"its device tree gives no cache sizes); give it, e.g. --cache-sets 2048 "
+                f"--cache-ways 16 --line-size 64 for a 2 MiB 16-way cache, or use --patterns none")
 
 
 def _items(text: str, valid: tuple[str, ...], what: str) -> list[str]:
@@ -82,7 +105,8 @@ def _cpus(text: str, what: str) -> list[int]:
 
 def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer",
               loops: str = "plain", mitigation_sets: str = "none", duration: float = 10.0,
-              threshold: float = 1000.0, raw: int = 0, online: list[int] | None = None) -> Plan:
+              threshold: float = 1000.0, raw: int = 0, online: list[int] | None = None,
+              cache: dict | None = None) -> Plan:
     """Checks the matrix input and lists its cells (mitigations outermost, then loop
     variant, then pattern)."""
     if not duration > 0:
@@ -108,8 +132,12 @@ def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer"
         sets = [mitigations.parse(s) for s in mitigation_sets.split(",") if s.strip()] or [[]]
     except mitigations.MitigationError as exc:
         raise InterferenceError(str(exc)) from None
+    cache = {k: v for k, v in (cache or {}).items() if v is not None}
+    bad = [f"--{k} {v}" for k, v in cache.items() if k not in GEOMETRY or not isinstance(v, int) or v < 1]
+    if bad:
+        raise InterferenceError(f"{bad[0]}: give a whole number of at least 1")
     plan = Plan(victim, aggressor_cpus, pattern_list, loop_list, sets, float(duration),
-                float(threshold), int(raw))
+                float(threshold), int(raw), cache)
     plan.cells = [Cell(m, loop, pattern) for m in sets for loop in loop_list for pattern in pattern_list]
     return plan
 
@@ -182,6 +210,7 @@ class MatrixRequest:
 
     def steps(self, target, description) -> list:
         self.plan = make_plan(**self._args, online=description.online())
+        self.plan.check_geometry(description.topology.caches)
         self.matrix = Matrix(self.plan, root=description.sysroot, local=target.local)
         return self.matrix.steps
 
@@ -212,7 +241,7 @@ class MatrixOutcome:
 
 
 def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resctrl_root=None,
-               place=lambda cpu: (None, None), progress=None, stop=None) -> MatrixOutcome:
+               place=lambda cpu: (None, None, None), progress=None, stop=None) -> MatrixOutcome:
     """Runs every cell of ``plan`` into the begun run ``run_id`` and finishes the run.
     Mitigations are set up around each cell and undone whatever happens (Ctrl-C too)."""
     from .runner.executor import execute

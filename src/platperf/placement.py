@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import stats
 from .guide.keys import Key
-from .records import canonical_params
+from .records import ResultKey, canonical_params
 from .vocab.lmbench import STREAM_KERNELS
 
 SERIAL = "serial"
@@ -48,8 +48,8 @@ def _unprinted(benchmark: str, params: dict) -> tuple[dict, float]:
     return params, 0.0
 
 
-def _whole_board(cluster, core, cpu=None) -> bool:
-    return cluster is None and core is None and cpu is None
+def _whole_board(cluster, core, cpu=None, package=None) -> bool:
+    return cluster is None and core is None and cpu is None and package is None
 
 
 # -- the report: results -> {Key: Figure} ------------------------------------------------
@@ -69,7 +69,7 @@ def board_figures(results) -> dict[Key, Figure]:
             best[1].append(r)
     out = {}
     for key, (_, members) in groups.items():
-        whole = [r for r in members if _whole_board(r.cluster, r.core, r.cpu)]
+        whole = [r for r in members if _whole_board(r.cluster, r.core, r.cpu, r.package)]
         out[key] = _figure(whole or members)
     return out
 
@@ -131,16 +131,16 @@ def _params_dict(params_key: str) -> dict:
 
 
 def _meet(side: dict, other: dict) -> dict:
-    wanted = {k for k in other if _whole_board(k[3], k[4]) and k[2] == SERIAL and k not in side}
+    wanted = {k for k in map(ResultKey._make, other)
+              if _whole_board(k.cluster, k.core, package=k.package) and k.mode == SERIAL and k not in side}
     if not wanted:
         return side
     chosen: dict[tuple, tuple[float, list]] = {}
-    for key in side:
-        benchmark, params_key, mode, _, _, metric = key
-        if mode != SERIAL:
+    for key in map(ResultKey._make, side):
+        if key.mode != SERIAL:
             continue
-        params, rank = _unprinted(benchmark, _params_dict(params_key))
-        board = (benchmark, canonical_params(params), mode, None, None, metric)
+        params, rank = _unprinted(key.benchmark, _params_dict(key.params))
+        board = ResultKey(key.benchmark, canonical_params(params), key.mode, None, None, None, key.metric)
         if board not in wanted:
             continue
         best = chosen.get(board)
@@ -150,7 +150,7 @@ def _meet(side: dict, other: dict) -> dict:
             best[1].append(key)
     out = dict(side)
     for board, (_, keys) in chosen.items():
-        whole = [k for k in keys if _whole_board(k[3], k[4])]
+        whole = [k for k in keys if _whole_board(k.cluster, k.core, package=k.package)]
         keys = whole or keys
         pools = [out.pop(k) for k in keys]
         # runs stay the unit of evidence (compare tests run medians): run i of the board-level

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import IO, Iterable, Iterator
+from typing import IO, Iterable, Iterator, NamedTuple
 
 SCHEMA = 1
 TYPES = ("meta", "result", "histogram", "point", "warning", "error", "end")
@@ -17,23 +17,56 @@ DIRECTIONS = ("lower", "higher")
 MODES = ("serial", "parallel")
 
 
-# The comparison key of DESIGN.md, field by field: what Result.key holds and what the JSON
-# exports of compare and history name its parts.
-KEY_FIELDS = ("benchmark", "params", "mode", "cluster", "core", "metric")
+class ResultKey(NamedTuple):
+    """The comparison key of DESIGN.md, field by field: what Result.key holds and what the JSON
+    exports of compare and history name its parts. ``package`` is None except on machines whose
+    cluster numbers restart in each package (platperf.topology: ``per_package``)."""
+
+    benchmark: str
+    params: str
+    mode: str
+    package: int | None
+    cluster: int | None
+    core: int | None
+    metric: str
+
+
+KEY_FIELDS = ResultKey._fields
 
 
 def key_order(key: tuple) -> tuple:
-    """Keys in order; None (no cluster / core) before 0 without comparing None with int."""
+    """Keys in order; None (no package / cluster / core) before 0 without comparing None with int."""
     return tuple((0, "") if v is None else (1, v) for v in key)
+
+
+def place_text(package, cluster, core) -> str:
+    """`` package 1 cluster 0 core 1``; no package where it is None (a one-package machine)."""
+    if cluster is None and core is None:
+        return ""
+    return (f" package {package}" if package is not None else "") + f" cluster {cluster} core {core}"
 
 
 def key_text(key: tuple, unit: str | None = None) -> str:
     """A comparison key as a person reads it, everywhere one is printed:
     ``mem-latency [size=4096] serial cluster 0 core 1 latency`` (`` (ns)`` with a unit)."""
-    benchmark, params_key, mode, cluster, core, metric = key
-    params = f" [{params_key}]" if params_key else ""
-    where = f" cluster {cluster} core {core}" if cluster is not None or core is not None else ""
-    return f"{benchmark}{params} {mode}{where} {metric}" + (f" ({unit})" if unit else "")
+    key = ResultKey(*key)
+    params = f" [{key.params}]" if key.params else ""
+    where = place_text(key.package, key.cluster, key.core)
+    return f"{key.benchmark}{params} {key.mode}{where} {key.metric}" + (f" ({unit})" if unit else "")
+
+
+def not_measured(benchmark: str, metric: str, extra) -> str | None:
+    """Why a result's samples are not a figure of what its key names, or None: an idle state
+    that the CPU never entered while it was the only one enabled (``cpu-idle``'s
+    ``usage_delta`` 0) — "rejected" where the driver or firmware refused it (``rejected_delta``
+    above 0: PSCI CPU_SUSPEND denied), else "not entered". The samples are kept in the store;
+    reports and compare show the reason instead of a figure."""
+    if benchmark != "cpu-idle" or metric != "wakeup_lateness" or not isinstance(extra, dict):
+        return None
+    if extra.get("usage_delta") != 0:
+        return None
+    rejected = extra.get("rejected_delta")
+    return "rejected" if isinstance(rejected, int) and rejected > 0 else "not entered"
 
 
 class RecordError(ValueError):
@@ -74,15 +107,26 @@ class Result:
     cluster: int | None = None
     core: int | None = None
     extra: dict = field(default_factory=dict)
+    package: int | None = None
+
+    def set_place(self, place: tuple):
+        """Take (package, cluster, core) from ``Topology.place``."""
+        self.package, self.cluster, self.core = place
+
+    @property
+    def not_measured(self) -> str | None:
+        """See :func:`not_measured`."""
+        return not_measured(self.benchmark, self.metric, self.extra)
 
     @property
     def params_key(self) -> str:
         return canonical_params(self.params)
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> ResultKey:
         """The comparison key of DESIGN.md: never a row position."""
-        return (self.benchmark, self.params_key, self.mode, self.cluster, self.core, self.metric)
+        return ResultKey(self.benchmark, self.params_key, self.mode, self.package, self.cluster, self.core,
+                   self.metric)
 
 
 def _require(rec: dict, name: str, kind, where: str):
@@ -109,7 +153,7 @@ def result_from_record(rec: dict, where: str = "<record>") -> Result:
         raise RecordError(where, f"'mode' must be serial or parallel, got {mode!r}")
     cpu = _cpu_field(rec, "cpu", where)
     known = {"type", "benchmark", "params", "metric", "unit", "direction", "samples", "cpu",
-             "mode", "cluster", "core", "summary"}
+             "mode", "package", "cluster", "core", "summary"}
     return Result(
         benchmark=_require(rec, "benchmark", str, where),
         params=_require(rec, "params", dict, where),
@@ -119,6 +163,7 @@ def result_from_record(rec: dict, where: str = "<record>") -> Result:
         samples=[float(s) for s in samples],
         cpu=cpu,
         mode=mode,
+        package=_cpu_field(rec, "package", where),
         cluster=_cpu_field(rec, "cluster", where),
         core=_cpu_field(rec, "core", where),
         extra={k: v for k, v in rec.items() if k not in known},

@@ -1,6 +1,6 @@
 """Which CPUs a machine has, how they group into clusters, what core each one is, and the caches.
 
-Numbering rules (results are keyed by ``(cluster, core)``, so these must not drift):
+Numbering rules (results are keyed by ``(package, cluster, core)``, so these must not drift):
 
 * **cluster** — the first of these that is meaningful for every online CPU:
   1. ``topology/cluster_id`` on Arm, when it is >= 0. Linux takes it from the device tree's
@@ -12,7 +12,12 @@ Numbering rules (results are keyed by ``(cluster, core)``, so these must not dri
      cluster here; on x86 it is the socket).
   3. otherwise CPUs are grouped by core type, clusters numbered by their lowest CPU.
   The rule used is recorded in ``Topology.cluster_source``.
-* **core** — the position of the CPU within its cluster, ordering by (``core_id``, CPU number).
+* **package** — part of a CPU's place only where ``cluster_id`` is the cluster and the CPUs
+  span several packages (``Topology.per_package``): Linux numbers the device tree's
+  ``socketN/clusterM`` from 0 in each socket (QEMU ``-smp 8,sockets=2,clusters=2,cores=2``:
+  CPUs 0-1 and 4-5 both say cluster 0), so the cluster alone names two clusters. Elsewhere
+  it is None, and the place reads as before: a one-package board's tables have no package.
+* **core** — the position of the CPU within its (package,) cluster, ordering by (``core_id``, CPU number).
   With the cpu-map this is TF-A's core number (``core_id`` counts from 0 in each cluster); with
   SMT the threads of one core get consecutive positions, so ``(cluster, core)`` stays unique.
   The kernel's own ids are kept in ``core_id`` and ``package``.
@@ -73,6 +78,7 @@ class Topology:
     cpus: list[Cpu]
     caches: list[Cache] = field(default_factory=list)
     cluster_source: str = "cluster_id"
+    per_package: bool = False     # cluster ids restart in each package: the package is in the place
 
     def cpu(self, cpu: int) -> Cpu:
         for entry in self.cpus:
@@ -80,18 +86,21 @@ class Topology:
                 return entry
         raise TopologyError(f"CPU {cpu} is not online (online: {format_cpu_list(self.online())})")
 
-    def place(self, cpu: int) -> tuple[int, int]:
-        """(cluster, core) of a logical CPU."""
-        entry = self.cpu(cpu)
-        return entry.cluster, entry.core
+    def place(self, cpu: int) -> tuple[int | None, int, int]:
+        """(package, cluster, core) of a logical CPU; package is None unless ``per_package``."""
+        return self.place_of(self.cpu(cpu))
+
+    def place_of(self, entry: Cpu) -> tuple[int | None, int, int]:
+        return (entry.package if self.per_package else None), entry.cluster, entry.core
 
     def online(self) -> list[int]:
         return [c.cpu for c in self.cpus]
 
-    def clusters(self) -> dict[int, list[Cpu]]:
-        out: dict[int, list[Cpu]] = {}
-        for entry in sorted(self.cpus, key=lambda c: (c.cluster, c.core)):
-            out.setdefault(entry.cluster, []).append(entry)
+    def clusters(self) -> dict[tuple[int | None, int], list[Cpu]]:
+        """{(package, cluster): CPUs in core order}, package None unless ``per_package``."""
+        out: dict[tuple[int | None, int], list[Cpu]] = {}
+        for entry in sorted(self.cpus, key=lambda c: (self.place_of(c)[0] or 0, c.cluster, c.core)):
+            out.setdefault(self.place_of(entry)[:2], []).append(entry)
         return out
 
     def core_types(self) -> list[str]:
@@ -121,7 +130,7 @@ class Topology:
         return max((c for c in pool if c.level == top), key=lambda c: (c.size or 0, len(c.shared_cpus)))
 
     def to_dict(self) -> dict:
-        return {"arch": self.arch, "cluster_source": self.cluster_source,
+        return {"arch": self.arch, "cluster_source": self.cluster_source, "per_package": self.per_package,
                 "cpus": [cpu_dict(c) for c in self.cpus],
                 "caches": [cache_dict(c) for c in self.caches]}
 
@@ -188,16 +197,19 @@ def read_topology(root: SysRoot | str | os.PathLike = "/") -> Topology:
                 types.append(raw[cpu]["ident"]["core_type"])
         cluster_of = {c: types.index(r["ident"]["core_type"]) for c, r in raw.items()}
 
+    per_package = source == "cluster_id" and meaningful("package") and len({r["package"] for r in raw.values()}) > 1
+    group_of = {c: (raw[c]["package"] if per_package else None, cluster_of[c]) for c in cpus}
     core_of = {}
-    for cluster in set(cluster_of.values()):
-        members = sorted((c for c in cpus if cluster_of[c] == cluster),
+    for group in set(group_of.values()):
+        members = sorted((c for c in cpus if group_of[c] == group),
                          key=lambda c: (raw[c]["core_id"] if raw[c]["core_id"] is not None else c, c))
         core_of.update({c: i for i, c in enumerate(members)})
 
     entries = [Cpu(cpu=c, cluster=cluster_of[c], core=core_of[c], core_id=raw[c]["core_id"],
                    package=raw[c]["package"], smt_siblings=tuple(s for s in raw[c]["siblings"] if s in cpus),
                    capacity=raw[c]["capacity"], **raw[c]["ident"]) for c in cpus]
-    return Topology(arch=arch, cpus=entries, caches=_read_caches(sysroot, cpus), cluster_source=source)
+    return Topology(arch=arch, cpus=entries, caches=_read_caches(sysroot, cpus), cluster_source=source,
+                    per_package=per_package)
 
 
 def _identify(sysroot: SysRoot, cpu: int, block: dict[str, str], is_x86: bool) -> dict:

@@ -116,13 +116,48 @@ def test_x86_peak_loops_use_their_vector_width(width, register, count, copied):
 
 
 def test_aarch64_peak_loops_use_q_register_pairs():
-    read = memory_ops("aarch64", body("aarch64", "pp_peak_read_loop"))
+    read = memory_ops("aarch64", body("aarch64", "pp_peak_read_neon_loop"))
     assert len(read) == 16 and all(re.match(r"ldp q\d+, q\d+, \[x4", i) for i in read), read
-    write = memory_ops("aarch64", body("aarch64", "pp_peak_write_loop"))
+    write = memory_ops("aarch64", body("aarch64", "pp_peak_write_neon_loop"))
     assert len(write) == 16 and all(re.match(r"stp q0, q1, \[x4", i) for i in write), write
-    copy = memory_ops("aarch64", body("aarch64", "pp_peak_copy_loop"))
+    copy = memory_ops("aarch64", body("aarch64", "pp_peak_copy_neon_loop"))
     assert [i.split()[0] for i in copy] == ["ldp"] * 8 + ["stp"] * 8
     assert all(re.match(r"(ldp|stp) q\d+, q\d+, ", i) for i in copy)
+
+
+def sve_vectors(insns: list[str], op: str, register: str, base: str) -> list[str]:
+    """The whole-vector accesses of a loop, in order: ``ld1b {z3.b}, p0/z, [x4, #3, mul vl]``."""
+    pattern = rf"{op} \{{z(\d+)\.b\}}, p0(/z)?, \[{base}(, #(\d+), mul vl)?\]"
+    return [f"{m.group(1)}@{m.group(4) or 0}" for m in (re.match(pattern, i) for i in insns) if m]
+
+
+def test_aarch64_sve_peak_loops_move_eight_whole_vectors_per_iteration():
+    """Vector-length agnostic: each access is a whole vector at [base, #k, mul vl] under the
+    all-true predicate p0, k = 0..7, and the pointer moves by rdvl #8 (a register, never a
+    constant byte count)."""
+    eight = [f"{k}@{k}" for k in range(8)]
+    read = body("aarch64", "pp_peak_read_sve_loop")
+    assert sve_vectors(memory_ops("aarch64", read), "ld1b", "z", "x4") == eight, read
+    assert len(memory_ops("aarch64", read)) == 8 and read[8:10] == ["add x4, x4, x5", "cmp x4, x6"]
+    write = body("aarch64", "pp_peak_write_sve_loop")
+    assert sve_vectors(memory_ops("aarch64", write), "st1b", "z", "x4") == [f"0@{k}" for k in range(8)], write
+    assert len(memory_ops("aarch64", write)) == 8
+    copy = memory_ops("aarch64", body("aarch64", "pp_peak_copy_sve_loop"))
+    assert sve_vectors(copy[:8], "ld1b", "z", "x4") == eight and sve_vectors(copy[8:], "st1b", "z", "x6") == eight
+    assert len(copy) == 16
+    setup = [i for i in _function("aarch64", "pp_peak_read_sve") if i.startswith("rdvl")]
+    assert setup == ["rdvl x5, #8"]
+
+
+def _function(build: str, symbol: str) -> list[str]:
+    """The instructions of ``symbol`` from its entry up to its loop head."""
+    binary = ROOT / "build" / "probe" / build / "platperf-probe"
+    loops(build)   # skips without a build or objdump
+    text = subprocess.run([OBJDUMP[build], "-d", "--no-show-raw-insn", str(binary)],
+                          check=True, capture_output=True, text=True).stdout
+    start = text.index(f"<{symbol}>:\n")
+    return [re.sub(r"\s+", " ", line.split(":", 1)[1]).strip()
+            for line in text[start:text.index(f"<{symbol}_loop>:", start)].splitlines()[1:] if ":" in line]
 
 
 def test_armv7_peak_loops_use_neon_quad_transfers():

@@ -38,7 +38,8 @@ extern const unsigned char pp_chase_loop[], pp_addchain_loop[];
 #endif
 
 /* Widest loads/stores: `passes` passes over bytes (a multiple of PEAK_BLOCK, 64-byte
- * aligned buffers). x86_64 has one per vector width, picked at run time. */
+ * aligned buffers). x86_64 (SSE2, AVX2, AVX-512) and aarch64 (NEON, SVE) have one per
+ * vector width, picked at run time. */
 void pp_peak_read(const void *buf, size_t bytes, uint64_t passes);
 void pp_peak_write(void *buf, size_t bytes, uint64_t passes);
 void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes);
@@ -52,6 +53,16 @@ void pp_peak_copy_avx2(void *dst, const void *src, size_t bytes, uint64_t passes
 void pp_peak_read_sse2(const void *buf, size_t bytes, uint64_t passes);
 void pp_peak_write_sse2(void *buf, size_t bytes, uint64_t passes);
 void pp_peak_copy_sse2(void *dst, const void *src, size_t bytes, uint64_t passes);
+#endif
+#if defined(__aarch64__) && !defined(PLATPERF_FALLBACK)
+void pp_peak_read_neon(const void *buf, size_t bytes, uint64_t passes);
+void pp_peak_write_neon(void *buf, size_t bytes, uint64_t passes);
+void pp_peak_copy_neon(void *dst, const void *src, size_t bytes, uint64_t passes);
+/* SVE: whole vectors of the run-time length, any multiple of 16 bytes (peak_sve.S) */
+void pp_peak_read_sve(const void *buf, size_t bytes, uint64_t passes);
+void pp_peak_write_sve(void *buf, size_t bytes, uint64_t passes);
+void pp_peak_copy_sve(void *dst, const void *src, size_t bytes, uint64_t passes);
+int sve_vector_bytes(void);   /* 0 without SVE */
 #endif
 
 /* LMBench 3's lat_ops as dependent chains (cpu-ops, docs/probe.md): pp_ops_<type>_<op>(n)

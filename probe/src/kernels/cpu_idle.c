@@ -6,7 +6,9 @@
  *
  * Lateness = (counter time the sleep took) - (the relative time asked), with the thread's
  * timer slack at 1 ns, so the figure is the state's exit plus the kernel's wake-up path.
- * The `usage` counter of the state tells whether the CPU entered it (a warning if never).
+ * The `usage` counter of the state tells whether the CPU entered it (a warning if never), the
+ * `rejected` counter (Linux 5.5+) whether the driver or firmware refused it (PSCI CPU_SUSPEND
+ * returning DENIED, say: a warning, and both counts in the result for the host to mark it).
  * The `disable` files are restored by the restore guardian (sysfs_guard.h) whatever ends
  * the probe. Without cpuidle (a VM, a kernel without a driver) the kernel writes a warning
  * `no-cpuidle` and no result.
@@ -179,8 +181,10 @@ static int run(struct run_ctx *ctx)
                 if (sleep_us < 1000)
                     sleep_us = 1000;
             }
+            char rejected_path[PATH_LEN];
+            state_path(plan, cpu, st->index, "rejected", rejected_path);
             state_path(plan, cpu, st->index, "usage", path);
-            long usage_before = read_long(path, -1);
+            long usage_before = read_long(path, -1), rejected_before = read_long(rejected_path, -1);
             pin_to_cpu(cpu);
             int n = 0;
             for (int k = -ctx->warmup; k < ctx->samples && !stop_requested(); k++) {
@@ -195,13 +199,15 @@ static int run(struct run_ctx *ctx)
                 late[n] = (ticks_to_ns(t1 - t0) - (double)sleep_us * 1000.0) / 1000.0;
                 n++;
             }
-            long usage_after = read_long(path, -1);
+            long usage_after = read_long(path, -1), rejected_after = read_long(rejected_path, -1);
             if (n == 0)
                 break;
-            char params_json[96], extra[160];
+            long entered = usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1;
+            long rejected = rejected_before >= 0 && rejected_after >= 0 ? rejected_after - rejected_before : -1;
+            char params_json[96], extra[192];
             snprintf(params_json, sizeof params_json, "{\"state\":\"%s\"}", st->name);
-            snprintf(extra, sizeof extra, "\"sleep_us\":%ld,\"state_index\":%d,\"usage_delta\":%ld",
-                     sleep_us, st->index, usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1);
+            snprintf(extra, sizeof extra, "\"sleep_us\":%ld,\"state_index\":%d,\"usage_delta\":%ld,"
+                     "\"rejected_delta\":%ld", sleep_us, st->index, entered, rejected);
             emit_result_extra(ctx, "cpu-idle", params_json, cpu, "wakeup_lateness", "us", "lower",
                               late, n, 0, ticks, extra);
             if (st->latency_us >= 0) {
@@ -212,7 +218,12 @@ static int run(struct run_ctx *ctx)
                 double v = (double)st->residency_us;
                 emit_result(ctx, "cpu-idle", params_json, cpu, "target_residency", "us", "lower", &v, 1, 0, NULL);
             }
-            if (usage_before >= 0 && usage_after == usage_before) {
+            if (rejected > 0) {
+                snprintf(msg, sizeof msg, "idle state %s of CPU %d was rejected %ld times (the driver or "
+                         "firmware refused it) and entered %ld times during its %d sleeps%s", st->name, cpu,
+                         rejected, entered, n, entered == 0 ? ": its lateness is not that state's" : "");
+                emit_warning("idle-state-rejected", msg, cpu);
+            } else if (entered == 0) {
                 snprintf(msg, sizeof msg, "CPU %d never entered idle state %s during its %d sleeps "
                          "(usage unchanged): its lateness is not that state's", cpu, st->name, n);
                 emit_warning("idle-state-not-entered", msg, cpu);

@@ -33,7 +33,7 @@ def compare(
     force: bool = typer.Option(False, "--force",
                                help="Compare even when the CPU model or architecture differ."),
 ):
-    """Compare two runs or labels key by key (benchmark, params, mode, cluster, core, metric).
+    """Compare two runs or labels key by key (benchmark, params, mode, package, cluster, core, metric).
 
     Runs are the unit of evidence: with two runs or more a side (platperf run --repeat N),
     each run's median is one observation, and a change is confirmed when it is at least

@@ -26,7 +26,7 @@ def history(
                                   "(Matteson & James, seeded; slow on long series)."),
     only_changes: bool = typer.Option(False, "--changes", help="Only series with change points."),
 ):
-    """Series per key (benchmark, params, mode, cluster, core, metric), one point per run or
+    """Series per key (benchmark, params, mode, package, cluster, core, metric), one point per run or
     label (the median), with change points found by e-divisive means.
 
     \b

@@ -26,10 +26,14 @@ def interference(
                                          "or '+' combinations such as rt+resctrl."),
     threshold: float = typer.Option(1000.0, "--threshold", help="ns: passes longer than this count as excursions."),
     raw: int = typer.Option(0, "--raw", help="Keep the first N pass times of each cell verbatim."),
+    cache_sets: Optional[int] = typer.Option(None, "--cache-sets", help="Last-level cache sets, for a board "
+                                             "that does not describe its caches (default: its sysfs)."),
+    cache_ways: Optional[int] = typer.Option(None, "--cache-ways", help="Last-level cache ways (default: sysfs)."),
+    line_size: Optional[int] = typer.Option(None, "--line-size", help="Cache line bytes (default: sysfs)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
     target: str = TargetOption,
     remote_dir: Optional[str] = RemoteDirOption,
-    keep_probe: bool = KeepProbeOption,
+    keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
@@ -61,7 +65,9 @@ def interference(
     try:   # the matrix's own checks first: they need no board
         request = MatrixRequest(label, victim=victim, aggressors=aggressors, patterns=patterns,
                                 loops=loops, mitigation_sets=mitigations, duration=duration,
-                                threshold=threshold, raw=raw)
+                                threshold=threshold, raw=raw,
+                                cache={"cache-sets": cache_sets, "cache-ways": cache_ways,
+                                       "line-size": line_size})
     except InterferenceError as exc:
         fail_exit(str(exc))
     with Session([target], request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
@@ -74,22 +80,26 @@ def interference(
             session.measure(store, progress_for=lambda board: progress)
     if not board.outcomes:            # the store failed under the run
         fail_exit(board.error)
-    out, plan = request.outcome(board.outcomes[0]), request.plan
-    run_id = out.run_id
+    _print(request.outcome(board.outcomes[0]), len(request.plan.cells), db=db, label=label,
+           quiet=quiet, json_out=json_out)
+
+
+def _print(out, cells: int, *, db, label, quiet: bool, json_out: bool):
+    """The run's summary line (or JSON), and the exit its status gives."""
     for note in out.notes:
         print(f"platperf: {note}", file=sys.stderr)
     if json_out:
-        print(json.dumps({"run_id": run_id, "status": out.status, "cells": out.cells,
+        print(json.dumps({"run_id": out.run_id, "status": out.status, "cells": out.cells,
                           "results": out.results, "histograms": out.histograms,
                           "notes": out.notes, "error": out.error}))
     elif not quiet or out.status != "complete":
-        print(f"run {run_id} {out.status}: {out.cells} of {len(plan.cells)} cells, {out.results} results, "
+        print(f"run {out.run_id} {out.status}: {out.cells} of {cells} cells, {out.results} results, "
               f"{out.histograms} histograms in {db}" + (f" (label {label})" if label else ""),
               file=sys.stderr)
     if out.signal is not None:
         raise SystemExit(128 + out.signal)
     if out.status != "complete":
-        fail_exit(f"run {run_id} is {out.status}: {out.error}")
+        fail_exit(f"run {out.run_id} is {out.status}: {out.error}")
 
 
 def _progress():

@@ -19,7 +19,10 @@ TargetOption = typer.Option(
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")
-KeepProbeOption = typer.Option(False, "--keep-probe", help="Leave the uploaded probe on the board.")
+KeepProbeOption = typer.Option(
+    None, "--keep-probe/--remove-probe",
+    help="Leave the probe on the board for the next run, which checks its sha256 before it runs "
+         "it (default, unless the inventory entry says keep_probe = false), or remove it at the end.")
 
 
 def suite_help() -> str:
@@ -44,8 +47,10 @@ def print_stored(run, origin: str, source: str):
 
 
 def print_findings(findings, prefix: str = ""):
-    """The findings that matter, one line each; effects and fixes are in 'platperf show'."""
-    shown = [f for f in findings if f.get("level") not in ("ok", "info")]
+    """The findings that matter, one line each (a repeated one once, findings.collapse); effects
+    and fixes are in 'platperf show'."""
+    from ..findings import collapse
+    shown = [f for f in collapse(findings) if f.get("level") not in ("ok", "info")]
     for f in shown:
         print(f"{prefix}{f.get('level')}: {f.get('message', '')}", file=sys.stderr)
     if shown and not prefix:

@@ -23,7 +23,7 @@ def run(
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
-    keep_probe: bool = KeepProbeOption,
+    keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
@@ -140,3 +140,14 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
     if not quiet and not json_out:
         print(f"{runs} complete: {kept}" + (f" (label {label})" if label else ""),
               file=sys.stderr)
+        _print_warnings(board)
+
+
+def _print_warnings(board):
+    """What the probe warned of during the runs, a repeated warning once (its count, the CPUs and
+    benchmarks it touches); each is stored with its run ('platperf show')."""
+    from ..runner.sink import with_probe_warnings
+    from .measuring import print_findings
+    warnings = [w for o in board.outcomes for w in o.warnings]
+    if warnings:
+        print_findings(with_probe_warnings([], warnings), "probe: ")

@@ -68,8 +68,9 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
         doc["runs"] = [{k: p[k] for k in ("id", "status", "started_at", "finished_at", "note", "error")}
                        for p in pooled]
         doc["results"] = [dict(benchmark=x.benchmark, params=x.params, mode=x.mode, cpu=x.cpu,
-                               cluster=x.cluster, core=x.core, metric=x.metric, unit=x.unit,
-                               direction=x.direction, **s) for x, s in summaries]
+                               package=x.package, cluster=x.cluster, core=x.core, metric=x.metric,
+                               unit=x.unit, direction=x.direction, **s, not_measured=x.not_measured)
+                          for x, s in summaries]
         print(json.dumps(doc, indent=1, default=str))
         return
     console = _console()
@@ -105,12 +106,14 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
             ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
         console.print(ft)
 
-    rt = _table("benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median",
-                "min", "max", "n", *(["runs"] if several else []), "unit")
+    packages = any(x.package is not None for x, _ in summaries)   # several sockets (topology.py)
+    rt = _table("benchmark", "params", "mode", *["package"] * packages, "cluster", "core", "cpu", "metric",
+                "median", "min", "max", "n", *(["runs"] if several else []), "unit")
     for x, s in summaries:
-        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, x.cluster, x.core, x.cpu, x.metric,
-                                _num(s["median"]), _num(s["min"]), _num(s["max"]), s["n"],
-                                *([s["runs"]] if several else []), x.unit)))
+        # an idle state never entered: the reason, no figures (its samples stay stored)
+        figures = (x.not_measured, "", "") if x.not_measured else (_num(s["median"]), _num(s["min"]), _num(s["max"]))
+        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
+                                x.cpu, x.metric, *figures, s["n"], *([s["runs"]] if several else []), x.unit)))
     console.print(rt)
     hist = sum(len(store.histograms(p["id"])) for p in pooled)
     print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))

@@ -33,14 +33,16 @@ def add(
     name: str = typer.Argument(..., help="The board's name: letters, digits and -_."),
     url: str = typer.Argument(..., help=f"The target: {' or '.join(TARGETS)} (a Host of ~/.ssh/config works for ssh)."),
     remote_dir: Optional[str] = typer.Option(None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory for the probe."),
-    keep_probe: bool = typer.Option(False, "--keep-probe", help="Leave the probe on the board after a run."),
+    keep_probe: bool = typer.Option(True, "--keep-probe/--remove-probe",
+                                    help="Leave the probe on the board for the next run (default), "
+                                         "or remove it after each run."),
 ):
     """Add a board to the inventory, or change its entry.
 
     \b
     Examples:
       platperf targets add am62x ssh://root@am62x.lab
-      platperf targets add juno ssh://juno --remote-dir /data/tmp --keep-probe
+      platperf targets add juno ssh://juno --remote-dir /data/tmp --remove-probe
     """
     from ..targets.inventory import Entry, InventoryError
     inventory = _inventory()
@@ -73,7 +75,7 @@ def list_(fmt: str = FormatOption(("table", "json"), "table", " (json: a list of
         return
     for e in entries:
         extra = (f"  remote-dir {e['remote_dir']}" if e["remote_dir"] else "") + \
-                ("  keep-probe" if e["keep_probe"] else "")
+                ("" if e["keep_probe"] else "  remove-probe")
         print(f"{e['name']}\t{e['url']}{extra}")
 
 

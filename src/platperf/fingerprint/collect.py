@@ -43,9 +43,11 @@ def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = N
         "cpu": _cpu(topo, per_cpu),
         "topology": {
             "cluster_source": topo.cluster_source,
-            "clusters": [{"cluster": n, "cpus": [c.cpu for c in members],
+            "per_package": topo.per_package,
+            "clusters": [{**({"package": package} if package is not None else {}), "cluster": n,
+                          "cpus": [c.cpu for c in members],
                           "core_types": list(dict.fromkeys(c.core_type for c in members))}
-                         for n, members in topo.clusters().items()],
+                         for (package, n), members in topo.clusters().items()],
             "cpus": [topology_mod.cpu_dict(c) for c in topo.cpus],
         },
         "caches": _caches(topo),
@@ -258,7 +260,8 @@ def _probe(meta: dict | None) -> dict:
         "arch": meta.get("arch"),
         "fallback": meta.get("fallback"),
         "counter": {k: counter.get(k) for k in ("name", "freq_hz", "freq_source", "resolution_ns",
-                                                "read_overhead_ticks", "read_overhead_ns")},
+                                                "read_overhead_ticks", "read_overhead_ns", "stop_read")
+                    if k in counter or k != "stop_read"},
         "core_clock": meta.get("core_clock"),
     }
 

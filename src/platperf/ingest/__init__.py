@@ -158,7 +158,7 @@ class Pool:
             into = self._pooled[res.key] = Result(
                 benchmark=res.benchmark, params=res.params, metric=res.metric, unit=res.unit,
                 direction=res.direction, samples=[], cpu=res.cpu, mode=res.mode,
-                cluster=res.cluster, core=res.core, extra={})
+                package=res.package, cluster=res.cluster, core=res.core, extra={})
         before = len(into.samples)
         into.samples.extend(res.samples)
         for name in into.extra.keys() | res.extra.keys():

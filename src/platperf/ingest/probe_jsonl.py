@@ -36,6 +36,7 @@ class ProbeStream:
     unfinished: list[str] = field(default_factory=list)   # why the run is partial
     _open: str | None = None                              # where the unended invocation began
     _line: int = 0                                        # the line read_stream read last
+    _kernel: str | None = None                            # `run KERNEL` of the open invocation
 
     def read(self, lines: Iterable[str], name: str) -> Iterator[Result]:
         """The ``result`` records of one file as :class:`Result`, in order; IngestError on a bad line."""
@@ -47,6 +48,7 @@ class ProbeStream:
                 if kind == "meta":
                     self._close(f"{where}: a new invocation began")
                     self._open = where
+                    self._kernel = _kernel(rec)
                     if self.meta is None:
                         self.meta = rec
                 elif kind == "result":
@@ -54,6 +56,8 @@ class ProbeStream:
                 elif kind == "histogram":
                     self.histograms.append(rec)
                 elif kind == "warning":
+                    if self._kernel and "cpu" in rec:   # the kernel that wrote it (findings.collapse)
+                        rec = {"benchmark": self._kernel, **rec}
                     if rec not in self.warnings:  # every invocation repeats its own
                         self.warnings.append(rec)
                 elif kind == "error":
@@ -100,6 +104,14 @@ class ProbeStream:
                 return
         self._line = number
         yield line
+
+
+def _kernel(meta: dict) -> str | None:
+    """The kernel of ``platperf-probe run KERNEL ...`` from a meta record's argv."""
+    argv = meta.get("argv")
+    if isinstance(argv, list) and "run" in argv[1:2] and len(argv) > 2 and isinstance(argv[2], str):
+        return argv[2]
+    return None
 
 
 def parse(text: str, name: str) -> list[Result]:

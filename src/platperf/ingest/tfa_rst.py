@@ -147,8 +147,10 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
             raise IngestError(where, f"no grid table under `.. table:: {title:.60}`; {_EXPECTED}")
         return Skipped(where, f"`.. table:: {title:.60}` holds no grid table")
     rows = _grid.rows(grid, name, _EXPECTED)
-    header = next((k for k, (_, cells) in enumerate(rows)
-                   if len(cells) > 2 and [c.lower() for c in cells[:2]] == ["cluster", "core"]), None)
+    # platperf's own tables of a machine with several packages have a Package column first
+    header, places = next(((k, n) for k, (_, cells) in enumerate(rows) for n in (2, 3)
+                           if len(cells) > n and [c.lower() for c in cells[:n]]
+                           == ["package", "cluster", "core"][3 - n:]), (None, 2))
     if header is None:
         first = " | ".join(rows[0][1]) if rows else ""
         if release:
@@ -163,7 +165,7 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
     version = _release(printed)
     test = _TESTS.get(what, what)
     unit = next((u for text, u in _UNITS.items() if text in what), "us")
-    metrics = [sys.intern(c.lower().replace(" ", "_")) for c in rows[header][1][2:]]
+    metrics = [sys.intern(c.lower().replace(" ", "_")) for c in rows[header][1][places:]]
     shared = {"column": sys.intern(version), "release": sys.intern(printed)}
     captions = " ".join(" ".join(c for c in cells if c) for _, cells in rows[:header])
     if captions:
@@ -173,11 +175,12 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
     results = []
     for number_, cells in rows[header + 1:]:
         row_where = f"{name}:{number_}"
-        if len(cells) != len(metrics) + 2:
-            raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(metrics) + 2}-column "
+        if len(cells) != len(metrics) + places:
+            raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(metrics) + places}-column "
                                          f"table; {_EXPECTED}")
-        cluster, core = (_index(c, row_where, what_) for c, what_ in zip(cells[:2], ("cluster", "core")))
-        for metric, cell in zip(metrics, cells[2:]):
+        package, cluster, core = [None] * (3 - places) + [
+            _index(c, row_where, what_) for c, what_ in zip(cells[:places], ("package", "cluster", "core")[3 - places:])]
+        for metric, cell in zip(metrics, cells[places:]):
             if not cell:
                 continue
             m = _CELL.match(cell)
@@ -190,7 +193,7 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
             results.append(Result(
                 benchmark=BENCHMARK, params={"test": test}, metric=metric, unit=unit,
                 direction="lower", samples=[number(m.group(1), row_where, f"{metric} in {_SPELT.get(unit, unit)}")],
-                mode=mode_of(test), cluster=cluster, core=core, extra=extra))
+                mode=mode_of(test), package=package, cluster=cluster, core=core, extra=extra))
     return results
 
 

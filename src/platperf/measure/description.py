@@ -22,11 +22,11 @@ class Description:
         return self.topology.online()
 
     def place(self, cpu: int) -> tuple:
-        """(cluster, core) of ``cpu``; a CPU the topology does not list stays unplaced."""
+        """(package, cluster, core) of ``cpu``; a CPU the topology does not list stays unplaced."""
         try:
             return self.topology.place(cpu)
         except ValueError:
-            return None, None
+            return None, None, None
 
 
 def describe(target) -> Description:

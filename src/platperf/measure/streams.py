@@ -4,7 +4,7 @@ A probe stream that came another way (``ingest probe-jsonl``: files saved on a b
 lava`` and ``lava submit --wait``: a LAVA job's log) is read into a :class:`StreamRun` and stored
 by :func:`store_stream` as one run, in one transaction, as ``platperf run`` stores it: described
 by the board's /sys and /proc when they came with it (else the fingerprint holds what the
-probe's meta says), each result and histogram on its (cluster, core), the probe's warnings among
+probe's meta says), each result and histogram on its (package, cluster, core), the probe's warnings among
 the findings. Other tools' logs (``platperf ingest FORMAT``) are read by :func:`read_imported`
 and stored by :func:`store_imported`: one run, or one per published column.
 
@@ -73,8 +73,8 @@ def read_probe_files(files: list[Path], root: Path | None = None) -> StreamRun:
     run.description = _described(root, stream.meta)
     for res, path in read:
         if res.cpu is not None and res.cluster is None:
-            res.cluster, res.core = _place_or_fail(run.description, res.cpu,
-                                                   res.extra.get("source", path), f"--root {root}")
+            res.set_place(_place_or_fail(run.description, res.cpu,
+                                         res.extra.get("source", path), f"--root {root}"))
     return run
 
 
@@ -134,7 +134,7 @@ def store_stream(store, run: StreamRun, *, label: str | None, target: str, sourc
     d, stream = run.description, run.stream
     for res in run.results if d is not None else ():
         if res.cpu is not None and res.cluster is None:
-            res.cluster, res.core = d.place(res.cpu)
+            res.set_place(d.place(res.cpu))
     with _transaction(store) as c:
         run_id = store.begin_run(
             label=label, target=target, suite=run.suite, source=source, note=(note or run.note) + run.caveat,
@@ -143,8 +143,8 @@ def store_stream(store, run: StreamRun, *, label: str | None, target: str, sourc
             meta=run.meta or stream.meta, conn=c)
         store.add_results(run_id, run.results, conn=c)
         for rec in stream.histograms:
-            cluster, core = d.place(rec["cpu"]) if d and rec.get("cpu") is not None else (None, None)
-            store.add_histogram(run_id, rec, cluster=cluster, core=core, conn=c)
+            package, cluster, core = d.place(rec["cpu"]) if d and rec.get("cpu") is not None else (None, None, None)
+            store.add_histogram(run_id, rec, cluster=cluster, core=core, package=package, conn=c)
         store.finish_run(run_id, stream.status, stream.error, conn=c)
     return StoredRun(run_id, label, len(run.results), len(stream.histograms), stream.status, stream.error)
 
@@ -189,7 +189,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             for res in results:
                 if describe is not None and res.cpu is not None:
                     machine = f"--root {root}" if root else "this machine"
-                    res.cluster, res.core = _place_or_fail(describe, res.cpu, path, machine)
+                    res.set_place(_place_or_fail(describe, res.cpu, path, machine))
                 column = res.extra.get("column", "") if fmt.run_per_column else ""
                 columns.setdefault(column, Pool()).add(res)
         except OSError as exc:
@@ -273,7 +273,8 @@ def store_imported(store, runs: dict, *, target: str, source: str, note: str) ->
                                      conn=c)
             store.add_results(run_id, results, conn=c)
             for rec in hists:
-                store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"), conn=c)
+                store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"),
+                                    package=rec.get("package"), conn=c)
             store.finish_run(run_id, "complete", conn=c)
             stored.append(StoredRun(run_id, run_label, len(results), len(hists)))
     return stored

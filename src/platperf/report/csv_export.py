@@ -7,9 +7,9 @@ import io
 
 from .document import Document, Section, cell_text
 
-RESULT_COLUMNS = ("run_id", "label", "benchmark", "params", "mode", "cpu", "cluster", "core",
+RESULT_COLUMNS = ("run_id", "label", "benchmark", "params", "mode", "cpu", "package", "cluster", "core",
                   "metric", "unit", "direction", "n", "min", "median", "mean", "max", "stdev",
-                  "median_ci_low", "median_ci_high", "unstable")
+                  "median_ci_low", "median_ci_high", "unstable", "not_measured")
 
 
 def render(doc: Document) -> str:

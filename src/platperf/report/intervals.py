@@ -38,7 +38,7 @@ def column_intervals(data) -> dict[tuple, Interval]:
     for col in data.columns:
         pools, _ = compare.load_pools(data.store, [run["id"] for run in col.runs])
         for key, pool in pools.items():
-            if pool.samples:
+            if pool.samples:        # none: every result of the key not measured (compare.Pool)
                 low, high = compare.figure_interval(pool)
                 out[(col.name, key)] = Interval(pool.figure, low, high, len(pool.runs))
     return out

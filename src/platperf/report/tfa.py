@@ -1,6 +1,8 @@
 """Tables in TF-A's layout (``tf-a-psci-performance-juno-v2.10.rst``): one grid table per
 (benchmark, params, mode), ``Cluster | Core | <metric>...``, one row per (cluster, core),
-titled as TF-A titles them, with their ``literal`` markup (:mod:`platperf.vocab.tfa`).
+titled as TF-A titles them, with their ``literal`` markup (:mod:`platperf.vocab.tfa`). A
+machine whose cluster numbers restart in each package (several sockets) has a ``Package``
+column first; a one-package board none.
 
 ``compare`` fills the cells with ``NEW (+x.xx%)`` across two releases; the report's
 ``tfa_tables`` section with each release's figures, a published page's as the page printed
@@ -11,13 +13,13 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..records import key_order
+from ..records import ResultKey, key_order
 from ..vocab.tfa import metric_title, table_rank, table_title
 from .document import Table, literal_safe
 
 
 def place(value) -> str:
-    """A cluster or core number; ``-`` when the figure has none."""
+    """A package, cluster or core number; ``-`` when the figure has none."""
     return "-" if value is None else str(value)
 
 
@@ -34,8 +36,8 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
                  caption: Callable[[list], str] = lambda values: "",
                  published: Callable[[list], dict] = lambda values: {}) -> list[tuple[tuple, Table]]:
     """((benchmark, params, mode), table) for each TF-A table of ``figures``: (key, unit,
-    value) with key as :attr:`platperf.records.Result.key`. ``cell(value)`` writes a cell;
-    ``caption(values)`` a table's caption from its values; ``published(values)`` what a page
+    value) with key (benchmark, params, mode, package, cluster, core, metric) as
+    :attr:`platperf.records.Result.key`. ``cell(value)`` writes a cell; ``caption(values)`` a table's caption from its values; ``published(values)`` what a page
     printed with them: its ``release`` as spelt there (``2.9``), the ``title`` of a table
     that is no TFTF test's, the ``caption`` row over its header. Tables come in the TF-A
     document's order, rows by (cluster, core), columns in ``metric_order`` then by name."""
@@ -46,19 +48,21 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
     order = {m: i for i, m in enumerate(metric_order)}
     tables = []
     for (benchmark, params_key, mode), figs in groups.items():
-        metrics = sorted({f[0][-1] for f in figs}, key=lambda m: (order.get(m, len(order)), m))
+        keys = [ResultKey._make(f[0]) for f in figs]
+        metrics = sorted({k.metric for k in keys}, key=lambda m: (order.get(m, len(order)), m))
+        packages = any(k.package is not None for k in keys)
         places: dict[tuple, dict] = {}
-        for key, _unit, value in figs:
-            places.setdefault((key[-3], key[-2]), {})[key[-1]] = value
+        for key, (_, _unit, value) in zip(keys, figs):
+            places.setdefault(key[3:6] if packages else key[4:6], {})[key.metric] = value
         units = sorted({f[1] for f in figs})
-        rows = [[place(cl), place(co)] + [cell(by[m]) if m in by else "" for m in metrics]
-                for (cl, co), by in places.items()]
+        rows = [[place(p) for p in where] + [cell(by[m]) if m in by else "" for m in metrics]
+                for where, by in places.items()]
         page = published([f[2] for f in figs])
         release = literal_safe(page.get("release") or label)
         title = f"{page['title']} ({release})" if page.get("title") else \
             table_title(benchmark, params_key, mode, "/".join(units), release)
         tables.append(((benchmark, params_key, mode), Table(
-            title, ["Cluster", "Core"] + [metric_title(m) for m in metrics], rows,
+            title, ["Package"] * packages + ["Cluster", "Core"] + [metric_title(m) for m in metrics], rows,
             layout="grid", caption=caption([f[2] for f in figs]), markup=True,
             spans=[page["caption"]] if page.get("caption") else [])))
     return tables

@@ -211,7 +211,7 @@ class _Steps:
                     elif rec["type"] == "error":
                         errors.append(rec["message"])
                     else:
-                        sink.probe_record(rec, transform)
+                        sink.probe_record(rec, transform, kernel=step.kernel)
                     self.progress.record(rec)
                 sink.commit_due(more_waiting=feed.waiting())
                 if interrupted_at is None and (self.stop.is_set() or time.monotonic() > deadline):

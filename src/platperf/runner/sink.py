@@ -1,6 +1,6 @@
 """One run's records on their way into the store, probe steps and tool steps alike.
 
-A :class:`RunSink` places each result and histogram on its (cluster, core), writes it in
+A :class:`RunSink` places each result and histogram on its (package, cluster, core), writes it in
 batches (each record committed at most ``BATCH_S`` after it was read), counts it in the
 run's :class:`Outcome` and keeps the run's heartbeat fresh. The run's findings (the doctor's,
 a mitigation not applied, the probe's and the adapters' warnings) stay in memory and are
@@ -57,9 +57,11 @@ class RunSink:
         self.last_beat = time.monotonic()
 
     # -- records ---------------------------------------------------------------------------
-    def probe_record(self, rec: dict, transform: Callable[[dict], dict] = lambda rec: rec):
+    def probe_record(self, rec: dict, transform: Callable[[dict], dict] = lambda rec: rec,
+                     kernel: str | None = None):
         """A ``meta``, ``result``, ``histogram`` or ``warning`` record of the probe; results
-        and histograms go through ``transform`` first (a step's setup, runner.executor)."""
+        and histograms go through ``transform`` first (a step's setup, runner.executor).
+        A warning about one CPU keeps the ``kernel`` that wrote it (findings.collapse)."""
         kind = rec["type"]
         if kind == "meta" and not self.has_meta:
             self._write(self.store.update_run, self.run_id, meta=rec)
@@ -68,18 +70,21 @@ class RunSink:
             self.result(result_from_record(transform(rec)))
         elif kind == "histogram":
             self.histogram(transform(rec))
-        elif kind == "warning" and rec not in self.outcome.warnings:  # each invocation repeats its own
-            self.outcome.warnings.append(rec)
+        elif kind == "warning":
+            if kernel and "cpu" in rec:
+                rec = {"benchmark": kernel, **rec}
+            if rec not in self.outcome.warnings:  # each invocation repeats its own
+                self.outcome.warnings.append(rec)
 
     def result(self, res: Result):
         if res.cpu is not None and res.cluster is None:
-            res.cluster, res.core = self.place(res.cpu)
+            res.set_place(self.place(res.cpu))
         self._write(self.store.add_result, self.run_id, res)
         self.outcome.results += 1
 
     def histogram(self, rec: dict):
-        cluster, core = self.place(rec["cpu"]) if rec.get("cpu") is not None else (None, None)
-        self._write(self.store.add_histogram, self.run_id, rec, cluster=cluster, core=core)
+        package, cluster, core = self.place(rec["cpu"]) if rec.get("cpu") is not None else (None, None, None)
+        self._write(self.store.add_histogram, self.run_id, rec, cluster=cluster, core=core, package=package)
         self.outcome.histograms += 1
 
     def warning(self, rec: dict):
@@ -173,5 +178,5 @@ def with_probe_warnings(findings, warnings):
     extra = [{"level": w.get("level", "warn"), "code": w.get("code", "probe-warning"),
               "message": w["message"], "effect": None, "fix": w.get("fix"),
               "source": w.get("source", "probe"),
-              **({"cpu": w["cpu"]} if "cpu" in w else {})} for w in warnings]
+              **{k: w[k] for k in ("cpu", "benchmark") if w.get(k) is not None}} for w in warnings]
     return list(findings or []) + extra

@@ -68,8 +68,8 @@ _JSON_COLUMNS = frozenset(c.name for c in results.c if isinstance(c.type, JSON))
 def _result_row(run_id: int, res: Result) -> dict:
     s = stats.summary(res.samples)
     return dict(run_id=run_id, benchmark=res.benchmark, params=res.params_key,
-                params_json=res.params, cpu=res.cpu, cluster=res.cluster, core=res.core,
-                mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
+                params_json=res.params, cpu=res.cpu, package=res.package, cluster=res.cluster,
+                core=res.core, mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
                 n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
                 stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
 
@@ -221,9 +221,9 @@ class Store:
             else:
                 c.execute(_INSERT_RESULT, rows)
 
-    def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None):
+    def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None, package=None):
         row = dict(run_id=run_id, benchmark=rec["benchmark"], params=canonical_params(rec["params"]),
-                   params_json=rec["params"], cpu=rec.get("cpu"), cluster=cluster, core=core,
+                   params_json=rec["params"], cpu=rec.get("cpu"), package=package, cluster=cluster, core=core,
                    mode=rec.get("mode", "serial"), unit=rec["unit"], record=rec)
         with self._conn(conn) as c:
             c.execute(_INSERT_HISTOGRAM, row)
@@ -238,8 +238,8 @@ class Store:
                 res = StoredResult(benchmark=m["benchmark"], params=m["params_json"],
                                    metric=m["metric"], unit=m["unit"], direction=m["direction"],
                                    samples=unpack_samples(m["samples"]) if with_samples else [],
-                                   cpu=m["cpu"], mode=m["mode"], cluster=m["cluster"],
-                                   core=m["core"], extra=m["extra"] or {})
+                                   cpu=m["cpu"], mode=m["mode"], package=m["package"],
+                                   cluster=m["cluster"], core=m["core"], extra=m["extra"] or {})
                 res.run_id = run_id
                 res.summary = {k: m[k] for k in ("n", "min", "median", "mean", "max", "stdev")}
                 out.append(res)

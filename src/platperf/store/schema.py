@@ -41,6 +41,7 @@ results = Table(
     Column("params", String(500), nullable=False),   # canonical_params()
     Column("params_json", JSON, nullable=False),
     Column("cpu", Integer),
+    Column("package", Integer),   # only where cluster ids restart in each package (topology.py)
     Column("cluster", Integer),
     Column("core", Integer),
     Column("mode", String(10), nullable=False),
@@ -63,6 +64,7 @@ histograms = Table(
     Column("params", String(500), nullable=False),
     Column("params_json", JSON, nullable=False),
     Column("cpu", Integer),
+    Column("package", Integer),   # only where cluster ids restart in each package (topology.py)
     Column("cluster", Integer),
     Column("core", Integer),
     Column("mode", String(10), nullable=False),

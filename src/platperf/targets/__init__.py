@@ -16,13 +16,16 @@ __all__ = ["NOT_FOUND", "SCHEMES", "TARGETS", "TIMED_OUT", "CommandResult", "Pro
            "TargetError", "UnknownTarget", "get_target", "scheme_of", "target_names"]
 
 
-def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool = False,
+def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool | None = None,
                root: str = "/") -> Target:
     """The target called ``name``: a URL of one of the :data:`SCHEMES` (``local`` is described
-    from ``root``), or an inventory name (its entry's URL and options, unless given here)."""
+    from ``root``), or an inventory name (its entry's URL and options, unless given here).
+    ``keep_probe``: leave the probe on the board for the next run (None: the inventory's
+    choice, else yes: it is checked by its sha256 before it runs again)."""
     scheme = scheme_of(name)
     if scheme is not None:
-        return scheme.open(name, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+        return scheme.open(name, remote_dir=remote_dir,
+                           keep_probe=True if keep_probe is None else keep_probe, root=root)
     from .inventory import Inventory, InventoryError
     try:
         inventory = Inventory.load()
@@ -34,7 +37,7 @@ def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool = F
         raise UnknownTarget(f"unknown target '{name}' (valid: {', '.join(TARGETS)}, or an "
                             f"inventory name: {names})")
     target = get_target(entry.url, remote_dir=remote_dir or entry.remote_dir,
-                        keep_probe=keep_probe or entry.keep_probe, root=root)
+                        keep_probe=entry.keep_probe if keep_probe is None else keep_probe, root=root)
     target.name = name   # runs are stored under the board's name, not its address
     target.tools = dict(entry.tools)
     return target

@@ -6,7 +6,7 @@ default ``~/.config/platperf/targets.toml``)::
     [targets.am62x]
     url = "ssh://root@am62x.lab"
     remote_dir = "/data/tmp"      # optional: the probe goes to /data/tmp/platperf-UID/
-    keep_probe = true             # optional: leave the probe there after a run
+    keep_probe = false            # optional: remove the probe after a run (default: kept)
     tools = { dhrystone = "/opt/bench/dhry" }   # optional: binaries of the suite's [[tool]] adapters
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ class Entry:
     name: str
     url: str
     remote_dir: str | None = None
-    keep_probe: bool = False
+    keep_probe: bool = True
     tools: dict = field(default_factory=dict)    # adapter name -> the binary's path on the board
 
     def as_dict(self) -> dict:
@@ -83,7 +83,7 @@ class Inventory:
                 raise InventoryError(f"target inventory {path}: [targets.{name}] tools must be a table "
                                      "of paths: tools = { dhrystone = \"/opt/bench/dhry\" }")
             entries[name] = Entry(name, values["url"], values.get("remote_dir"),
-                                  bool(values.get("keep_probe", False)), dict(tools))
+                                  bool(values.get("keep_probe", True)), dict(tools))
         return cls(path, entries)
 
     def add(self, entry: Entry):
@@ -120,7 +120,7 @@ class Inventory:
                 table = tables[entry.name] = tomlkit.table()
             _set(table, "url", entry.url)
             _set(table, "remote_dir", entry.remote_dir or None)
-            _set(table, "keep_probe", True if entry.keep_probe else None)
+            _set(table, "keep_probe", None if entry.keep_probe else False)
             _set(table, "tools", _inline(entry.tools) if entry.tools else None)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(".toml.tmp")

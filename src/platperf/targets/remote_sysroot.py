@@ -58,7 +58,9 @@ dirs() {
 procs() {
     # A process may exit between the glob and the read: then it is left out. The board's
     # uptime with each sample says how far apart they really were.
-    line "$R"/proc/uptime
+    # /proc/self: this shell, read by its own `read`; the doctor leaves it and the rest of
+    # platperf's connection out of the busy processes.
+    line "$R"/proc/uptime "$R"/proc/self/stat
     emit "$R"/proc/stat         # per-CPU steal between the two samples (doctor)
     for p in "$R"/proc/[0-9]*; do line "$p/stat" "$p/comm"; done
 }

@@ -78,7 +78,7 @@ def _last_line(text: str) -> str:
 class SshTarget:
     local = False
 
-    def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = False,
+    def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = True,
                  ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
         self.name = url
         self.tools: dict = {}

@@ -1,19 +1,20 @@
 /* Peak bandwidth with the widest Advanced SIMD accesses: ldp/stp of two q registers
- * (32 bytes). v8-v15 are not used: their low halves are callee-saved.
- *   pp_peak_read(buf x0, bytes x1, passes x2)     512 bytes per iteration
- *   pp_peak_write(buf x0, bytes x1, passes x2)    512 bytes per iteration
- *   pp_peak_copy(dst x0, src x1, bytes x2, passes x3)   256 bytes per iteration */
+ * (32 bytes). v8-v15 are not used: their low halves are callee-saved. features.c picks
+ * these or the SVE loops (peak_sve.S) at run time.
+ *   pp_peak_read_neon(buf x0, bytes x1, passes x2)     512 bytes per iteration
+ *   pp_peak_write_neon(buf x0, bytes x1, passes x2)    512 bytes per iteration
+ *   pp_peak_copy_neon(dst x0, src x1, bytes x2, passes x3)   256 bytes per iteration */
     .text
-    .globl  pp_peak_read
-    .type   pp_peak_read, %function
+    .globl  pp_peak_read_neon
+    .type   pp_peak_read_neon, %function
     .p2align 6
-pp_peak_read:
+pp_peak_read_neon:
     cbz     x2, 2f
     add     x3, x0, x1
     mov     x4, x0
     .p2align 6
-    .globl  pp_peak_read_loop
-pp_peak_read_loop:
+    .globl  pp_peak_read_neon_loop
+pp_peak_read_neon_loop:
     ldp     q0, q1, [x4, #0]
     ldp     q2, q3, [x4, #32]
     ldp     q4, q5, [x4, #64]
@@ -32,25 +33,25 @@ pp_peak_read_loop:
     ldp     q6, q7, [x4, #480]
     add     x4, x4, #512
     cmp     x4, x3
-    b.lo    pp_peak_read_loop
+    b.lo    pp_peak_read_neon_loop
     mov     x4, x0
     subs    x2, x2, #1
-    b.ne    pp_peak_read_loop
+    b.ne    pp_peak_read_neon_loop
 2:  ret
-    .size   pp_peak_read, .-pp_peak_read
+    .size   pp_peak_read_neon, .-pp_peak_read_neon
 
-    .globl  pp_peak_write
-    .type   pp_peak_write, %function
+    .globl  pp_peak_write_neon
+    .type   pp_peak_write_neon, %function
     .p2align 6
-pp_peak_write:
+pp_peak_write_neon:
     cbz     x2, 2f
     movi    v0.16b, #0
     movi    v1.16b, #0
     add     x3, x0, x1
     mov     x4, x0
     .p2align 6
-    .globl  pp_peak_write_loop
-pp_peak_write_loop:
+    .globl  pp_peak_write_neon_loop
+pp_peak_write_neon_loop:
     stp     q0, q1, [x4, #0]
     stp     q0, q1, [x4, #32]
     stp     q0, q1, [x4, #64]
@@ -69,24 +70,24 @@ pp_peak_write_loop:
     stp     q0, q1, [x4, #480]
     add     x4, x4, #512
     cmp     x4, x3
-    b.lo    pp_peak_write_loop
+    b.lo    pp_peak_write_neon_loop
     mov     x4, x0
     subs    x2, x2, #1
-    b.ne    pp_peak_write_loop
+    b.ne    pp_peak_write_neon_loop
 2:  ret
-    .size   pp_peak_write, .-pp_peak_write
+    .size   pp_peak_write_neon, .-pp_peak_write_neon
 
-    .globl  pp_peak_copy
-    .type   pp_peak_copy, %function
+    .globl  pp_peak_copy_neon
+    .type   pp_peak_copy_neon, %function
     .p2align 6
-pp_peak_copy:
+pp_peak_copy_neon:
     cbz     x3, 2f
     add     x5, x1, x2
     mov     x4, x1
     mov     x6, x0
     .p2align 6
-    .globl  pp_peak_copy_loop
-pp_peak_copy_loop:
+    .globl  pp_peak_copy_neon_loop
+pp_peak_copy_neon_loop:
     ldp     q0, q1, [x4, #0]
     ldp     q2, q3, [x4, #32]
     ldp     q4, q5, [x4, #64]
@@ -106,11 +107,11 @@ pp_peak_copy_loop:
     add     x4, x4, #256
     add     x6, x6, #256
     cmp     x4, x5
-    b.lo    pp_peak_copy_loop
+    b.lo    pp_peak_copy_neon_loop
     mov     x4, x1
     mov     x6, x0
     subs    x3, x3, #1
-    b.ne    pp_peak_copy_loop
+    b.ne    pp_peak_copy_neon_loop
 2:  ret
-    .size   pp_peak_copy, .-pp_peak_copy
+    .size   pp_peak_copy_neon, .-pp_peak_copy_neon
     .section .note.GNU-stack,"",%progbits

@@ -45,11 +45,14 @@ def export_data(data: ReportData) -> dict:
                          "meta": r.get("meta")})
         labels = {r["id"]: r.get("label") for r in col.runs}
         for res in col.results:
+            # an idle state never entered has no figures: its samples stay in the store
+            why = res.not_measured
+            summary = {k: None for k in res.summary} if why else res.summary
             results.append({"run_id": res.run_id, "label": labels.get(res.run_id),
                             "benchmark": res.benchmark, "params": res.params_key,
                             "params_json": res.params, "mode": res.mode, "cpu": res.cpu,
-                            "cluster": res.cluster, "core": res.core, "metric": res.metric,
-                            "unit": res.unit, "direction": res.direction, **res.summary,
+                            "package": res.package, "cluster": res.cluster, "core": res.core, "metric": res.metric,
+                            "unit": res.unit, "direction": res.direction, **summary, "not_measured": why,
                             **_interval_fields(intervals.get((res.run_id, res.key)),
                                                res.summary.get("median"), compare.TOLERANCE)})
     return {"runs": runs, "results": results}
@@ -65,7 +68,8 @@ def _intervals(data: ReportData) -> dict:
         for run in col.runs:
             pools, _ = compare.load_pools(data.store, [run["id"]])
             for key, pool in pools.items():
-                out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
+                if pool.samples:    # none: not measured (records.not_measured)
+                    out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
     return out
 
 

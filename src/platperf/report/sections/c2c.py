@@ -17,19 +17,24 @@ BENCHMARK = "c2c-latency"
 
 
 def _placement(col: RunColumn, results) -> list[dict]:
-    """{cpu, cluster, core, core_type} of every CPU in the results, in (cluster, core) order:
-    from the fingerprint's topology, else from the results' own cluster/core."""
-    topo = {c["cpu"]: c for c in (col.fingerprint.get("topology") or {}).get("cpus") or []
+    """{cpu, package, cluster, core, core_type} of every CPU in the results, in (package, cluster,
+    core) order: from the fingerprint's topology, else from the results' own place. The package
+    is None unless the machine's cluster numbers restart in each package (topology.py)."""
+    topology = col.fingerprint.get("topology") or {}
+    per_package = topology.get("per_package") is True
+    topo = {c["cpu"]: c for c in topology.get("cpus") or []
             if isinstance(c, dict) and isinstance(c.get("cpu"), int)}
-    own = {r.cpu: (r.cluster, r.core) for r in results}
+    own = {r.cpu: (r.package, r.cluster, r.core) for r in results}
     cpus = {r.cpu for r in results} | {r.params.get("peer") for r in results}
     placed = []
     for cpu in cpus - {None}:
         t = topo.get(cpu, {})
-        cluster, core = own.get(cpu, (None, None))
-        placed.append({"cpu": cpu, "cluster": t.get("cluster", cluster), "core": t.get("core", core),
-                       "core_type": t.get("core_type")})
-    return sorted(placed, key=lambda p: (p["cluster"] is None, p["cluster"] or 0,
+        package, cluster, core = own.get(cpu, (None, None, None))
+        if t:
+            package = t.get("package") if per_package else None
+        placed.append({"cpu": cpu, "package": package, "cluster": t.get("cluster", cluster),
+                       "core": t.get("core", core), "core_type": t.get("core_type")})
+    return sorted(placed, key=lambda p: (p["package"] or 0, p["cluster"] is None, p["cluster"] or 0,
                                          p["core"] if p["core"] is not None else p["cpu"], p["cpu"]))
 
 
@@ -56,7 +61,7 @@ def boundaries(cpus: list[dict]) -> tuple[list[int], list[int]]:
     """Indexes where a new cluster starts, and where the core type changes inside one."""
     major, minor = [], []
     for i in range(1, len(cpus)):
-        if cpus[i]["cluster"] != cpus[i - 1]["cluster"]:
+        if (cpus[i]["package"], cpus[i]["cluster"]) != (cpus[i - 1]["package"], cpus[i - 1]["cluster"]):
             major.append(i)
         elif cpus[i]["core_type"] != cpus[i - 1]["core_type"]:
             minor.append(i)
@@ -68,17 +73,19 @@ def _groups(cpus: list[dict], major: list[int]) -> list[tuple[str, int, int]]:
     ends = major + [len(cpus)]
     out = []
     for first, end in zip(starts, ends):
-        cluster = cpus[first]["cluster"]
+        package, cluster = cpus[first]["package"], cpus[first]["cluster"]
         types = list(dict.fromkeys(c["core_type"] for c in cpus[first:end] if c["core_type"]))
         name = f"cluster {cluster}" if cluster is not None else "CPUs"
+        name = name if package is None else f"package {package} {name}"
         out.append((f"{name} ({' + '.join(types)})" if types else name, first, end - 1))
     return out
 
 
 def _table(title: str, cpus: list[dict], values: dict) -> Table:
-    headers = ["Cluster", "CPU"] + [f"CPU {c['cpu']}" for c in cpus]
-    rows = [[a["cluster"], a["cpu"]] + [cell_text(values.get((a["cpu"], b["cpu"]))) for b in cpus]
-            for a in cpus]
+    packages = any(c["package"] is not None for c in cpus)
+    headers = ["Package"] * packages + ["Cluster", "CPU"] + [f"CPU {c['cpu']}" for c in cpus]
+    rows = [[a["package"]] * packages + [a["cluster"], a["cpu"]]
+            + [cell_text(values.get((a["cpu"], b["cpu"]))) for b in cpus] for a in cpus]
     return Table(title=title, headers=headers, rows=rows)
 
 

@@ -27,8 +27,19 @@ def interval_text(ci: tuple | None) -> str:
     return "" if ci is None else f"[{number(ci[0])}, {number(ci[1])}]"
 
 
+def side_text(row: compare.Row, side: str) -> str:
+    """One side's figure, or why it has none (``rejected``, ``not entered``)."""
+    return getattr(row, f"{side}_not_measured") or number(getattr(row, side))
+
+
 def cell(row: compare.Row) -> str:
-    """``242.66 (+132.03%)`` when the change is shown, else the new value alone."""
+    """``242.66 (+132.03%)`` when the change is shown, else the new value alone; ``rejected``
+    (no figure) for an idle state the new side never entered."""
+    if row.status == "not measured":
+        if row.new_not_measured:
+            return row.new_not_measured
+        return f"{number(row.new)} (was {row.base_not_measured})" if row.new is not None else \
+            f"removed (was {row.base_not_measured})"
     if row.status == "removed":
         return f"removed (was {number(row.base)})"
     if row.status == "added":
@@ -39,6 +50,9 @@ def cell(row: compare.Row) -> str:
 
 
 def verdict(row: compare.Row) -> str:
+    if row.status == "not measured":
+        return "; ".join(f"{side} {why}" for side, why in (("base", row.base_not_measured),
+                                                           ("new", row.new_not_measured)) if why)
     if row.status != "both":
         return row.status
     if row.regression:
@@ -180,7 +194,16 @@ def _change_items(rows: list[compare.Row]) -> list[tuple[str, str]]:
 
 def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
     out = []
-    changed = [r for r in cmp.rows if r.status != "both"]
+    unmeasured = [r for r in cmp.rows if r.status == "not measured"]
+    if unmeasured:
+        out.append(Section("Not measured", text=(
+            "Idle states the firmware rejected (the state's `rejected` counter moved) or the CPU "
+            "never entered (`usage` unchanged) while they were the only ones enabled: their "
+            "samples are the wake-up of another state, so they have no figure and no change."),
+            items=[(key_text(r.key), f"{cmp.base_ref}: {side_text(r, 'base') or 'absent'}, "
+                                     f"{cmp.new_ref}: {side_text(r, 'new') or 'absent'}")
+                   for r in unmeasured[:MAX_LISTED]]))
+    changed = [r for r in cmp.rows if r.status in ("added", "removed")]
     if changed:
         out.append(Section("Added and removed", items=[
             (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
@@ -252,13 +275,17 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
     """One line a key: its figures, change, test, runs, verdict and what would settle it.
     On a terminal too narrow for it the key's benchmark, params, mode, metric and unit fold
     into a heading line, and the least needed columns go first (report/terminal.py)."""
-    headers = KEY_HEADERS + ["Base", "New", "Change", "Page", p_header(cmp), "Runs", "Detectable",
+    # a Package column only where cluster numbers restart in each package (several sockets)
+    packages = any(r.key.package is not None for r in rows)
+    key_headers = KEY_HEADERS[:5] + ["Package"] * packages + KEY_HEADERS[5:]
+    headers = key_headers + ["Base", "New", "Change", "Page", p_header(cmp), "Runs", "Detectable",
                              "Verdict", "To settle", "Note"]
+    at = headers.index("Change")
     if ci:
-        headers[10:10] = ["Base 95% CI", "New 95% CI"]
+        headers[at:at] = ["Base 95% CI", "New 95% CI"]
     out = []
     for r in rows:
-        bench, params, mode, cluster, core, metric = r.key
+        bench, params, mode, package, cluster, core, metric = r.key
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         if r.ratio_ci:
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
@@ -266,16 +293,17 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
         note = ", ".join(([] if not r.unstable else ["unstable"])
                          + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else [])
                          + ([f"page: {r.page.verdict}"] if r.page and r.page.disagrees else []))
-        line = [bench, params, mode, metric, r.unit, place(cluster), place(core), number(r.base),
-                number(r.new), delta_text(r.delta_pct) if r.status == "both" else "",
+        line = [bench, params, mode, metric, r.unit, *[place(package)] * packages, place(cluster),
+                place(core), number(r.base), number(r.new),
+                delta_text(r.delta_pct) if r.status == "both" else "",
                 r.page.page_text if r.page else "", p,
                 f"{r.runs_base}/{r.runs_new}", "" if r.mde_pct is None else f"{r.mde_pct:.2f}%",
                 said, runs_text(r) if r.unconfirmed else "", note]
         if ci:
-            line[10:10] = [interval_text(r.base_ci), interval_text(r.new_ci)]
+            line[at:at] = [interval_text(r.base_ci), interval_text(r.new_ci)]
         out.append(line)
     # a column empty on every line listed says nothing (no p with one run a side)
-    keep = [i for i, h in enumerate(headers) if h in KEY_HEADERS or any(line[i] for line in out)]
+    keep = [i for i, h in enumerate(headers) if h in key_headers or any(line[i] for line in out)]
     return Table(f"base {cmp.base_ref}, new {cmp.new_ref}: tolerance {cmp.tolerance:g}%, "
                  f"test {cmp.test}", [headers[i] for i in keep], [[line[i] for i in keep] for line in out],
                  fold=5,

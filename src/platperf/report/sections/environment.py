@@ -58,12 +58,14 @@ def _cpu_list(cpus) -> str:
 
 
 def _topology(fp: dict) -> str:
-    """``cluster 0: CPUs 0-1 Cortex-A57; cluster 1: CPUs 2-5 Cortex-A53``."""
+    """``cluster 0: CPUs 0-1 Cortex-A57; cluster 1: CPUs 2-5 Cortex-A53`` (``package 1 cluster 0:
+    ...`` where cluster numbers restart in each package)."""
     topo = fp.get("topology") or {}
     clusters = topo.get("clusters") if isinstance(topo, dict) else None
     if not clusters:
         return _brief(topo)
-    return "; ".join(f"cluster {c.get('cluster')}: CPUs {_cpu_list(c.get('cpus'))} "
+    return "; ".join(("" if c.get("package") is None else f"package {c['package']} ")
+                     + f"cluster {c.get('cluster')}: CPUs {_cpu_list(c.get('cpus'))} "
                      f"{' + '.join(c.get('core_types') or [])}".rstrip() for c in clusters)
 
 

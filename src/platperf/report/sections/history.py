@@ -50,7 +50,7 @@ def plot(s: history.Series) -> Plot:
         return labels[i] if abs(x - i) < 1e-9 and 0 <= i < len(labels) else ""
 
     marks = [(cp.index - 0.5, change_text(s, cp)) for cp in s.change_points]
-    svg_text = svg.line_plot(key_title(s), [(s.key[5], [(i, p.value) for i, p in enumerate(s.points)])],
+    svg_text = svg.line_plot(key_title(s), [(s.key[-1], [(i, p.value) for i, p in enumerate(s.points)])],
                              x_label="run", y_label=s.unit, log_x=False, vlines=marks,
                              x_format=x_text)
     caption = ("change points: " + "; ".join(change_text(s, cp) for cp in s.change_points)

@@ -84,15 +84,16 @@ def build(data: ReportData) -> Section | None:
                   layout="grid")
     shown = "" if len(curves) <= MAX_SERIES else \
         f" The plot shows the first {MAX_SERIES} of {len(curves)} lines; the table has them all."
+    name = cell_text(data.columns[0].name)       # a label may be long: shortened as in the cells
     if caches:
-        caption = f"Cache sizes from the fingerprint of {data.columns[0].name}."
+        caption = f"Cache sizes from the fingerprint of {name}."
     elif steps:
-        caption = (f"{data.columns[0].name} describes no cache sizes (most Arm device trees give "
+        caption = (f"{name} describes no cache sizes (most Arm device trees give "
                    f"none); the marks are where latency rises {STEP:g}x or more from one measured "
                    f"size to the next: " + ", ".join(f"between {size_label(a)} and {size_label(b)}"
                                                       for a, b in steps) + ".")
     else:
-        caption = f"{data.columns[0].name} describes no cache sizes, and the curve has no step of {STEP:g}x."
+        caption = f"{name} describes no cache sizes, and the curve has no step of {STEP:g}x."
     return Section(title="Memory latency", text="Lines are pattern/stride in bytes, joining only sizes "
                    "next to each other in the sweep; a pattern measured at sparser sizes is points. "
                    "Latency is on a log scale, so that each cache level shows. " + caption + shown,

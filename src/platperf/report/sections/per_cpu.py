@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ...records import key_order
 from ...vocab.sizes import size_label
 from ...vocab import OWN_SECTION   # the tfa_tables and interference sections have them
 from ..data import ReportData, RunColumn, data_caches
@@ -64,6 +65,11 @@ def _other_figures(results, caches):
 FIGURES = {"mem-latency": _latency_figures, "mem-bandwidth": _bandwidth_figures}
 
 
+def _place(r) -> tuple:
+    """Where a result ran; the CPU number as the core when the topology gave none."""
+    return r.package, r.cluster, r.core if r.core is not None else r.cpu
+
+
 def _tables(col: RunColumn) -> list[Table]:
     by_bench = defaultdict(list)
     for r in col.results:
@@ -77,17 +83,18 @@ def _tables(col: RunColumn) -> list[Table]:
             results = [r for r in by_bench[bench] if r.mode == mode]
             if not results or not figures:
                 continue
-            cpus = sorted({(r.cluster, r.core if r.core is not None else r.cpu) for r in results},
-                          key=lambda cc: (cc[0] is None, cc[0] or 0, cc[1] if cc[1] is not None else -1))
+            # (package, cluster, core): the package only where cluster numbers restart in each one
+            places = sorted({_place(r) for r in results}, key=key_order)
+            packages = any(p[0] is not None for p in places)
             rows = []
-            for cluster, core in cpus:
-                mine = [r for r in results if r.cluster == cluster
-                        and (r.core if r.core is not None else r.cpu) == core]
-                rows.append([cluster, core] + [spread_cell([r.summary["median"] for r in mine if keep(r)])
-                                               for _, keep in figures])
-            if any(any(row[2:]) for row in rows):
+            for where in places:
+                mine = [r for r in results if _place(r) == where]
+                rows.append(list(where[0 if packages else 1:])
+                            + [spread_cell([r.summary["median"] for r in mine if keep(r)]) for _, keep in figures])
+            if any(any(row[2 + packages:]) for row in rows):
                 tables.append(Table(title=f"{bench} per core in {mode} ({col.name})",
-                                    headers=["Cluster", "Core"] + [h for h, _ in figures], rows=rows))
+                                    headers=["Package"] * packages + ["Cluster", "Core"] + [h for h, _ in figures],
+                                    rows=rows))
     return tables
 
 

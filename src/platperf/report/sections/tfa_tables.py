@@ -35,16 +35,19 @@ TEXT = ("One table per test as TF-A's PSCI performance page lays them out, each 
 class Figure:
     """One key of one column: platperf's figure, and what a page printed for it."""
 
-    value: float
+    value: float | None
     interval: object = None
     text: str | None = None          # the page's number as printed (one imported cell)
     page_delta: float | None = None  # the page's (+x.xx%)
     release: str | None = None       # the release as the page's title spells it
     caption: str | None = None       # the page's caption row over the table
     title: str | None = None         # the page's title of a table no TFTF test has
+    why: str | None = None           # no figure: an idle state "rejected" or "not entered"
 
 
 def cell(fig: Figure) -> str:
+    if fig.why is not None:
+        return fig.why
     if fig.text is not None:
         return fig.text + (f" ({fig.page_delta:+.2f}%)" if fig.page_delta is not None else "")
     return with_interval(number(fig.value), fig.interval)
@@ -56,7 +59,12 @@ def _figures(col, data: ReportData) -> list[tuple[tuple, str, Figure]]:
         if res.benchmark in BENCHMARKS:
             pooled.setdefault(res.key, (res.unit, []))[1].append(res)
     out = []
-    for key, (unit, results) in pooled.items():
+    for key, (unit, every) in pooled.items():
+        # an idle state never entered: no figure, the reason
+        results = [r for r in every if not r.not_measured]
+        if not results:
+            out.append((key, unit, Figure(None, why=" / ".join(sorted({r.not_measured for r in every})))))
+            continue
         # several runs pooled under one label: the median of their medians
         fig = Figure(stats.median([r.summary["median"] for r in results]),
                      data.intervals.get((col.name, key)) if data.ci else None)
@@ -120,6 +128,11 @@ def build(data: ReportData) -> Section | None:
         section.text += (f" The page's own deltas disagree with platperf's for {disagreements} key(s): "
                          "its script pairs a release's rows with the previous release's by their "
                          "position, platperf by (cluster, core) (see the Deltas tables).")
+    tables = [t for sub in [section, *section.subsections] for t in sub.tables]
+    if any(c in ("rejected", "not entered") for t in tables for row in t.rows for c in row):
+        section.text += (" An idle state marked rejected (the firmware refused it: the state's rejected "
+                         "counter moved) or not entered (its usage did not move) while it was the only "
+                         "one enabled has no figure: its samples are another state's wake-up.")
     return section
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, select, text
 
-HEAD = "0002"
+HEAD = "0003"
 _HERE = Path(__file__).resolve().parent
 
 # Databases written before the migrations existed carry only platperf_store.schema = 1,
