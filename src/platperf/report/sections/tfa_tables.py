@@ -161,10 +161,10 @@ def _deltas(before: tuple, after: tuple) -> Table | None:
         own = annotations.delta(previous.value if previous else None, fig.value)
         said = annotations.judge(fig.page_delta, own, key[:3] + key[-1:] in annotated, compare.TOLERANCE)
         if said is not None:
-            rows.append([place(key[-3]), place(key[-2]), key[-1], said.page_text, said.own_text, said.verdict])
+            rows.append([key[-1], place(key[-3]), place(key[-2]), said.page_text, said.own_text, said.verdict])
     if not rows:
         return None
     return Table(f"Deltas of {table.title} from {base_label}: the page's and platperf's",
-                 ["Cluster", "Core", "Metric", "The page", "platperf", "Verdict"], rows, layout="grid",
+                 ["Metric", "Cluster", "Core", "The page", "platperf", "Verdict"], rows, layout="grid",
                  markup=True,
                  caption=f"platperf pairs each key with the same (cluster, core) of {base_label}")
