@@ -231,14 +231,15 @@ def board_text(fp: dict) -> str:
     cpu = fp.get("cpu") if isinstance(fp.get("cpu"), dict) else {}
     model = machine.get("model") or cpu.get("model") or NOT_REPORTED
     revision = machine.get("revision") or NOT_REPORTED
-    memory = machine.get("memory") if isinstance(machine.get("memory"), dict) else {}
+    memory = fp.get("memory") if isinstance(fp.get("memory"), dict) else {}
     rate = memory.get("data_rate_mts")
     kind = memory.get("type") or "memory"
     policies = ((fp.get("cpufreq") or {}).get("policies") or []) if isinstance(fp.get("cpufreq"), dict) else []
     khz = max((p.get("max_khz") or 0 for p in policies if isinstance(p, dict)), default=0)
     speed = f"{khz / 1e6:g}GHz" if khz >= 1e6 else f"{khz / 1e3:g}MHz" if khz else NOT_REPORTED
     rate_text = f"{rate} MT/S" if rate else NOT_REPORTED
-    return f"{model} rev {revision} with ARM running at {speed}, {kind} data rate {rate_text}"
+    cores = "ARM" if str(cpu.get("arch") or "").startswith(("aarch64", "arm")) else "CPU"
+    return f"{model} rev {revision} with {cores} running at {speed}, {kind} data rate {rate_text}"
 
 
 def _section(title: str, node: dict, path: tuple) -> Section:
