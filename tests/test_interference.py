@@ -174,7 +174,8 @@ def test_report_gives_the_mitigation_table_and_the_interference_factor(store, tm
     # each loop and pattern, its mitigations in the order applied; rt halves the fake's maximum
     def ns(v):
         return section.latency_text(v)
-    want = [[f"{m}, {loop} loop, {pattern}", ns(MAX[pattern] / (2 if m == "rt" else 1)), ns(10)]
+    want = [[f"{m}, {loop} loop, {'no aggressor' if pattern == 'none' else pattern}",
+             ns(MAX[pattern] / (2 if m == "rt" else 1)), ns(10)]
             for loop in ("plain", "2kl") for pattern in ("none", "way_hammer") for m in ("none (default)", "rt")]
     assert main.rows == want
     factor = f"{MAX['way_hammer'] / MAX['none']:.2f}x"
@@ -209,7 +210,7 @@ def test_two_victims_sit_side_by_side_and_a_mitigation_not_applied_says_why(stor
     assert main.headers == ["Applied Mitigation", "Maximum Latency (CPU 1, a55)", "Minimum Latency (CPU 1, a55)",
                             "Maximum Latency (CPU 3, a76)", "Minimum Latency (CPU 3, a76)"]
     names = [row[0] for row in main.rows]
-    assert names[0] == "none (default), plain loop, none"
+    assert names[0] == "none (default), plain loop, no aggressor"
     assert names[1].startswith("rt + resctrl (not applied: rt: ") and "resctrl: " in names[1]
     assert all(len(row) == 5 and all(row[1:]) for row in main.rows)
 

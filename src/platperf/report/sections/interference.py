@@ -72,7 +72,8 @@ def _mitigation_text(cell) -> str:
 
 def _row_name(c: dict, several: bool) -> str:
     """A row: the mitigation, with the loop and pattern where a table holds several."""
-    return _mitigation_text(c) + (f", {c['loop']} loop, {c['pattern']}" if several else "")
+    pattern = "no aggressor" if c["pattern"] == "none" else c["pattern"]
+    return _mitigation_text(c) + (f", {c['loop']} loop, {pattern}" if several else "")
 
 
 def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
