@@ -56,9 +56,14 @@ def test_the_page_annotations_are_kept_beside_the_value():
 
 def test_titles_map_to_tftf_tests_whatever_the_spelling():
     """`(2.9)` is v2.9; CPU_VERSION is the page's name of the PSCI_VERSION test; a row
-    spanning the table is a caption, not data; the historic per-CPU table is skipped."""
+    spanning the table is a caption, not data; the historic per-CPU table, which names no
+    release, is a run of its own keyed by its heading and CPU, its header as printed."""
     results = tfa_rst.parse(PAGE.read_text(), "page.rst")
-    tests = {(r.extra["column"], r.params["test"]) for r in results}
+    historic = [r for r in results if r.extra["column"] == tfa_rst.HISTORIC]
+    assert {(r.params["test"], r.core, r.metric, r.samples[0]) for r in historic} == {
+        ("Historic results", 0, "psci_entry", 27.0), ("Historic results", 0, "psci_exit", 20.0)}
+    assert historic[0].extra["headers"] == ["CPU", "``PSCI_ENTRY`` (us)", "``PSCI_EXIT`` (us)"]
+    tests = {(r.extra["column"], r.params["test"]) for r in results if r not in historic}
     assert tests == {("v2.9", "test_rt_instr_susp_deep_parallel"), ("v2.10", "test_rt_instr_susp_deep_parallel"),
                      ("v2.10", "test_rt_instr_cpu_off_serial"),
                      ("v2.9", "test_rt_instr_psci_version_parallel"),
@@ -86,7 +91,8 @@ def test_releases_come_oldest_first_whatever_the_page_order(db, tmp_path):
     page = tmp_path / "swapped.rst"
     page.write_text(swapped)
     platperf("ingest", "tfa-rst", str(page), "--target", "juno", "--db", db)
-    assert [r["label"] for r in Store(db).runs()] == ["v2.9", "v2.10"]
+    # the historic per-CPU table (no release) first: it is older than any release
+    assert [r["label"] for r in Store(db).runs()] == ["historic", "v2.9", "v2.10"]
 
 
 @pytest.mark.parametrize("broken, says", [
@@ -115,9 +121,10 @@ def test_a_file_without_per_core_tables_is_refused():
 
 def test_ingest_makes_one_run_per_release_and_history_draws_them(db):
     out = platperf("ingest", "tfa-rst", str(PAGE), "--target", "juno", "--db", db).stdout
-    assert "run 1 (v2.9): 11 results" in out and "run 2 (v2.10): 17 results" in out
+    assert "run 2 (v2.9): 11 results" in out and "run 3 (v2.10): 17 results" in out
+    assert "run 1 (historic): 2 results" in out
     store = Store(db)
-    assert [r["label"] for r in store.runs()] == ["v2.9", "v2.10"]
+    assert [r["label"] for r in store.runs()] == ["historic", "v2.9", "v2.10"]
     history = json.loads(platperf("history", "--db", db, "--metric", "powerdown", "--format", "json").stdout)
     series = {(s["params"], s["cluster"], s["core"]): s for s in history["series"]}
     points = series[("test=test_rt_instr_susp_deep_parallel", 0, 0)]["points"]

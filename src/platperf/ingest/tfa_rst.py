@@ -25,13 +25,19 @@ previous release; compare recomputes it and says where the two disagree),
 row spanning the table over its header (``test_rt_instr_cpu_off_serial (latest)``) and
 ``extra["title"]`` the title of a table that is no TFTF test's.
 
+The page's historic per-CPU tables (``CPU | ``PSCI_ENTRY`` (us) | ...``, a bare grid table
+under a section heading and no release: TF master of 2017) are taken too, as the run
+``historic``: params ``{"test": <the heading>}``, the CPU as the core, metrics from the
+header (``psci_entry``, ``total_time`` in ns), with ``extra["title"]`` the heading and
+``extra["headers"]`` the header as printed, so the report prints them again.
+
 A page copied out of a browser or a mail reads the same: titles wrapped at any word and
 continued without indentation, table bodies not indented, tabs for spaces, the µ of the
-unit lost (``(s)``, ``(?s)``). A grid table that is not a per-core release table (the
-page's method table, its historic per-CPU tables that name no release) is not taken and
-the import says so (:class:`~platperf.ingest.errors.Skipped`); a ``.. table::`` whose
-title names a release but whose grid cannot be read, a title without a release over a
-per-core table, or a cell that is not a number, refuses the file at its line.
+unit lost (``(s)``, ``(?s)``). A grid table that is neither a per-core release table nor a
+per-CPU one (the page's method table, the board's clocks) is not taken and the import says
+so (:class:`~platperf.ingest.errors.Skipped`); a ``.. table::`` whose title names a release
+but whose grid cannot be read, a title without a release over a per-core table, or a cell
+that is not a number, refuses the file at its line.
 """
 from __future__ import annotations
 
@@ -40,7 +46,7 @@ import sys
 from typing import Iterable, Iterator
 
 from ..records import Result
-from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES
+from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES, metric_of
 from . import _grid
 from ._numbers import number
 from .errors import IngestError, Skipped
@@ -57,6 +63,8 @@ _UNITS = {"(ns)": "ns", "(ms)": "ms"}
 _SPELT = {"us": "µs"}
 # The page's spellings of the TFTF tests' titles -> TFTF test names.
 _ALIASES = {"PSCI_VERSION latency": "CPU_VERSION latency"}
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{3,}$")
+HISTORIC = "historic"       # the run of the page's per-CPU tables that name no release
 _EXPECTED = ("expected `.. table:: <title> (vX.Y)` over a grid table whose header is "
              "`| Cluster | Core | <metric> ... |`")
 
@@ -77,7 +85,8 @@ def _release(text: str) -> str:
 
 
 def release_order(release: str) -> tuple:
-    """v2.9 < v2.10 < v2.10-rc... by number; ``latest`` last."""
+    """v2.9 < v2.10 < v2.10-rc... by number; ``latest`` last; the historic per-CPU tables
+    (:data:`HISTORIC`, no number) first: they are older than any release on the page."""
     if release == "latest":
         return (1, ())
     return (0, tuple(int(n) for n in re.findall(r"\d+", release)))
@@ -101,12 +110,18 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
     tables = 0
     numbered = enumerate(lines, 1)
     pending = None          # a line read ahead: (number, text)
+    heading, previous = "", ""      # the section title over a bare grid table (the historic ones)
     while True:
         item = pending or next(numbered, None)
         pending = None
         if item is None:
             break
         number_, line = item
+        underline = _UNDERLINE.match(line.strip())
+        if underline and previous.strip() and len(line.strip()) >= len(previous.strip()) \
+                and not _grid.is_grid_line(previous):
+            heading = " ".join(previous.split())
+        previous = line
         directive = _DIRECTIVE.match(line)
         if not directive and not (_grid.is_grid_line(line) and _grid.RULE.match(line.strip())):
             continue
@@ -126,7 +141,8 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
             grid.append((item[0], item[1].strip()))
             item = next(numbered, None)
         pending = item
-        table = _table(grid, title_parts, title_line, name, bool(directive))
+        previous = ""
+        table = _table(grid, title_parts or [heading], title_line, name, bool(directive))
         if isinstance(table, Skipped):
             yield table
             continue
@@ -151,6 +167,8 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
     header, places = next(((k, n) for k, (_, cells) in enumerate(rows) for n in (2, 3)
                            if len(cells) > n and [c.lower() for c in cells[:n]]
                            == ["package", "cluster", "core"][3 - n:]), (None, 2))
+    if header is None and release is None and rows and len(rows[0][1]) > 1 and rows[0][1][0].lower() == "cpu":
+        return _per_cpu(rows, " ".join(" ".join(title_parts).split()), name)
     if header is None:
         first = " | ".join(rows[0][1]) if rows else ""
         if release:
@@ -194,6 +212,32 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
                 benchmark=BENCHMARK, params={"test": test}, metric=metric, unit=unit,
                 direction="lower", samples=[number(m.group(1), row_where, f"{metric} in {_SPELT.get(unit, unit)}")],
                 mode=mode_of(test), package=package, cluster=cluster, core=core, extra=extra))
+    return results
+
+
+def _per_cpu(rows: list, title: str, name: str) -> list[Result]:
+    """A historic per-CPU table (``CPU | ``PSCI_ENTRY`` (us) | ...``, under a heading and no
+    release): one run, :data:`HISTORIC`, keyed by the heading as the test and the CPU as
+    the core; its title and header kept as printed."""
+    header = rows[0][1]
+    metrics = [metric_of(h) for h in header[1:]]
+    test = _plain(title)
+    shared = {"column": HISTORIC, "title": sys.intern(title), "headers": [sys.intern(h) for h in header]}
+    results = []
+    for number_, cells in rows[1:]:
+        row_where = f"{name}:{number_}"
+        if len(cells) != len(header):
+            raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(header)}-column per-CPU table; "
+                                         "expected `| CPU | <figure> ... |`")
+        cpu = _index(cells[0], row_where, "CPU")
+        for (metric, unit), cell in zip(metrics, cells[1:]):
+            if not cell:
+                continue
+            results.append(Result(
+                benchmark=BENCHMARK, params={"test": test}, metric=metric, unit=unit, direction="lower",
+                samples=[number(cell, row_where, f"{metric} in {_SPELT.get(unit, unit)}")],
+                mode="parallel" if "parallel" in test else "serial", core=cpu,
+                extra={**shared, "source": row_where, "published": sys.intern(cell)}))
     return results
 
 

@@ -42,7 +42,7 @@ def render_table(table: Table) -> str:
         out.append(f"<caption>{marked(table.title, table.markup)}</caption>")
     out.append("<thead>" + "".join(f'<tr><th colspan="{len(table.headers)}">{escape(cell_text(text))}</th></tr>'
                                    for text in table.spans)
-               + "<tr>" + "".join(f"<th>{escape(cell_text(h))}</th>" for h in table.headers)
+               + "<tr>" + "".join(f"<th>{marked(cell_text(h), table.markup)}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
     for row in table.rows:
         out.append("<tr>" + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row) + "</tr>")

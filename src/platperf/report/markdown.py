@@ -30,7 +30,7 @@ def render_table(table: Table) -> str:
         out.append(f"**{marked(table.title, table.markup)}**\n")
     for text in table.spans:             # a row across the table: Markdown has none
         out.append(f"*{escape(text)}*\n")
-    headers = [escape(h) for h in table.headers]
+    headers = [marked(h, table.markup) for h in table.headers]
     rows = [[escape(c) for c in row] + [""] * (len(headers) - len(row)) for row in table.rows]
     widths = [max([len(h), 3] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
     out.append("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths)) + " |")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from ..records import ResultKey, key_order
-from ..vocab.tfa import metric_title, table_rank, table_title
+from ..vocab.tfa import metric_of, metric_title, table_rank, table_title
 from .document import Table, literal_safe
 
 
@@ -58,6 +58,9 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
         rows = [[place(p) for p in where] + [cell(by[m]) if m in by else "" for m in metrics]
                 for where, by in places.items()]
         page = published([f[2] for f in figs])
+        if page.get("headers") and page.get("title"):
+            tables.append(((benchmark, params_key, mode), _per_cpu(page, places, cell)))
+            continue
         release = literal_safe(page.get("release") or label)
         title = f"{page['title']} ({release})" if page.get("title") else \
             table_title(benchmark, params_key, mode, "/".join(units), release)
@@ -66,3 +69,11 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
             layout="grid", caption=caption([f[2] for f in figs]), markup=True,
             spans=[page["caption"]] if page.get("caption") else [])))
     return tables
+
+
+def _per_cpu(page: dict, places: dict, cell: Callable[[object], str]) -> Table:
+    """A historic per-CPU table as the page printed it: its heading, its header, a row a CPU."""
+    headers = list(page["headers"])
+    metrics = [metric_of(h)[0] for h in headers[1:]]
+    rows = [[place(where[-1])] + [cell(by[m]) if m in by else "" for m in metrics] for where, by in places.items()]
+    return Table(page["title"], headers, rows, layout="grid", markup=True)

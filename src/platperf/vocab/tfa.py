@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import re
 
 # TFTF's runtime-instrumentation tests (ingest tftf-rt-instr, and the published pages,
 # ingest tfa-rst) are stored under this benchmark, params {"test": ...}.
@@ -52,6 +53,16 @@ PSCI_TITLES = {
     "cpu-hotplug-phases": "CPU {} latency (µs) from Linux split into the kernel's cpuhp phases",
     "cpu-idle": "Idle state {} wake-up latency (µs) from Linux, other states disabled",
 }
+
+
+def metric_of(header: str) -> tuple[str, str]:
+    """(metric, unit) of a historic per-CPU table's header cell: ````PSCI_ENTRY`` (us)`` ->
+    ("psci_entry", "us"), ``TOTAL TIME (ns)`` -> ("total_time", "ns"); µs however a copy
+    left its µ."""
+    match = re.match(r"^(.*?)\s*\(\s*([^()]*?)\s*\)\s*$", header)
+    what, unit = (match.group(1), match.group(2)) if match else (header, "us")
+    unit = unit if unit in ("ns", "ms") else "us"
+    return re.sub(r"\W+", "_", what.replace("``", "")).strip("_").lower(), unit
 
 
 def metric_title(metric: str) -> str:

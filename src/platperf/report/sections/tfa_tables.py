@@ -43,6 +43,7 @@ class Figure:
     caption: str | None = None       # the page's caption row over the table
     title: str | None = None         # the page's title of a table no TFTF test has
     why: str | None = None           # no figure: an idle state "rejected" or "not entered"
+    headers: tuple | None = None     # the header of the page's historic per-CPU table
 
 
 def cell(fig: Figure) -> str:
@@ -75,6 +76,9 @@ def _figures(col, data: ReportData) -> list[tuple[tuple, str, Figure]]:
             fig.page_delta = annotations.published_delta(one.extra)
             fig.release, fig.caption, fig.title = (_text(placement.published(one, name))
                                                    for name in ("release", "caption", "title"))
+            headers = placement.published(one, "headers")
+            if isinstance(headers, list) and all(isinstance(h, str) for h in headers):
+                fig.headers = tuple(headers)
         out.append((key, unit, fig))
     return out
 
@@ -86,7 +90,7 @@ def _text(value) -> str | None:
 def _published(figures: list[Figure]) -> dict:
     """What the page printed over a table, where its cells agree on it."""
     out = {}
-    for name in ("release", "caption", "title"):
+    for name in ("release", "caption", "title", "headers"):
         values = {getattr(f, name) for f in figures}
         if len(values) == 1 and None not in values:
             out[name] = values.pop()
