@@ -20,7 +20,7 @@ from platperf.records import Result
 
 from reference_tables import AGILEX, TFA, TI, reference
 
-PAGES = {"tfa-rst": TFA, "rst-csv-table": TI}
+PAGES = {"tfa-rst": TFA, "rst-csv-table": TI, "latency-table": AGILEX}
 _DIRECTIVE = re.compile(r"^(\s*)(\.\. (?:csv-)?table::) (.*)$")
 
 

@@ -25,8 +25,8 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError, Skipped, Words
-from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
-               systemd_analyze, tfa_rst, tftf_rt_instr)
+from . import (cyclictest_json, instr, latency_table, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table,
+               stream, systemd_analyze, tfa_rst, tftf_rt_instr)
 
 __all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "Words", "pool", "read_lines",
            "results_of"]
@@ -131,6 +131,9 @@ FORMATS: dict[str, Format] = {
                             run_per_column=True),
     "instr": Format(instr, "points timestamped with probe/include/platperf_instr.h, as the intervals "
                     "--intervals TOML names (END - START), per (cluster, core)", takes_intervals=True),
+    "latency-table": Format(latency_table, "a latency study's mitigation tables `Applied Mitigation | "
+                            "Maximum Latency | Minimum Latency` (the Agilex 5 study's web page as copied, "
+                            "or platperf's Markdown report)"),
     "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
                           "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
                           "`platperf run` stores them", probe_run=True),

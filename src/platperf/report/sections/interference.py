@@ -11,6 +11,7 @@ table. Then the histograms on a log-count axis; the CDF of each loop variant's c
 raw samples in the JSON export."""
 from __future__ import annotations
 
+from ... import placement
 from ...interference import BENCHMARK, LOOPS, PATTERNS
 from ..data import ReportData
 from ..document import Plot, Section, Table
@@ -41,6 +42,19 @@ def _cells(data: ReportData) -> list[dict]:
         for res in col.results:
             if res.benchmark == BENCHMARK:
                 metrics.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = res.summary["median"]
+        imported: dict[tuple, dict] = {}     # a published table's rows: no histogram
+        for res in col.results:
+            title = placement.published(res, "title") if res.benchmark == BENCHMARK else None
+            if isinstance(title, str):
+                cell = imported.setdefault((res.run_id, res.params_key, res.cpu), {
+                    "column": col.name, "run_id": res.run_id, "cpu": res.cpu, "loop": "plain", "pattern": "none",
+                    "mitigation": res.params.get("mitigation", "none"), "aggressors": "", "threshold": None,
+                    "params": res.params, "record": {}, "metrics": {}, "title": title, "published": {}})
+                cell["metrics"][res.metric] = res.summary["median"]
+                text = placement.published(res, "published")
+                if isinstance(text, str):
+                    cell["published"][res.metric] = text
+        cells += imported.values()
         for run in col.runs:
             for h in data.store.histograms(run["id"]):
                 if h["benchmark"] != BENCHMARK:
@@ -106,11 +120,25 @@ def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
                           "interference factor: maximum / maximum with no pattern")]
 
 
+def _published_table(title: str, cells: list[dict]) -> Table:
+    """A study's table imported (``ingest latency-table``): its title, rows and cells as printed."""
+    columns = list(dict.fromkeys(c["column"] for c in cells))
+    side = len(columns) > 1
+    headers = HEADERS[:1] + [h + (f" ({column})" if side else "") for column in columns for h in HEADERS[1:]]
+    rows: dict[str, dict] = {}
+    for c in cells:
+        rows.setdefault(_mitigation_text(c), {})[c["column"]] = c
+    return Table(title=title, headers=headers, layout="grid",
+                 rows=[[name] + [t for column in columns for t in _extremes(by.get(column))]
+                       for name, by in rows.items()])
+
+
 def _extremes(c: dict | None) -> list[str]:
     if c is None:
         return ["", ""]
-    m, rec = c["metrics"], c["record"]
-    return [latency_text(m.get("latency_max", rec.get("max"))), latency_text(m.get("latency_min", rec.get("min")))]
+    m, rec, page = c["metrics"], c["record"], c.get("published") or {}
+    return [page.get("latency_max") or latency_text(m.get("latency_max", rec.get("max"))),
+            page.get("latency_min") or latency_text(m.get("latency_min", rec.get("min")))]
 
 
 def _statistics(c: dict, idle: dict) -> list:
@@ -144,6 +172,10 @@ def build(data: ReportData) -> Section | None:
                            "the longest and shortest pass while the other CPUs run each aggressor pattern, "
                            "for every mitigation applied. A mitigation that could not be applied is "
                            "marked so.")
+    published = [c for c in cells if c.get("title")]
+    for title in dict.fromkeys(c["title"] for c in published):   # a study's tables as it printed them
+        section.tables.append(_published_table(title, [c for c in published if c["title"] == title]))
+    cells = [c for c in cells if not c.get("title")]
     victims = list(dict.fromkeys((c["column"], c["cpu"]) for c in cells))
     # two victims (a little and a big core) side by side; more, one table each
     groups = [victims] if len(victims) == 2 else [[v] for v in victims]
