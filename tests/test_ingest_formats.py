@@ -277,3 +277,16 @@ def test_a_latency_study_row_without_latencies_is_refused_at_its_line():
     with pytest.raises(IngestError) as err:
         latency_table.parse(text, "study.txt")
     assert err.value.where == "study.txt:17" and "'fast' is not a latency" in err.value.message
+
+
+def test_prose_pasted_under_a_copied_study_table_ends_it():
+    """A copy that lost the blank line under a table: the prose line is no row, the table
+    reads whole, the page's next table is read too."""
+    from platperf.ingest import latency_table
+    text = (FIXTURES / "latency" / "study.txt").read_text()
+    whole = latency_table.parse(text, "study.txt")
+    pasted = latency_table.parse(text.replace("alpha + beta 3.125us 59ns\n\n", "alpha + beta 3.125us 59ns\n"),
+                                 "study.txt")
+    assert [(r.key, r.samples) for r in pasted] == [(r.key, r.samples) for r in whole]
+    twice = latency_table.parse(text + text, "twice.txt")         # one page after another
+    assert len(twice) == 2 * len(whole)

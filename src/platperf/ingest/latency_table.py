@@ -21,10 +21,11 @@ study's tables apart: its cache-coloring table has a ``none (default)`` row too)
 ``latency_max`` and ``latency_min`` in ns, the cell as printed in ``extra["published"]``
 and the title in ``extra["title"]``, so that the report prints the table again.
 
-A table of another header (the study's EMIF table, words not figures) is not taken and the
-import says so (:class:`~platperf.ingest.errors.Skipped`); a row of the study's table whose
-last two words are not latencies (``57ns``, ``10.780us``, ``1.2ms``) refuses the file at its
-line.
+A copied table ends at a blank line or at a line none of whose last two words is a figure
+(prose pasted right under it). A table of another header (the study's EMIF table, words not
+figures) is not taken and the import says so (:class:`~platperf.ingest.errors.Skipped`); a
+row of the study's table whose last two words are not both latencies (``57ns``,
+``10.780us``, ``1.2ms``) refuses the file at its line.
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
         if table is not None:
             if table[1] == "md" and _RULE.match(line):
                 continue
-            if line and (table[1] == "page" or line.startswith("|")):
+            if line and (line.startswith("|") if table[1] == "md" else _row_like(line)):
                 yield from _row(line, table, where)
                 continue
             table = None
@@ -94,6 +95,12 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
     if not found:
         raise IngestError(f"{name}:1", f"no table `{' | '.join(HEADER)}` in the file (is this the latency "
                                        "study's page, or a platperf report in Markdown?)")
+
+
+def _row_like(line: str) -> bool:
+    """A line of a copied table: one of its last two words is a figure (``57ns``, or one
+    mistyped); prose right under the table, with no blank line between, ends it."""
+    return any(word[:1].isdigit() for word in line.split()[-2:])
 
 
 def _skipped(where: str, header: list[str]) -> Skipped:
