@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import re
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from .. import guide
@@ -350,7 +351,12 @@ def _result(title: str, row_name: str, column: str, what: str, cell: str, where:
         extra["n"] = n
     key = guide.to_key(title, row_name, what)
     # a row the page names otherwise than platperf prints the key (the command that ran)
-    printed = {guide.to_cell(key, n).row} | {c.row for c in guide.also(key)}
-    if row_name not in printed:
+    if row_name not in _printed_rows(key, n):
         extra["row"] = row_name
     return Result(key.benchmark, dict(key.params), key.metric, key.unit, key.direction, [value], extra=extra)
+
+
+@lru_cache(maxsize=4096)
+def _printed_rows(key: guide.Key, n) -> frozenset:
+    """The rows platperf prints a key's figure in (a guide repeats its tables' keys)."""
+    return frozenset({guide.to_cell(key, n).row} | {c.row for c in guide.also(key)})
