@@ -45,7 +45,9 @@ class Words:
     text: str
     section: tuple = ()
     row_header: tuple = ()
+    layout: str = ""        # whose report section prints it: "" the guide's, "tfa" TF-A's
 
     def as_dict(self) -> dict:
         return {"where": self.where, "title": self.title, "row": self.row, "header": self.header,
-                "text": self.text, "section": list(self.section), "row_header": list(self.row_header)}
+                "text": self.text, "section": list(self.section), "row_header": list(self.row_header),
+                **({"layout": self.layout} if self.layout else {})}

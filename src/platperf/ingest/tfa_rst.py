@@ -33,9 +33,11 @@ header (``psci_entry``, ``total_time`` in ns), with ``extra["title"]`` the headi
 
 A page copied out of a browser or a mail reads the same: titles wrapped at any word and
 continued without indentation, table bodies not indented, tabs for spaces, the µ of the
-unit lost (``(s)``, ``(?s)``). A grid table that is neither a per-core release table nor a
-per-CPU one (the page's method table, the board's clocks) is not taken and the import says
-so (:class:`~platperf.ingest.errors.Skipped`); a ``.. table::`` whose title names a release
+unit lost (``(s)``, ``(?s)``). A bare grid table of words under a heading (the page's
+*Method*: the board's clocks) is kept as :class:`~platperf.ingest.errors.Words` with every
+release's run. Any other grid table that is neither a per-core release table nor a per-CPU
+one (a report's Environment or Deltas tables) is not taken and the import says so
+(:class:`~platperf.ingest.errors.Skipped`); a ``.. table::`` whose title names a release
 but whose grid cannot be read, a title without a release over a per-core table, or a cell
 that is not a number, refuses the file at its line.
 """
@@ -49,7 +51,7 @@ from ..records import Result
 from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES, metric_of
 from . import _grid
 from ._numbers import number
-from .errors import IngestError, Skipped
+from .errors import IngestError, Skipped, Words
 from .tftf_rt_instr import mode_of
 
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+table::\s*(.*)$")
@@ -104,7 +106,7 @@ def skipped(text: str, name: str) -> list[Skipped]:
     return [s for s in read(text.splitlines(), name) if isinstance(s, Skipped)]
 
 
-def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
+def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped | Words]:
     """The figures of every per-core release table, table by table as the page is read;
     a :class:`Skipped` for each other grid table."""
     tables = 0
@@ -146,7 +148,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
         if isinstance(table, Skipped):
             yield table
             continue
-        tables += 1
+        tables += any(isinstance(item, Result) for item in table)
         yield from table
     if not tables:
         raise IngestError(f"{name}:1", f"no per-core grid tables in the file; {_EXPECTED} "
@@ -154,7 +156,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
 
 
 def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int, name: str,
-           directive: bool) -> list[Result] | Skipped:
+           directive: bool) -> list[Result] | list[Words] | Skipped:
     where = f"{name}:{title_line}"
     title = _plain(" ".join(title_parts))
     release = _RELEASE.match(title) if directive else None
@@ -174,6 +176,8 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
         if release:
             raise IngestError(f"{name}:{grid[0][0]}", f"the table of release {release.group(2)} has no "
                                                       f"`Cluster | Core` header; {_EXPECTED}")
+        if not directive and title_parts[0] and len(rows) > 1 and all(len(c) == len(rows[0][1]) for _, c in rows):
+            return _words(rows, " ".join(title_parts[0].split()), name)
         return Skipped(f"{name}:{grid[0][0]}", f"a grid table `{first:.70}` that is not a per-core "
                                                "table of a release")
     if release is None:
@@ -213,6 +217,14 @@ def _table(grid: list[tuple[int, str]], title_parts: list[str], title_line: int,
                 direction="lower", samples=[number(m.group(1), row_where, f"{metric} in {_SPELT.get(unit, unit)}")],
                 mode=mode_of(test), package=package, cluster=cluster, core=core, extra=extra))
     return results
+
+
+def _words(rows: list, title: str, name: str) -> list[Words]:
+    """A bare grid table of words under a heading (the page's board: *Method*, ``Domain |
+    Frequency (MHz)``): kept with the runs as printed, for the report to print it again."""
+    header = rows[0][1]
+    return [Words(f"{name}:{number_}", "", title, cells[0], column, text, (), (header[0],), "tfa")
+            for number_, cells in rows[1:] for column, text in zip(header[1:], cells[1:])]
 
 
 def _per_cpu(rows: list, title: str, name: str) -> list[Result]:

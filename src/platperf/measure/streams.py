@@ -196,6 +196,11 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             exc.filename = exc.filename or str(path)
             raise
         histograms += file_histograms
+    if fmt.run_per_column and words.get("") and "" not in columns and columns:
+        # the page's own words and no figures of its own (TF-A's board table): with every run
+        shared = words.pop("")
+        for column in columns:
+            words.setdefault(column, []).extend(shared)
     for column in words:                # a column of words alone is still a run of the page
         columns.setdefault(column if fmt.run_per_column else "", Pool())
     columns = dict(sorted(columns.items(), key=lambda kv: fmt.column_order(kv[0])))   # stable

@@ -158,7 +158,7 @@ def _place(tables: dict, i: int, key: guide.Key, figure: placement.Figure, membe
 def _place_words(tables: dict, placed: dict, i: int, words: dict):
     """A cell the page printed as words (``n/a``, a board's description) into its table."""
     title = words.get("title")
-    if not isinstance(title, str):
+    if not isinstance(title, str) or words.get("layout"):     # another section's (TF-A's board)
         return
     group = next((t.group for t in tables.values() if t.title == title and (i, words.get("header")) in t.columns),
                  next((t.group for t in tables.values() if t.title == title and any(c[0] == i for c in t.columns)),

@@ -113,6 +113,7 @@ def build(data: ReportData) -> Section | None:
     if not tests:
         return None
     section = Section(title="Firmware latencies per core (TF-A layout)", text=TEXT)
+    section.subsections += _board_tables(data)
     placed = set()
     for heading, (names, text) in TFTF_HEADINGS.items():
         groups = [g for g in tests if g[0] == TFTF_BENCHMARK and g[1] == f"test={names[0]}"] + \
@@ -138,6 +139,24 @@ def build(data: ReportData) -> Section | None:
                          "counter moved) or not entered (its usage did not move) while it was the only "
                          "one enabled has no figure: its samples are another state's wake-up.")
     return section
+
+
+def _board_tables(data: ReportData) -> list[Section]:
+    """The page's tables of words (its board: *Method*, ``Domain | Frequency (MHz)``), once
+    however many of its releases are reported, under their heading as the page prints them."""
+    tables: dict[str, dict] = {}
+    for col in data.columns:
+        for run in col.runs:
+            for w in (run.get("meta") or {}).get("published") or []:
+                if isinstance(w, dict) and w.get("layout") == "tfa" and isinstance(w.get("title"), str):
+                    t = tables.setdefault(w["title"], {"lead": (w.get("row_header") or [""])[0], "rows": {}})
+                    t["rows"].setdefault(str(w.get("row")), {})[str(w.get("header"))] = str(w.get("text"))
+    out = []
+    for title, t in tables.items():
+        headers = list(dict.fromkeys(h for cells in t["rows"].values() for h in cells))
+        rows = [[row] + [cells.get(h, "") for h in headers] for row, cells in t["rows"].items()]
+        out.append(Section(title=title, tables=[Table("", [t["lead"]] + headers, rows, layout="grid")]))
+    return out
 
 
 def _test_tables(releases: list) -> list[Table]:
