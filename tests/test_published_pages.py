@@ -90,7 +90,13 @@ def figures(items) -> list:
     as words (``n/a``, the boards' descriptions)."""
     def kept(fields: dict) -> tuple:
         return tuple(sorted((k, repr(v)) for k, v in fields.items() if k not in LINES))
-    return sorted([(r.key, tuple(r.samples), kept(r.extra)) if isinstance(r, Result) else ((), (), kept(vars(r)))
+    def words(fields: dict) -> tuple:
+        # a cell of words keeps what the copy says: one that lost a non-ASCII character (the
+        # study's non-breaking space in "DDR4 with ECC", into nothing, "?" or U+FFFD) has lost
+        # it; the rest of its words are the same
+        return kept({k: re.sub(r"[\s?\ufffd]|[^\x00-\x7f]", "", v) if isinstance(v, str) else v
+                     for k, v in fields.items()})
+    return sorted([(r.key, tuple(r.samples), kept(r.extra)) if isinstance(r, Result) else ((), (), words(vars(r)))
                    for r in items], key=repr)
 
 

@@ -22,9 +22,11 @@ study's tables apart: its cache-coloring table has a ``none (default)`` row too)
 and the title in ``extra["title"]``, so that the report prints the table again.
 
 A copied table ends at a blank line or at a line none of whose last two words is a figure
-(prose pasted right under it). A table of another header (the study's EMIF table, words not
-figures) is not taken and the import says so (:class:`~platperf.ingest.errors.Skipped`); a
-row of the study's table whose last two words are not both latencies (``57ns``,
+(prose pasted right under it). A copied table of another header (the study's EMIF table,
+words not figures: ``DDR4 no ECC HIGH``) is kept as printed
+(:class:`~platperf.ingest.errors.Words`, its last words one a column) for the report to print
+it again; a Markdown table of another header (a report's Environment) is not taken and the
+import says so (:class:`~platperf.ingest.errors.Skipped`); a row of the study's table whose last two words are not both latencies (``57ns``,
 ``10.780us``, ``1.2ms``) refuses the file at its line.
 """
 from __future__ import annotations
@@ -35,7 +37,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from ._numbers import number
-from .errors import IngestError, Skipped
+from .errors import IngestError, Skipped, Words
 
 BENCHMARK = "latency-loop"
 HEADER = ["Applied Mitigation", "Maximum Latency", "Minimum Latency"]
@@ -53,7 +55,7 @@ def parse(text: str, name: str) -> list[Result]:
     return [r for r in read(text.splitlines(), name) if isinstance(r, Result)]
 
 
-def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
+def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped | Words]:
     """The figures of every table of the study's header, table by table as the page is read;
     a :class:`Skipped` for each other table."""
     title, words, found = "", [], False     # words: a run of one-word lines (a copied header)
@@ -62,6 +64,9 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
         line, where = " ".join(raw.split()), f"{name}:{number_}"
         if table is not None:
             if table[1] == "md" and _RULE.match(line):
+                continue
+            if table[1] == "words" and line:
+                yield from _word_row(line, table, where)
                 continue
             if line and (line.startswith("|") if table[1] == "md" else _row_like(line)):
                 yield from _row(line, table, where)
@@ -76,6 +81,10 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
             if header == HEADER and line:
                 table, found = (title, "page"), True
                 yield from _row(line, table, where)
+                continue
+            if line:                        # a table of words (the study's EMIF table)
+                table = (title, "words", header)
+                yield from _word_row(line, table, where)
                 continue
             yield _skipped(start, header)
         elif words:
@@ -95,6 +104,18 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Skipped]:
     if not found:
         raise IngestError(f"{name}:1", f"no table `{' | '.join(HEADER)}` in the file (is this the latency "
                                        "study's page, or a platperf report in Markdown?)")
+
+
+def _word_row(line: str, table: tuple, where: str) -> Iterator[Words]:
+    """A row of a copied table of words, its last words one a column: kept as printed."""
+    title, _, header = table
+    words = line.split()
+    if len(words) < len(header):
+        raise IngestError(where, f"{line!r:.60}: {len(words)} words in a row of the {len(header)}-column "
+                                 f"table {title!r:.40}")
+    cells = [" ".join(words[:len(words) - len(header) + 1])] + words[len(words) - len(header) + 1:]
+    for column, text in zip(header[1:], cells[1:]):
+        yield Words(where, "", title, cells[0], column, text, (), (header[0],), "latency")
 
 
 def _row_like(line: str) -> bool:

@@ -54,6 +54,7 @@ def _cells(data: ReportData) -> list[dict]:
                 text = placement.published(res, "published")
                 if isinstance(text, str):
                     cell["published"][res.metric] = text
+                cell["line"] = min(cell.get("line", 1 << 30), _line(placement.published(res, "source")))
         cells += imported.values()
         for run in col.runs:
             for h in data.store.histograms(run["id"]):
@@ -120,6 +121,34 @@ def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
                           "interference factor: maximum / maximum with no pattern")]
 
 
+def _study_tables(data: ReportData, published: list[dict]) -> list[Table]:
+    """A study's tables imported (``ingest latency-table``) in the study's order: its
+    mitigation tables, and its tables of words (the EMIF table) as it printed them."""
+    tables: dict[str, tuple[int, Table]] = {}
+    for title in dict.fromkeys(c["title"] for c in published):
+        mine = [c for c in published if c["title"] == title]
+        tables[title] = (min(c.get("line", 0) for c in mine), _published_table(title, mine))
+    words: dict[str, dict] = {}
+    for col in data.columns:
+        for run in col.runs:
+            for w in (run.get("meta") or {}).get("published") or []:
+                if isinstance(w, dict) and w.get("layout") == "latency" and isinstance(w.get("title"), str):
+                    t = words.setdefault(w["title"], {"lead": (w.get("row_header") or [""])[0], "rows": {},
+                                                      "line": _line(w.get("where"))})
+                    t["rows"].setdefault(str(w.get("row")), {})[str(w.get("header"))] = str(w.get("text"))
+    for title, t in words.items():
+        if title not in tables:
+            headers = list(dict.fromkeys(h for cells in t["rows"].values() for h in cells))
+            rows = [[row] + [cells.get(h, "") for h in headers] for row, cells in t["rows"].items()]
+            tables[title] = (t["line"], Table(title, [t["lead"]] + headers, rows, layout="grid"))
+    return [table for _, table in sorted(tables.values(), key=lambda lt: lt[0])]
+
+
+def _line(where) -> int:
+    tail = str(where or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
 def _published_table(title: str, cells: list[dict]) -> Table:
     """A study's table imported (``ingest latency-table``): its title, rows and cells as printed."""
     columns = list(dict.fromkeys(c["column"] for c in cells))
@@ -172,9 +201,7 @@ def build(data: ReportData) -> Section | None:
                            "the longest and shortest pass while the other CPUs run each aggressor pattern, "
                            "for every mitigation applied. A mitigation that could not be applied is "
                            "marked so.")
-    published = [c for c in cells if c.get("title")]
-    for title in dict.fromkeys(c["title"] for c in published):   # a study's tables as it printed them
-        section.tables.append(_published_table(title, [c for c in published if c["title"] == title]))
+    section.tables += _study_tables(data, [c for c in cells if c.get("title")])
     cells = [c for c in cells if not c.get("title")]
     victims = list(dict.fromkeys((c["column"], c["cpu"]) for c in cells))
     # two victims (a little and a big core) side by side; more, one table each
