@@ -348,7 +348,8 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
     if not all_keys:
         lines.append(f"Listed: the {listed} key(s) that changed, of {len(cmp.rows)}; "
                      f"unchanged means under {cmp.tolerance:g}% or not significant; --all lists every key."
-                     if listed else f"No key of {keys} changed by {cmp.tolerance:g}% or more; --all lists them.")
+                     if listed else f"No key of {keys} changed by {cmp.tolerance:g}% or more and significantly "
+                     f"(unchanged: under {cmp.tolerance:g}% or not significant); --all lists them.")
     return "\n\n".join(lines)
 
 
