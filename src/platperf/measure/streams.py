@@ -177,7 +177,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
         options, describe = _instr_setup(files, intervals, root)
     columns: dict[str, Pool] = {}
     histograms = []
-    words: dict[str, list] = {}
+    words: dict[str, dict] = {}         # column -> {cell: what the page printed in it}
     said = _Said(skipped, words)
     for path in files:
         try:
@@ -192,6 +192,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             exc.filename = exc.filename or str(path)
             raise
         histograms += file_histograms
+    words = {column: list(cells.values()) for column, cells in words.items()}
     if fmt.run_per_column and words.get("") and "" not in columns and columns:
         # the page's own words and no figures of its own (TF-A's board table): with every run
         shared = words.pop("")
@@ -210,8 +211,9 @@ class _Said:
         self.skipped, self.words = skipped, words
 
     def append(self, item):
-        if isinstance(item, Words):
-            self.words.setdefault(item.column, []).append(item.as_dict())
+        if isinstance(item, Words):     # a cell printed again (a page repeated) is kept once
+            cell = (item.title, item.section, item.row, item.header)
+            self.words.setdefault(item.column, {}).setdefault(cell, item.as_dict())
         elif isinstance(item, Skipped) and self.skipped is not None:
             self.skipped.append(item)
 
