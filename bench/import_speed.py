@@ -25,6 +25,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 from ingest_samples import LINE_BASED as SOURCES  # noqa: E402  (format -> the fixture repeated to make the log)
 
 TARGET_SECONDS, TARGET_RSS_MB = 60.0, 512.0
+# What a format needs besides the log: instr names its intervals in a TOML and places each
+# CPU on the machine the points were taken on (the fixture's: a Juno-like board's /sys).
+OPTIONS = {"instr": ["--intervals", str(ROOT / "probe" / "examples" / "instr_example.toml"),
+                     "--root", str(ROOT / "tests" / "fixtures" / "sysfs" / "juno")]}
 
 # Runs one import in its own interpreter and reports that child's figures as JSON.
 _MEASURE = """
@@ -34,7 +38,7 @@ p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 took = time.perf_counter() - t0
 peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 print(json.dumps({"rc": p.returncode, "seconds": took, "rss_mb": peak_kb / 1024,
-                  "out": p.stdout[-300:], "err": p.stderr[-300:]}))
+                  "out": p.stdout[:2000], "err": p.stderr[-300:]}))
 """
 
 
@@ -53,7 +57,7 @@ def make_log(fmt: str, megabytes: int, path: Path) -> Path:
 
 def ingest(fmt: str, log: Path, db: Path) -> dict:
     argv = [sys.executable, "-m", "platperf", "ingest", fmt, str(log), "--label", "bench",
-            "--db", str(db)]
+            "--db", str(db), *OPTIONS.get(fmt, [])]
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([sys.executable, "-c", _MEASURE, *argv], capture_output=True, text=True,
                           env=env, cwd=ROOT)
@@ -94,7 +98,8 @@ def measure(formats, sizes, work: Path):
             took[mb] = figures["seconds"]
             flag = "" if figures["seconds"] <= TARGET_SECONDS and figures["rss_mb"] <= TARGET_RSS_MB \
                 else "  OVER TARGET"
-            summary = figures["out"].strip().splitlines()[-1][:60] if figures["out"].strip() else ""
+            said = [line for line in figures["out"].splitlines() if line.startswith("run ")]
+            summary = said[-1][:60] if said else ""
             print(f"{fmt:14} {mb:4} {figures['seconds']:8.2f} {figures['rss_mb']:12.1f}  {summary}{flag}",
                   flush=True)
             log.unlink()

@@ -15,6 +15,7 @@ SAMPLES = {
     "instr": FIXTURES / "instr" / "juno-like.jsonl",
     "lava": FIXTURES / "lava" / "job-990002.yaml",
     "systemd-analyze": FIXTURES / "systemd" / "boots.log",
+    "latency-table": FIXTURES / "latency" / "study.txt",
 }
 # The formats read line by line (the JSON ones are one document each).
 LINE_BASED = {name: path for name, path in SAMPLES.items() if not name.endswith("-json")}

@@ -334,7 +334,7 @@ def test_ingested_tfa_logs_reproduce_the_documents_deltas(tmp_path):
         outputs.append(out.output)
     assert outputs[0] == outputs[1]
     text = outputs[0]
-    title = "CPU_SUSPEND latencies (µs) to deepest power level in parallel (v2.10)"
+    title = "``CPU_SUSPEND`` latencies (µs) to deepest power level in parallel (v2.10)"
     table = text[text.index(title):].split("\n\n")[1]
     rows = [line for line in table.splitlines() if line.strip().startswith("|")]
     cells = {tuple(c.strip() for c in r.split("|")[1:3]): [c.strip() for c in r.split("|")[3:-1]]
@@ -349,7 +349,7 @@ def test_ingested_tfa_logs_reproduce_the_documents_deltas(tmp_path):
     assert "1.10 (-25.68%)" in text
     # Tables in the document's order.
     order = [text.index(t) for t in ("to deepest power level in parallel", "to deepest power level in serial",
-                                     "to power level 0 in parallel", "CPU_OFF", "PSCI_VERSION")]
+                                     "to power level 0 in parallel", "``CPU_OFF``", "``CPU_VERSION``")]
     assert order == sorted(order)
 
 

@@ -38,7 +38,8 @@ def test_juno():
     fp = collect(SYSFS / "juno")
     assert fp["hostname"] == "juno"
     assert fp["machine"] == {"model": "ARM Juno development board (r1)",
-                             "compatible": ["arm,juno-r1", "arm,juno", "arm,vexpress"], "source": "devicetree"}
+                             "compatible": ["arm,juno-r1", "arm,juno", "arm,vexpress"], "source": "devicetree",
+                             "revision": None}
     assert fp["cpu"]["arch"] == "aarch64"
     assert fp["cpu"]["model"] == "Cortex-A57 + Cortex-A53"
     assert fp["cpu"]["midr"] == ["0x411fd070", "0x410fd030"]
@@ -182,3 +183,41 @@ def test_diff_probe_build_and_unknown_sides():
     b = collect(SYSFS / "juno", probe_meta={**META, "build_id": "ffff", "cflags": "-O3"})
     assert [d.key for d in diff(a, b)] == ["toolchain.cflags", "probe.build_id"]
     assert diff(a, {}) == []  # an ingested log has no fingerprint: nothing known to differ
+
+
+def smbios_memory_device(kind: int, speed: int, configured: int, size_mb: int = 2048) -> bytes:
+    """One SMBIOS type 17 structure (3.x layout, 0x28 bytes) as dmi-sysfs gives its raw file."""
+    raw = bytearray(0x28)
+    raw[0], raw[1] = 17, 0x28
+    raw[0x0C:0x0E] = size_mb.to_bytes(2, "little")
+    raw[0x12] = kind
+    raw[0x15:0x17] = speed.to_bytes(2, "little")
+    raw[0x20:0x22] = configured.to_bytes(2, "little")
+    return bytes(raw) + b"\0\0"
+
+
+def test_board_revision_and_memory_rate_when_the_board_tells_them(tmp_path):
+    """DMI's board version and the SMBIOS memory devices (as dmidecode -t memory reads them)
+    go into the fingerprint and the report's board table; a board that tells neither is
+    "not reported" there."""
+    from platperf.report.sections.guide import board_text
+    plain = collect(SYSFS / "am62x")
+    assert plain["machine"]["revision"] is None and "data_rate_mts" not in plain["memory"]
+    text = board_text(plain)
+    assert text.startswith("Texas Instruments AM625 SK rev not reported with ARM running at ")
+    assert text.endswith("memory data rate not reported")
+    root = copy_fixture(tmp_path, "am62x")
+    dmi = root / "sys" / "class" / "dmi" / "id"
+    dmi.mkdir(parents=True)
+    (dmi / "board_version").write_text("E2\n")
+    (dmi / "product_version").write_text("To be filled by O.E.M.\n")
+    entries = root / "sys" / "firmware" / "dmi" / "entries"
+    for n, device in enumerate([smbios_memory_device(0x1A, 3200, 1600), smbios_memory_device(0x1A, 0, 0, 0)]):
+        (entries / f"17-{n}").mkdir(parents=True)
+        (entries / f"17-{n}" / "raw").write_bytes(device)
+    (entries / "16-0").mkdir()                      # another type: not a memory device
+    told = collect(root)
+    assert told["machine"]["revision"] == "E2"
+    assert (told["memory"]["type"], told["memory"]["data_rate_mts"]) == ("DDR4", 1600)   # the configured rate
+    assert board_text(told).startswith("Texas Instruments AM625 SK rev E2 with ARM running at ")
+    assert board_text(told).endswith(", DDR4 data rate 1600 MT/S")

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import require_executable, require_probe
 from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
+from reference_tables import rst_tables
 from test_guide_keys import platperf, read_back
 
 from platperf import guide, placement
@@ -129,6 +130,16 @@ def test_a_short_guide_run_reads_back_from_the_report_cell_for_cell(tmp_path, ip
     fallback = set(guide.fallback.PLATPERF_TITLES.values())
     assert {key.metric for _, key in back if guide.to_cell(key).title in fallback} <= \
         {"latency_cycles", "cycles", "delete"}
+    # TI's layout for what was measured, with no TI run in the report: OpenSSL in TI's
+    # columns, the TCP row naming the iperf3 command that ran, the board in TI's board table
+    tables = {t.title: t for t in rst_tables(platperf("report", "local", "--db", db, "--format", "rst-csv").stdout)}
+    assert tables["OpenSSL Performance"].header[:3] == ["Algorithm", "Buffer Size (in bytes)",
+                                                          "local: throughput (KBytes/Sec)"]
+    tcp = tables["CPSW2g TCP Bidirectional Throughput"]
+    assert tcp.header[0] == "Command Used"
+    assert tcp.rows[0][0].startswith("iperf3 -c 127.0.0.1 ") and tcp.rows[0][0].endswith(" --bidir")
+    (board,) = tables["Evaluation Modules"].rows
+    assert board[0] == "local" and " rev " in board[1] and " data rate " in board[1]
     given = {adapter for adapter, name in PROGRAMS.items() if programs and (programs / name).exists()}
     scores = {key.benchmark for _, key in back if guide.to_cell(key).title.startswith(
         ("Dhrystone", "Whetstone", "Linpack", "NBench", "CoreMarkPro"))}

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from platperf.ingest import FORMATS, IngestError, pool
+from platperf.ingest import FORMATS, IngestError, Skipped, Words, pool
+from platperf.records import Result
 from platperf.ingest import cyclictest_json, lmbench, oslat_json, rst_csv_table, stream
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -23,8 +24,9 @@ def refused(module, text, line, *words):
 
 
 def test_registry_lists_the_formats():
-    assert sorted(FORMATS) == ["cyclictest-json", "instr", "lava", "lmbench", "oslat-json", "probe-jsonl",
-                               "rst-csv-table", "stream", "systemd-analyze", "tfa-rst", "tftf-rt-instr"]
+    assert sorted(FORMATS) == ["cyclictest-json", "instr", "latency-table", "lava", "lmbench", "oslat-json",
+                               "probe-jsonl", "rst-csv-table", "stream", "systemd-analyze", "tfa-rst",
+                               "tftf-rt-instr"]
 
 
 # -- lmbench -------------------------------------------------------------------------------
@@ -250,3 +252,45 @@ def test_negative_durations_and_rates_are_refused():
     refused(lmbench, "Simple syscall: -0.5 microseconds\n", 1, "negative")
     refused(stream, "Array size = 1000 (elements)\nFunction    Best Rate MB/s  Avg time     Min time     Max time\n"
                     "Copy:  -1455.4  0.1  0.1  0.2\n", 3, "negative")
+
+
+# -- latency-table ---------------------------------------------------------------------------
+def test_latency_study_tables_as_copied():
+    """The study's tables as a browser copies them: rows in the order the mitigations were
+    applied, latencies in ns as the cells print them, the title keeping two tables apart; the
+    table of another header is not taken, and said."""
+    from platperf.ingest import latency_table
+    items = list(latency_table.read((FIXTURES / "latency" / "study.txt").read_text().splitlines(), "study.txt"))
+    results = [r for r in items if isinstance(r, Result)]
+    assert [(r.params["table"], r.params["mitigation"], r.metric, r.samples[0], r.extra["published"])
+            for r in results if r.metric == "latency_max"] == [
+        ("Cluster Tuning Results", "none", "latency_max", 12500.0, "12.500us"),
+        ("Cluster Tuning Results", "alpha", "latency_max", 8250.0, "8.250us"),
+        ("Cluster Tuning Results", "alpha+beta", "latency_max", 3125.0, "3.125us"),
+        ("Cache coloring results", "none", "latency_max", 80.0, "80ns")]
+    # the table of words kept as printed, its last word the column's
+    assert [(w.title, w.row_header, w.row, w.header, w.text) for w in items if isinstance(w, Words)] == [
+        ("Memory Configuration Impact", ("Memory Configuration",), "DDR4 no ECC", "Observed Latency", "HIGH"),
+        ("Memory Configuration Impact", ("Memory Configuration",), "LPDDR4 with ECC", "Observed Latency", "LOW")]
+    assert not [s for s in items if isinstance(s, Skipped)]
+
+
+def test_a_latency_study_row_without_latencies_is_refused_at_its_line():
+    from platperf.ingest import latency_table
+    text = (FIXTURES / "latency" / "study.txt").read_text().replace("alpha 8.250us 60ns", "alpha fast 60ns")
+    with pytest.raises(IngestError) as err:
+        latency_table.parse(text, "study.txt")
+    assert err.value.where == "study.txt:17" and "'fast' is not a latency" in err.value.message
+
+
+def test_prose_pasted_under_a_copied_study_table_ends_it():
+    """A copy that lost the blank line under a table: the prose line is no row, the table
+    reads whole, the page's next table is read too."""
+    from platperf.ingest import latency_table
+    text = (FIXTURES / "latency" / "study.txt").read_text()
+    whole = latency_table.parse(text, "study.txt")
+    pasted = latency_table.parse(text.replace("alpha + beta 3.125us 59ns\n\n", "alpha + beta 3.125us 59ns\n"),
+                                 "study.txt")
+    assert [(r.key, r.samples) for r in pasted] == [(r.key, r.samples) for r in whole]
+    twice = latency_table.parse(text + text, "twice.txt")         # one page after another
+    assert len(twice) == 2 * len(whole)

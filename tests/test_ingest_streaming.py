@@ -15,7 +15,7 @@ from platperf.store import Store
 from ingest_samples import FIXTURES, SAMPLES
 
 # probe-jsonl streams too, but is not pooled: these tests are about the pooled importers
-LINE_BASED = {name: SAMPLES[name] for name in ("tftf-rt-instr", "lmbench", "stream", "rst-csv-table")}
+LINE_BASED = {name: SAMPLES[name] for name in ("tftf-rt-instr", "lmbench", "stream", "rst-csv-table", "tfa-rst")}
 
 
 @pytest.mark.parametrize("fmt", sorted(LINE_BASED))

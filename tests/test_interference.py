@@ -169,12 +169,21 @@ def test_report_gives_the_mitigation_table_and_the_interference_factor(store, tm
     (tmp_path / "dev" / "cpu_dma_latency").write_bytes(b"")
     run_matrix(store, FakeTarget(), plan, run_id, root=str(tmp_path))
     sec = section.build(load(store, ["v2"]))
-    titles = [t.title for t in sec.tables]
-    assert titles == ["plain, none (v2)", "plain, way_hammer (v2)", "2kl, none (v2)", "2kl, way_hammer (v2)"]
-    table = sec.tables[1]
-    assert table.headers[:3] == ["Applied mitigation", "Maximum latency", "Minimum latency"]
-    assert table.rows == [["none", "1.000us", "10.0ns", "1.000us", "1.000us", 0, "10.00x"],
-                          ["rt", "500ns", "10.0ns", "500ns", "500ns", 0, "10.00x"]]
+    # one table for the victim, the study's three columns; the other statistics in a second
+    assert [t.title for t in sec.tables] == ["Mitigation results, CPU 1 (v2)", "Tail statistics, CPU 1 (v2)"]
+    main, tail = sec.tables
+    assert main.headers == ["Applied Mitigation", "Maximum Latency", "Minimum Latency"]
+    assert tail.headers == ["Applied Mitigation", "p99", "p99.99", "Excursions", "Interference factor"]
+    # each loop and pattern, its mitigations in the order applied; rt halves the fake's maximum
+    def ns(v):
+        return section.latency_text(v)
+    want = [[f"{m}, {loop} loop, {'no aggressor' if pattern == 'none' else pattern}",
+             ns(MAX[pattern] / (2 if m == "rt" else 1)), ns(10)]
+            for loop in ("plain", "2kl") for pattern in ("none", "way_hammer") for m in ("none (default)", "rt")]
+    assert main.rows == want
+    factor = f"{MAX['way_hammer'] / MAX['none']:.2f}x"
+    assert tail.rows[2] == ["none (default), plain loop, way_hammer", ns(MAX["way_hammer"]), ns(MAX["way_hammer"]),
+                            0, factor]
     assert sum("1 - CDF" in p.title for p in sec.plots) == 2
     assert all(p.svg.startswith("<svg") for p in sec.plots)
     exported = section.export(load(store, ["v2"]))["interference"]
@@ -188,15 +197,37 @@ def test_a_minimum_at_the_counter_resolution_says_so_in_the_report(store, tmp_pa
     (tmp_path / "dev").mkdir()
     (tmp_path / "dev" / "cpu_dma_latency").write_bytes(b"")
     run_matrix(store, FakeTarget(min_steps=1), plan, run_id, root=str(tmp_path))
-    (table,) = section.build(load(store, ["v2"])).tables
-    assert table.rows[0][1:3] == ["100ns", "10.0ns (1 counter steps)"]
+    table = section.build(load(store, ["v2"])).tables[0]        # the study's table
+    assert table.rows[0][1:3] == ["100ns", "10ns (1 counter steps)"]
     assert "within 4 steps of the counter's resolution" in table.caption
 
 
-@pytest.mark.parametrize("ns, text", [(57, "57.0ns"), (75.4, "75.4ns"), (10780, "10.780us"),
-                                      (4237, "4.237us"), (165000, "165.000us"), (2.5e6, "2.500ms")])
+@pytest.mark.parametrize("ns, text", [(57, "57ns"), (75.4, "75ns"), (10780, "10.780us"),
+                                      (4237, "4.237us"), (165000, "165.000us"), (12.024e6, "12024.000us")])
 def test_latencies_are_written_as_in_the_study(ns, text):
     assert section.latency_text(ns) == text
+
+
+def _matrix(store, tmp_path, label, victim, aggressors, mitigation_sets):
+    plan = make_plan(victim=victim, aggressors=aggressors, patterns="none,way_hammer", loops="plain",
+                     mitigation_sets=mitigation_sets, duration=1)
+    run_id = store.begin_run(label=label, suite="interference")
+    run_matrix(store, FakeTarget(), plan, run_id, root=str(tmp_path), resctrl_root=tmp_path / "none")
+
+
+def test_two_victims_sit_side_by_side_and_a_mitigation_not_applied_says_why(store, tmp_path):
+    """A little core and a big core in one report: one table, each victim's two columns;
+    mitigations in the order applied (rt+resctrl stays so); resctrl missing says why."""
+    _matrix(store, tmp_path, "a55", 1, "2", "none,rt+resctrl")
+    _matrix(store, tmp_path, "a76", 3, "2", "none,rt+resctrl")
+    sec = section.build(load(store, ["a55", "a76"]))
+    main = sec.tables[0]
+    assert main.headers == ["Applied Mitigation", "Maximum Latency (CPU 1, a55)", "Minimum Latency (CPU 1, a55)",
+                            "Maximum Latency (CPU 3, a76)", "Minimum Latency (CPU 3, a76)"]
+    names = [row[0] for row in main.rows]
+    assert names[0] == "none (default), plain loop, no aggressor"
+    assert names[1].startswith("rt + resctrl (not applied: rt: ") and "resctrl: " in names[1]
+    assert all(len(row) == 5 and all(row[1:]) for row in main.rows)
 
 
 def test_the_command_runs_a_small_matrix_with_the_real_probe_into_the_store(tmp_path, monkeypatch):

@@ -52,9 +52,9 @@ Presentation (tables, the TF-A layout) lives in :mod:`platperf.report.sections.c
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-from . import decisions, placement, stats
+from . import annotations, decisions, placement, stats
 from .fingerprint import Difference, diff
 from .records import KEY_FIELDS, ResultKey, key_order, not_measured
 
@@ -104,6 +104,15 @@ class Row:
     equivalent: bool = False # the equivalence test passed (decisions.equivalence)
     base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
     new_not_measured: str = ""
+    page: object = None      # a published new side's own delta beside this one (annotations.Annotation)
+
+    @property
+    def page_delta_pct(self) -> float | None:
+        return getattr(self.page, "page", None)
+
+    @property
+    def page_verdict(self) -> str:
+        return getattr(self.page, "verdict", "")
 
     @property
     def pages_differ(self) -> bool:
@@ -172,6 +181,12 @@ class Pool:
     runs: list[list[float]]
     pages: set = field(default_factory=set)   # page backings of the runs' buffers
     not_measured: str = ""   # a run's result left out (records.not_measured); with no runs: the key's
+    page_deltas: list = field(default_factory=list)   # a published page's (+x.xx%), per sample
+
+    @property
+    def page_delta(self) -> float | None:
+        """The page's own delta of a published figure (one cell read once)."""
+        return self.page_deltas[0] if len(self.page_deltas) == 1 and len(self.samples) == 1 else None
 
     @property
     def samples(self) -> list[float]:
@@ -209,6 +224,7 @@ def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[
     backing = _backing(extra)
     if backing:
         p.pages.add(backing)
+    p.page_deltas.append(annotations.published_delta(extra))
     if runs_seen.get(key) == run and run is not None:
         p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
     else:
@@ -407,39 +423,19 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
     base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
     order = list(dict.fromkeys(new_metrics + base_metrics))
     rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
+    annotate(rows, new, tolerance)
     return Comparison(base_ref, new_ref, tolerance, test, rows,
                       comparability(base_runs, new_runs), order)
 
 
-# -- export ------------------------------------------------------------------------------
-
-ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
-              "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
-              "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
-              "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
-              "decision", "decision_ci", "decided_runs",
-              "base_not_measured", "new_not_measured")
-
-
-def _json_value(value):
-    if isinstance(value, float) and math.isinf(value):
-        return None
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
-def to_json(cmp: Comparison) -> dict:
-    rows = [{**dict(zip(KEY_FIELDS, r.key)), **{f: _json_value(getattr(r, f)) for f in ROW_FIELDS}}
-            for r in cmp.rows]
-    return {"base": cmp.base_ref, "new": cmp.new_ref, "tolerance_pct": cmp.tolerance,
-            "test": cmp.test, "alpha": cmp.alpha, "power": stats.POWER,
-            "differences": [asdict(d) for d in cmp.differences],
-            "rows": rows, "regressions": len(cmp.regressions),
-            "improvements": len(cmp.improvements), "unchanged": len(cmp.unchanged),
-            "added": sum(r.status == "added" for r in cmp.rows),
-            "removed": sum(r.status == "removed" for r in cmp.rows),
-            "pages_differ": len(cmp.pages_differ),
-            "unconfirmed": len(cmp.unconfirmed),
-            "decisions": {word: len(cmp.decided(word)) for word in decisions.DECISIONS},
-            "sequential": cmp.sequential or None}
+def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):
+    """A published new side's own deltas (TF-A's ``(+x.xx%)``) beside each row's, judged by
+    :func:`platperf.annotations.judge`: where the page annotates a column, its silence on a
+    key that changed disagrees too."""
+    annotated = {key[:3] + key[-1:] for key, p in new.items() if p.page_delta is not None}
+    if not annotated:
+        return
+    for r in rows:
+        p = new.get(r.key)
+        if p is not None and r.status == "both":
+            r.page = annotations.judge(p.page_delta, r.delta_pct, r.key[:3] + r.key[-1:] in annotated, tolerance)

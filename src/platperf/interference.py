@@ -199,7 +199,7 @@ class MatrixRequest:
     the board's own /sys and /proc (what platperf would write on this machine, a dma-latency
     hold or resctrl groups, is recorded as not applied on a board)."""
 
-    name, repeat = "interference", 1
+    name, repeat, goal = "interference", 1, None    # no --repeat auto or --against (measure.until)
 
     def __init__(self, label: str | None = None, **plan_args):
         self.plan = make_plan(**plan_args)     # the checks that need no board, at once

@@ -36,6 +36,9 @@ class Figure:
     min: float | None = None
     max: float | None = None
     n: int | None = None
+    # (mean, min, max) of one measured result's samples, for a guide row that prints them
+    # (TI's boot time: avg (min, max) over the boot cycles)
+    samples: tuple | None = None
 
 
 def _unprinted(benchmark: str, params: dict) -> tuple[dict, float]:
@@ -76,6 +79,12 @@ def _median(r) -> float:
     return summary["median"] if summary.get("median") is not None else stats.median(r.samples)
 
 
+def _spread(r) -> tuple | None:
+    summary = getattr(r, "summary", None) or (stats.summary(r.samples) if r.samples else {})
+    values = tuple(summary.get(k) for k in ("mean", "min", "max"))
+    return values if all(_number(v) for v in values) else None
+
+
 def _count(r) -> int:
     """The samples behind a result (a report reads summaries, not samples)."""
     summary = getattr(r, "summary", None) or {}
@@ -102,7 +111,7 @@ def _figure(members) -> Figure:
         n = int(n) if _number(n) else (_count(r) if _count(r) > 1 else None)
         if _number(low) and _number(high):
             return Figure(_median(r), low, high, n)
-        return Figure(_median(r), n=n)
+        return Figure(_median(r), n=n, samples=_spread(r) if _count(r) > 1 else None)
     s = stats.summary([_median(r) for r in members])
     return Figure(s["mean"], s["min"], s["max"])
 

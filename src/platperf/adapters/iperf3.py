@@ -103,6 +103,8 @@ def measure_row(target, entry: dict, path: str, frame) -> dict:
         row["trials"] = [t.row() for t in trials]
     else:
         doc = client(target, entry, path, frame)
+        # what ran, as the guide's TCP rows name their netperf command
+        row["command"] = " ".join(["iperf3", *arguments(entry, frame)])
     row["figures"] = figures(doc, entry["protocol"], entry["direction"])
     row["intervals"] = [round(i["sum"]["bits_per_second"] / 1e6, 3) for i in doc.get("intervals", [])]
     row["peer_cpu_load"] = doc["end"]["cpu_utilization_percent"].get("remote_total")
@@ -225,8 +227,9 @@ def trial(doc: dict, rate: float | None) -> Trial:
         raise ToolFailed("iperf3's JSON report has no end summary (sum, lost_packets)") from None
 
 
-def client(target, entry: dict, path: str, frame, rate: float | None = None) -> dict:
-    argv = [path, "-c", str(entry["peer"]), "-p", str(entry["port"]), "-t", str(entry["duration"]), "-J"]
+def arguments(entry: dict, frame, rate: float | None = None) -> list[str]:
+    """iperf3's arguments for one row (a UDP row at ``rate`` Mbit/s, unlimited when None)."""
+    argv = ["-c", str(entry["peer"]), "-p", str(entry["port"]), "-t", str(entry["duration"])]
     if entry["protocol"] == "udp":
         bits = 0 if rate is None else max(1, round(rate * 1e6))
         argv += ["-u", "-b", str(bits), "-l", str(int(frame) - FRAME_OVERHEAD)]
@@ -234,6 +237,11 @@ def client(target, entry: dict, path: str, frame, rate: float | None = None) -> 
         argv.append("--bidir")
     elif entry["direction"] == "ingress":
         argv.append("-R")
+    return argv
+
+
+def client(target, entry: dict, path: str, frame, rate: float | None = None) -> dict:
+    argv = [path, *arguments(entry, frame, rate), "-J"]
     timeout = float(entry.get("timeout") or float(entry["duration"]) + 60)
     done = target.command(argv, timeout=timeout)
     try:

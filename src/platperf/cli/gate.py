@@ -24,7 +24,7 @@ def report_verdict(store, board, label: str | None, *, json_out: bool, quiet: bo
     from ..measure.until import gate_comparison
     from ..report import render
     from ..report.sections import compare as presentation
-    from ..compare import to_json
+    from ..compare_json import to_json
     cmp = gate_comparison(store, verdict, board.run_ids, label or f"run {board.run_ids[0]}")
     if json_out:
         print(json.dumps({**to_json(cmp), "runs": verdict.runs, "seconds": round(verdict.seconds, 1),

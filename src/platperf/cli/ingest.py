@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from ..ingest import FORMATS, IngestError
+from ..ingest import FORMATS, IngestError, LeftOut
 from ..measure.streams import StreamError, read_imported, read_probe_files, store_imported, store_stream
 from ..store import StoreError
 from .common import DbOption, app, examples, fail_exit, open_store
@@ -80,14 +80,17 @@ def ingest(
         fail_exit(f"--intervals is for instr only; {format} logs name their own figures")
     if root is not None and not fmt.takes_intervals:
         fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
+    skipped = LeftOut()
     with _said():
-        runs = read_imported(fmt, files, label, intervals=intervals, root=root)
+        runs = read_imported(fmt, files, label, intervals=intervals, root=root, skipped=skipped)
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
     for run in stored:
         extra = f", {run.histograms} histograms" if run.histograms else ""
         print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
+    for line in skipped.lines():     # what was seen and not taken, said rather than lost
+        print(line)
 
 
 @contextlib.contextmanager

@@ -5,6 +5,7 @@ import os
 
 from .. import topology as topology_mod
 from ..machine.cpuinfo import read_cpuinfo
+from . import board
 from .kernel import cmdline_params, read_isolation
 from ..machine.sysroot import SysRoot, parse_cpu_list
 
@@ -39,7 +40,7 @@ def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = N
     return {
         "schema": SCHEMA,
         "hostname": sysroot.read("proc/sys/kernel/hostname"),
-        "machine": _machine(sysroot, machine_fields),
+        "machine": {**_machine(sysroot, machine_fields), "revision": board.revision(sysroot, machine_fields)},
         "cpu": _cpu(topo, per_cpu),
         "topology": {
             "cluster_source": topo.cluster_source,
@@ -136,7 +137,8 @@ def _memory(sysroot: SysRoot) -> dict:
         parts = rest.split()
         if parts and parts[0].isdigit():
             fields[key] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
-    return {"total_bytes": fields.get("MemTotal"), "available_bytes": fields.get("MemAvailable")}
+    return {"total_bytes": fields.get("MemTotal"), "available_bytes": fields.get("MemAvailable"),
+            **board.memory(sysroot)}
 
 
 def _cpufreq(sysroot: SysRoot) -> dict:

@@ -7,7 +7,12 @@ Optional attributes the report reads:
 
 * ``SECTIONS``: ``{title: (section, subsection, ...)}``, the guide's headings over the table;
 * ``SORTED``: titles whose rows the guide prints sorted by name (LMBench, Stream);
-* ``ROW_HEADER``: ``{title: header}`` of the row-name column (``"Benchmarks"``);
+* ``ROW_HEADER``: ``{title: header}`` of the row-name column (``"Benchmarks"``), or a tuple
+  of headers when the row is named by several columns (OpenSSL's algorithm and buffer size);
+* ``PER_BOARD``: titles the guide prints once per board (its storage tables), not one
+  column per board in one table;
+* ``SPREAD``: titles whose cell is ``avg (min, max)`` over the samples of one run (TI's boot
+  time over its boot cycles), not one figure;
 * ``also(key) -> tuple[Cell, ...]``: other rows printing the same figure (TI's aliases);
 * ``count(title, row) -> int | None`` and ``counted(cell, n) -> Cell``: a row that names its
   sample count (TI's boot row, ``(20 boot cycles)``) -- the count is the result's n, not part
@@ -32,7 +37,7 @@ from . import fallback, tables
 from .keys import Cell, Key
 
 __all__ = ["Cell", "Key", "families", "to_key", "to_cell", "also", "count", "sections",
-           "row_header", "sorted_rows", "make_key"]
+           "row_header", "sorted_rows", "make_key", "per_board", "spread"]
 
 
 @lru_cache(maxsize=1)
@@ -90,9 +95,23 @@ def sections(title: str) -> tuple[str, ...] | None:
     return getattr(module, "SECTIONS", {}).get(title) if module else fallback.sections(title)
 
 
-def row_header(title: str) -> str | None:
+def row_header(title: str) -> tuple[str, ...]:
+    """The headers of the row-name columns of table ``title`` (empty: not known)."""
     module = _family(title)
-    return getattr(module, "ROW_HEADER", {}).get(title) if module else fallback.row_header(title)
+    header = getattr(module, "ROW_HEADER", {}).get(title) if module else fallback.row_header(title)
+    return (header,) if isinstance(header, str) else tuple(header or ())
+
+
+def per_board(title: str) -> bool:
+    """The guide prints table ``title`` once per board."""
+    module = _family(title)
+    return bool(module) and title in getattr(module, "PER_BOARD", ())
+
+
+def spread(title: str) -> bool:
+    """A cell of table ``title`` is ``avg (min, max)`` over one run's samples."""
+    module = _family(title)
+    return bool(module) and title in getattr(module, "SPREAD", ())
 
 
 def sorted_rows(title: str) -> bool:

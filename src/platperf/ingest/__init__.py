@@ -10,6 +10,11 @@ A line-based module also has ``read(lines, name) -> Iterator[Result]``: the CLI 
 file line by line and pools each result as it comes (:class:`Pool`), so a 50 MB log is
 never held whole, nor as a million Result objects; memory grows with the distinct keys
 and their samples only. Formats without ``read`` (JSON documents) are read whole.
+
+An importer never drops a table in silence: what it recognises as a table of its format it
+takes whole or refuses (IngestError); a table it sees and does not take (not of its format)
+it yields as :class:`Skipped` among the results of ``read``, and the import says so. A
+module may order its runs (``column_order(column)``: TF-A's releases, oldest first).
 """
 from __future__ import annotations
 
@@ -19,11 +24,12 @@ from types import ModuleType
 from typing import Iterable, Iterator
 
 from ..records import Result
-from .errors import IngestError
-from . import (cyclictest_json, instr, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table, stream,
-               systemd_analyze, tfa_rst, tftf_rt_instr)
+from .errors import IngestError, Skipped, Words
+from . import (cyclictest_json, instr, latency_table, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table,
+               stream, systemd_analyze, tfa_rst, tftf_rt_instr)
 
-__all__ = ["FORMATS", "Format", "IngestError", "Pool", "pool", "read_lines"]
+__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "Words", "pool", "read_lines",
+           "results_of"]
 
 
 @dataclass(frozen=True)
@@ -46,16 +52,58 @@ class Format:
         read = getattr(self.module, "histograms", None)
         return read(text, name) if read else []
 
-    def read_file(self, path: Path, **options) -> tuple[Iterator[Result], list[dict]]:
+    def read_file(self, path: Path, said: list | None = None, **options) -> tuple[Iterator[Result], list[dict]]:
         """(results as they are read, histograms) of one file; OSError if it cannot be read.
 
         Line-based formats stream the file; the others read it whole (one JSON document
-        cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals)."""
+        cannot be parsed in pieces). ``options`` go to the module's read (instr: intervals);
+        what the module says besides its results (:class:`Skipped` tables, :class:`Words`
+        cells) goes to ``said``."""
         name = str(path)
         if hasattr(self.module, "read"):
-            return self.module.read(read_lines(path), name, **options), []
+            return _results(self.module.read(read_lines(path), name, **options), said), []
         text = path.read_text(encoding="utf-8", errors="replace")
         return iter(self.parse(text, name)), self.histograms(text, name)
+
+    def column_order(self, column: str):
+        """Where a run of this column goes among the import's runs (the order read, unless
+        the module orders them)."""
+        order = getattr(self.module, "column_order", None)
+        return order(column) if order else ()
+
+
+def _results(items: Iterable, said: list | None) -> Iterator[Result]:
+    for item in items:
+        if isinstance(item, (Skipped, Words)):
+            if said is not None:
+                said.append(item)
+        else:
+            yield item
+
+
+class LeftOut:
+    """The tables an import left out (:class:`Skipped`): the first ``limit`` of them and how
+    many in all; a 50 MB page repeating a historic table a thousand times is told in a few
+    lines and a count, in bounded memory."""
+
+    def __init__(self, limit: int = 8):
+        self.limit, self.count, self.first = limit, 0, []
+
+    def append(self, item: Skipped):
+        self.count += 1
+        if len(self.first) < self.limit:
+            self.first.append(item)
+
+    def lines(self) -> list[str]:
+        out = [f"not imported: {item}" for item in self.first]
+        if self.count > len(self.first):
+            out.append(f"not imported: {self.count - len(self.first)} more table(s) of the same kinds")
+        return out
+
+
+def results_of(items: Iterable) -> list[Result]:
+    """The results of a module's ``read``, without what it says it skipped."""
+    return list(_results(items, None))
 
 
 def read_lines(path: Path) -> Iterator[str]:
@@ -83,6 +131,9 @@ FORMATS: dict[str, Format] = {
                             run_per_column=True),
     "instr": Format(instr, "points timestamped with probe/include/platperf_instr.h, as the intervals "
                     "--intervals TOML names (END - START), per (cluster, core)", takes_intervals=True),
+    "latency-table": Format(latency_table, "a latency study's mitigation tables `Applied Mitigation | "
+                            "Maximum Latency | Minimum Latency` (the Agilex 5 study's web page as copied, "
+                            "or platperf's Markdown report)"),
     "probe-jsonl": Format(probe_jsonl, "platperf-probe JSON Lines saved on a board "
                           "(`platperf-probe run ... > board.jsonl`, invocations appended), stored as "
                           "`platperf run` stores them", probe_run=True),

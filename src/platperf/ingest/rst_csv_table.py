@@ -27,14 +27,20 @@ from __future__ import annotations
 
 import csv
 import re
+from functools import lru_cache
 from typing import Iterable, Iterator
 
 from .. import guide
 from ..records import Result
+from . import _grid
 from ._numbers import number
-from .errors import IngestError
+from .errors import IngestError, Skipped, Words
 
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+csv-table::\s*(.*)$")
+_GRID_DIRECTIVE = re.compile(r"^\s*\.\.\s+table::\s*(.*)$")
+_GRID_TITLE = re.compile(r"^\s*Table:\s+(.*\S)\s*$")     # pandoc's caption under a grid table
+# The grid table a guide describes its boards in: TI's "Evaluation Modules", Name | Description.
+BOARDS_HEADER = ["Name", "Description"]
 _OPTION = re.compile(r"^\s*:([a-z-]+):\s*(.*)$")
 _CELL = re.compile(r"^\s*(\S+)\s*(?:\(\s*min\s+(\S+?)\s*,\s*max\s+(\S+?)\s*\))?\s*$")
 # an RST section underline (or overline): one punctuation character repeated
@@ -46,11 +52,13 @@ _CELL_SHAPE = "a number, optionally `(min X, max Y)`"
 
 
 def parse(text: str, name: str) -> list[Result]:
-    return list(read(text.splitlines(), name))
+    return [r for r in read(text.splitlines(), name) if isinstance(r, Result)]
 
 
-def read(lines: Iterable[str], name: str) -> Iterator[Result]:
-    """The results of ``lines`` table by table, as the file is read (see ingest.read_lines)."""
+def read(lines: Iterable[str], name: str) -> Iterator[Result | Words | Skipped]:
+    """The results of ``lines`` table by table, as the file is read (see ingest.read_lines);
+    the cells printed as words (``n/a``, the boards' descriptions) as :class:`Words`, the grid
+    tables that are no board table as :class:`Skipped`."""
     numbered = _Lookahead(enumerate(lines, 1))
     found = False
     tables = 0
@@ -59,59 +67,142 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result]:
         headings.see(line)
         directive = _DIRECTIVE.match(line)
         if not directive:
+            if _GRID_DIRECTIVE.match(line) or _grid.RULE.match(line.strip()):
+                yield from _grid_table(numbered, number_, line, name, headings.path())
             continue
         tables += 1
-        indent, title = len(directive.group(1)), unescape(directive.group(2).strip())
+        indent = len(directive.group(1))
         where = f"{name}:{number_}"
-        options, rows = _block(numbered, indent)
+        more, options, rows = _block(numbered, indent)
+        title = _words(unescape(" ".join([directive.group(2)] + more)))
         if "file" in options or "url" in options:
             raise IngestError(where, f"csv-table {title!r:.60} reads its rows from another file; "
                                      "ingest a table with its rows inline")
         delim = _delimiter(options.get("delim", ","), where)
-        header_rows = options.get("header-rows", "0")
-        if "header" in options:
-            header = _cells(options["header"], delim, where)
-        elif header_rows.strip() == "1" and rows:
-            header = _cells(rows[0][1], delim, f"{name}:{rows[0][0]}")
-            rows = rows[1:]
-        else:
-            raise IngestError(where, "expected a `:header:` option (or `:header-rows: 1`): the column "
-                                     "headers name the platforms")
-        if len(header) < 2:
-            raise IngestError(where, "expected a header with a row-name column and at least one value column")
-        columns = [_column(h) for h in header[1:]]
-        # with platform columns, the other columns say what a row is (OpenSSL's buffer size)
-        has_platforms = any(column for column, _ in columns)
-        naming = [header[0].strip()] + [what for column, what in columns if has_platforms and not column]
-        table = {"section": headings.path(), "row_header": naming}
-        cells_read = []
-        for row_line, row_text in rows:
-            row_where = f"{name}:{row_line}"
-            cells = _cells(row_text, delim, row_where)
-            if len(cells) > len(header):
-                raise IngestError(row_where, f"expected at most {len(header)} cells as in the header, "
-                                             f"got {len(cells)}")
-            cells += [""] * (len(header) - len(cells))  # published guides leave trailing cells out
-            row_name = ", ".join([cells[0].strip()] + [cell.strip() for (column, _), cell
-                                                        in zip(columns, cells[1:]) if has_platforms and not column])
-            cells_read += [(row_name, column, what, cell, row_where) for (column, what), cell
-                           in zip(columns, cells[1:])
-                           if cell.strip().lower() not in _EMPTY and not (has_platforms and not column)]
-        if not has_platforms and not any(_is_figure(cell) for _, _, _, cell, _ in cells_read):
-            continue            # a table of text, not figures (a report's Environment table)
-        seen: dict[tuple, str] = {}
-        for row_name, column, what, cell, row_where in cells_read:
-            res = _result(title, row_name, column, what, cell, row_where, table)
-            # TI's aliases print a figure twice (pipe_latency = lat_pipe): read it once
-            once = (column, res.benchmark, res.params_key, res.metric)
-            if seen.get(once) == cell.strip():
-                continue
-            seen[once] = cell.strip()
-            found = True
-            yield res
+        header, rows = _header(options, rows, delim, where, name)
+        for item in _table(title, header, rows, delim, where, name,
+                           {"section": headings.path(), "table": number_}):
+            found = found or isinstance(item, Result)
+            yield item
     if not found:
         raise IngestError(f"{name}:1", "no figures: expected `.. csv-table::` directives with a `:header:` "
                                        "and rows of numbers" if tables == 0 else "csv-tables without figures")
+
+
+def _header(options: dict, rows: list, delim: str, where: str, name: str) -> tuple[list[str], list]:
+    """(the header's cells, the body rows) of a csv-table."""
+    header_rows = options.get("header-rows", "0")
+    if "header" in options:
+        header = _cells(options["header"], delim, where)
+    elif header_rows.strip() == "1" and rows:
+        header = _cells(rows[0][1], delim, f"{name}:{rows[0][0]}")
+        rows = rows[1:]
+    else:
+        raise IngestError(where, "expected a `:header:` option (or `:header-rows: 1`): the column "
+                                 "headers name the platforms")
+    if len(header) < 2:
+        raise IngestError(where, "expected a header with a row-name column and at least one value column")
+    return header, rows
+
+
+def _table(title: str, header: list[str], rows: list, delim: str, where: str, name: str,
+           place: dict) -> Iterator[Result | Words | Skipped]:
+    """The results and words of one csv-table (``place``: its section and line)."""
+    columns = [_column(h) for h in header[1:]]
+    # with platform columns, the other columns say what a row is (OpenSSL's buffer size)
+    has_platforms = any(column for column, _ in columns)
+    naming = [header[0].strip()] + [what for column, what in columns if has_platforms and not column]
+    table = {**place, "row_header": naming}
+    # each board's columns in the page's order, those it left empty too (TI's UDP tables)
+    boards: dict[str, list] = {}
+    for column, what in columns:
+        boards.setdefault(column, []).append(what)
+    cells_read, widths = [], {}
+    for row_line, row_text in rows:
+        row_where = f"{name}:{row_line}"
+        cells = _cells(row_text, delim, row_where)
+        if len(cells) > len(header):
+            raise IngestError(row_where, f"expected at most {len(header)} cells as in the header, "
+                                         f"got {len(cells)}")
+        widths[row_where] = len(cells)
+        cells += [""] * (len(header) - len(cells))  # published guides leave trailing cells out
+        row_name = ", ".join([cells[0].strip()] + [cell.strip() for (column, _), cell
+                                                    in zip(columns, cells[1:]) if has_platforms and not column])
+        cells_read += [(row_name, column, what, cell, row_where) for (column, what), cell
+                       in zip(columns, cells[1:])
+                       if cell.strip() and not (has_platforms and not column)]
+    if not has_platforms and not any(_is_figure(cell) for _, _, _, cell, _ in cells_read):
+        # a table of text, not figures (a report's Environment table)
+        yield Skipped(where, f"csv-table {title!r:.60} holds no figures")
+        return
+    seen: dict[tuple, str] = {}
+    for row_name, column, what, cell, row_where in cells_read:
+        if cell.strip().lower() in _EMPTY:   # "n/a": kept as the page prints it
+            yield Words(row_where, column, title, row_name, what, cell.strip(),
+                        tuple(table["section"]), tuple(naming))
+            continue
+        shape = {**table, "headers": boards[column]}
+        if widths[row_where] < len(header):     # a row printed short, as the page has it
+            shape["width"] = widths[row_where]
+        res = _result(title, row_name, column, what, cell, row_where, shape)
+        # TI's aliases print a figure twice (pipe_latency = lat_pipe): read it once
+        once = (column, res.benchmark, res.params_key, res.metric)
+        if seen.get(once) == cell.strip():
+            continue
+        seen[once] = cell.strip()
+        yield res
+
+
+def _grid_table(numbered: "_Lookahead", number_: int, line: str, name: str, section: list):
+    """A grid table of the page: the boards' table (``Name | Description``, titled by its
+    directive or by the ``Table: <title>`` line under it) as :class:`Words` of the
+    document's own run; any other as :class:`Skipped`."""
+    directive = _GRID_DIRECTIVE.match(line)
+    title, grid = "", []
+    if directive:
+        parts = [directive.group(1)]
+        for n, text in numbered:
+            if not text.strip() or _grid.is_grid_line(text) or _OPTION.match(text):
+                numbered.push_back((n, text))
+                break
+            parts.append(text.strip())
+        title = _words(unescape(" ".join(parts)))
+        for n, text in numbered:
+            if text.strip() and not _OPTION.match(text):
+                numbered.push_back((n, text))
+                break
+    else:
+        grid.append((number_, line.strip()))
+    for n, text in numbered:
+        if not _grid.is_grid_line(text):
+            numbered.push_back((n, text))
+            break
+        grid.append((n, text.strip()))
+    if not title:
+        ahead = []
+        for n, text in numbered:
+            ahead.append((n, text))
+            if text.strip() or len(ahead) > 2:
+                break
+        caption = _GRID_TITLE.match(ahead[-1][1]) if ahead else None
+        if caption:
+            title = _words(unescape(caption.group(1)))
+        else:
+            for item in reversed(ahead):
+                numbered.push_back(item)
+    where = f"{name}:{grid[0][0] if grid else number_}"
+    rows = _grid.rows(grid, name, "expected a grid table of `+---+` rules and `| ... |` rows") if grid else []
+    if not rows or rows[0][1] != BOARDS_HEADER:
+        header = " | ".join(rows[0][1]) if rows else ""
+        yield Skipped(where, f"a grid table {title or header!r:.60} (this format reads csv-tables, and the "
+                             f"boards' table `{' | '.join(BOARDS_HEADER)}`)")
+        return
+    for row_line, cells in rows[1:]:
+        if len(cells) != 2:
+            raise IngestError(f"{name}:{row_line}", f"{len(cells)} cells in a row of the boards' table "
+                                                    f"{title!r:.40}; expected `| name | description |`")
+        yield Words(f"{name}:{row_line}", "", title, cells[0], BOARDS_HEADER[1], cells[1], tuple(section),
+                    (BOARDS_HEADER[0],))
 
 
 def _is_figure(cell: str) -> bool:
@@ -166,24 +257,43 @@ class _Lookahead:
 
 
 def _block(numbered: _Lookahead, indent: int):
-    """The directive's options and its content rows [(line number, text)]; the line that ends
-    the block is left in ``numbered``."""
-    options, rows = {}, []
-    in_options = True
+    """The directive's title continued on the lines under it, its options and its content rows
+    [(line number, text)]; the line that ends the block is left in ``numbered``.
+
+    As docutils reads it: the title runs on until a blank line or an option, the options until
+    a blank line, the content is indented deeper than the directive. A copy out of a browser
+    or a mail loses the indentation: content flush with the directive runs to a blank line."""
+    title, options, rows = [], {}, []
+    state, flush = "title", None
     for number_, line in numbered:
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+        stripped = line.strip()
+        deeper = len(line) - len(line.lstrip()) > indent
+        if state != "content":
+            option = _OPTION.match(line)
+            if not stripped:
+                state = "content"
+                continue
+            if option:
+                options[option.group(1)] = option.group(2)
+                # options indented under the directive: so is its content (not a copy)
+                flush = False if deeper else flush
+                state = "options"
+                continue
+            if state == "title":
+                title.append(stripped)
+                continue
+            state = "content"           # a row right under the options
+        if not stripped:
+            if rows and flush:
+                break
+            continue
+        if flush is None:
+            flush = not deeper
+        if not flush and not deeper:
             numbered.push_back((number_, line))
             break
-        if not line.strip():
-            in_options = False if options or rows else in_options
-            continue
-        option = _OPTION.match(line) if in_options else None
-        if option:
-            options[option.group(1)] = option.group(2)
-        else:
-            in_options = False
-            rows.append((number_, line.strip()))
-    return options, rows
+        rows.append((number_, stripped))
+    return title, options, rows
 
 
 def _delimiter(value: str, where: str) -> str:
@@ -203,7 +313,12 @@ def _cells(text: str, delim: str, where: str) -> list[str]:
         raise IngestError(where, f"not a CSV row ({exc})") from None
     if len(rows) != 1:
         raise IngestError(where, "expected one CSV row on the line")
-    return [unescape(cell) for cell in rows[0]]
+    return [_words(unescape(cell)) for cell in rows[0]]
+
+
+def _words(text: str) -> str:
+    """One space between words: a copy's tabs and runs of spaces read as one."""
+    return " ".join(text.split())
 
 
 def unescape(text: str) -> str:
@@ -235,4 +350,13 @@ def _result(title: str, row_name: str, column: str, what: str, cell: str, where:
     if n is not None:
         extra["n"] = n
     key = guide.to_key(title, row_name, what)
+    # a row the page names otherwise than platperf prints the key (the command that ran)
+    if row_name not in _printed_rows(key, n):
+        extra["row"] = row_name
     return Result(key.benchmark, dict(key.params), key.metric, key.unit, key.direction, [value], extra=extra)
+
+
+@lru_cache(maxsize=4096)
+def _printed_rows(key: guide.Key, n) -> frozenset:
+    """The rows platperf prints a key's figure in (a guide repeats its tables' keys)."""
+    return frozenset({guide.to_cell(key, n).row} | {c.row for c in guide.also(key)})

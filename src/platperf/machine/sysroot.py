@@ -57,6 +57,13 @@ class SysRoot:
             return None
         return text.rstrip("\n\0 ")
 
+    def read_binary(self, rel: str) -> bytes | None:
+        """A binary file as it is (an SMBIOS entry), or None."""
+        try:
+            return self.path(rel).read_bytes()
+        except (OSError, NotImplementedError):
+            return None
+
     def read_int(self, rel: str) -> int | None:
         text = self.read(rel)
         try:

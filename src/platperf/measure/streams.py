@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ingest import IngestError, Pool, read_lines
+from ..ingest import IngestError, Pool, Skipped, Words, read_lines
 from ..ingest.probe_jsonl import ProbeStream
 from ..runner.sink import with_probe_warnings
 from .description import Description, describe_job_board, describe_machine
@@ -165,19 +165,23 @@ def _transaction(store):
 
 # -- other tools' logs ------------------------------------------------------------------
 def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path | None = None,
-                  root: Path | None = None) -> dict:
-    """{run label: (pooled results, histograms)} of ``files`` in format ``fmt`` (ingest.FORMATS):
-    one run, or one per published column. Results pool as they are read: memory holds the
-    distinct keys, not every line's result. IngestError, OSError (with the file in
-    ``filename``) or StreamError for what is wrong."""
+                  root: Path | None = None, skipped: list | None = None) -> dict:
+    """{run label: (pooled results, histograms, meta)} of ``files`` in format ``fmt``
+    (ingest.FORMATS): one run, or one per published column (in the order the format gives
+    them). Results pool as they are read: memory holds the distinct keys, not every line's
+    result. The tables the format left out (ingest.Skipped) go to ``skipped``; the cells a
+    page prints as words (ingest.Words) to the meta of their column's run. IngestError,
+    OSError (with the file in ``filename``) or StreamError for what is wrong."""
     options, describe = ({}, None)
     if fmt.takes_intervals:
         options, describe = _instr_setup(files, intervals, root)
     columns: dict[str, Pool] = {}
     histograms = []
+    words: dict[str, dict] = {}         # column -> {cell: what the page printed in it}
+    said = _Said(skipped, words)
     for path in files:
         try:
-            results, file_histograms = fmt.read_file(path, **options)
+            results, file_histograms = fmt.read_file(path, said, **options)
             for res in results:
                 if describe is not None and res.cpu is not None:
                     machine = f"--root {root}" if root else "this machine"
@@ -188,20 +192,47 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
             exc.filename = exc.filename or str(path)
             raise
         histograms += file_histograms
-    return _runs(columns, histograms, label, fmt.run_per_column, files[0].stem)
+    words = {column: list(cells.values()) for column, cells in words.items()}
+    if fmt.run_per_column and words.get("") and "" not in columns and columns:
+        # the page's own words and no figures of its own (TF-A's board table): with every run
+        shared = words.pop("")
+        for column in columns:
+            words.setdefault(column, []).extend(shared)
+    for column in words:                # a column of words alone is still a run of the page
+        columns.setdefault(column if fmt.run_per_column else "", Pool())
+    columns = dict(sorted(columns.items(), key=lambda kv: fmt.column_order(kv[0])))   # stable
+    return _runs(columns, histograms, words, label, fmt.run_per_column, files[0].stem)
 
 
-def _runs(columns: dict, histograms, label, run_per_column, document: str) -> dict:
-    """{run label: (pooled results, histograms)}; one run unless the format has columns.
-    Without a label a column's run is named by its platform, and the columns that name none
-    (the document's own: a power table) by the ``document``'s name."""
+class _Said:
+    """Where an importer's words go: tables left out to ``skipped``, cells of words by column."""
+
+    def __init__(self, skipped, words: dict):
+        self.skipped, self.words = skipped, words
+
+    def append(self, item):
+        if isinstance(item, Words):     # a cell printed again (a page repeated) is kept once
+            cell = (item.title, item.section, item.row, item.header)
+            self.words.setdefault(item.column, {}).setdefault(cell, item.as_dict())
+        elif isinstance(item, Skipped) and self.skipped is not None:
+            self.skipped.append(item)
+
+
+def _runs(columns: dict, histograms, words: dict, label, run_per_column, document: str) -> dict:
+    """{run label: (pooled results, histograms, meta)}; one run unless the format has
+    columns. Without a label a column's run is named by its platform, and the columns that
+    name none (the document's own: a power table) by the ``document``'s name."""
+    def meta(column):
+        return {"published": words[column]} if words.get(column) else None
     if not run_per_column:
-        return {label: ((columns[""].results if columns else []), histograms)}
+        return {label: ((columns[""].results if columns else []), histograms,
+                        meta("") if len(words) <= 1 else {"published": sum(words.values(), [])})}
     if label is None:
-        return {column or document: (into.results, []) for column, into in columns.items()}
+        return {column or document: (into.results, [], meta(column)) for column, into in columns.items()}
     if len(columns) == 1:
-        return {label: (next(iter(columns.values())).results, [])}
-    return {f"{label}:{column}" if column else label: (into.results, [])
+        column, into = next(iter(columns.items()))
+        return {label: (into.results, [], meta(column))}
+    return {f"{label}:{column}" if column else label: (into.results, [], meta(column))
             for column, into in columns.items()}
 
 
@@ -240,8 +271,9 @@ def store_imported(store, runs: dict, *, target: str, source: str, note: str) ->
     """The runs of :func:`read_imported`, all in one transaction (StoreError: none stored)."""
     stored = []
     with _transaction(store) as c:
-        for run_label, (results, hists) in runs.items():
-            run_id = store.begin_run(label=run_label, target=target, source=source, note=note, conn=c)
+        for run_label, (results, hists, meta) in runs.items():
+            run_id = store.begin_run(label=run_label, target=target, source=source, note=note, meta=meta,
+                                     conn=c)
             store.add_results(run_id, results, conn=c)
             for rec in hists:
                 store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"),

@@ -25,8 +25,9 @@ class MitigationError(ValueError):
 
 
 def parse(spec: str) -> list[str]:
-    """``rt+resctrl`` -> ["resctrl", "rt"] (sorted, so the same set is the same key);
-    ``none`` -> []."""
+    """``rt+resctrl`` -> ["rt", "resctrl"]: in the order written, the order they are applied
+    (the study applies its mitigations cumulatively, each on top of the ones before, and
+    prints them so); ``none`` -> []."""
     spec = spec.strip()
     if spec in ("", "none"):
         return []
@@ -37,11 +38,11 @@ def parse(spec: str) -> list[str]:
                                   f"(valid: none, {', '.join(NAMES)}, or a '+' combination such as rt+resctrl)")
     if len(set(names)) != len(names):
         raise MitigationError(f"mitigation '{spec}' names one twice")
-    return sorted(names)
+    return names
 
 
 def label(names: list[str]) -> str:
-    """The key of a set of mitigations, as tables show it: ``none``, ``resctrl+rt``."""
+    """The key of a set of mitigations, as tables show it: ``none``, ``rt+resctrl``."""
     return "+".join(names) if names else "none"
 
 

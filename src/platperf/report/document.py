@@ -7,6 +7,7 @@ a new format is a renderer; neither touches the other.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -25,6 +26,12 @@ class Table:
     # be left out, in that order.
     fold: int = 0
     optional: tuple[str, ...] = ()
+    # The title holds ``literal`` spans (TF-A's ``CPU_SUSPEND``): inline code in each format
+    # (see :func:`spans`). Off by default: a label or a hostname is text, backticks and all.
+    markup: bool = False
+    # Rows spanning the whole table over its header, as TF-A prints a caption row
+    # (``test_rt_instr_cpu_off_serial (latest)``).
+    spans: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Section:
     plots: list[Plot] = field(default_factory=list)
     items: list[tuple[str, str]] = field(default_factory=list)   # definition list (name, value)
     subsections: list["Section"] = field(default_factory=list)
+    markup: bool = False              # title and text hold ``literal`` spans (see spans())
 
 
 @dataclass
@@ -49,6 +57,35 @@ class Document:
     title: str
     sections: list[Section] = field(default_factory=list)
     data: dict = field(default_factory=dict)   # machine-readable content for json/csv export
+
+
+_LITERAL = re.compile(r"``(.+?)``")
+
+
+def spans(text: str, markup: bool = True) -> list[tuple[bool, str]]:
+    """``text`` as (is inline code, part) pairs: the ``literal`` spans of a marked-up title
+    (TF-A's ``CPU_SUSPEND``) and the plain text between them; one plain part without markup."""
+    if not markup:
+        return [(False, text)]
+    out, at = [], 0
+    for m in _LITERAL.finditer(text):
+        if m.start() > at:
+            out.append((False, text[at:m.start()]))
+        out.append((True, m.group(1)))
+        at = m.end()
+    if at < len(text):
+        out.append((False, text[at:]))
+    return out
+
+
+def plain(text: str, markup: bool = True) -> str:
+    """``text`` without its ``literal`` marks: what a terminal shows."""
+    return "".join(part for _, part in spans(text, markup))
+
+
+def literal_safe(text: str) -> str:
+    """A label or a name put into a marked-up title: no ``literal`` marks of its own."""
+    return str(text).replace("``", "`")
 
 
 # Longest text a cell, heading or title shows; longer is cut with an ellipsis. A 10,000-

@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from html import escape
 
-from .document import Document, Section, Table, cell_text
+from .document import Document, Section, Table, cell_text, spans
+
+
+def marked(text: str, markup: bool, whole: bool = False) -> str:
+    """``text`` escaped (one line, shortened unless ``whole``), its ``literal`` spans in
+    ``<code>`` when ``markup``."""
+    text = cell_text(text, limit=None) if whole else cell_text(text)
+    return "".join(f"<code>{escape(part)}</code>" if code else escape(part) for code, part in spans(text, markup))
 
 STYLE = """
 body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;line-height:1.4}
@@ -32,8 +39,10 @@ def _slug(text: str, used: set) -> str:
 def render_table(table: Table) -> str:
     out = ['<div class="wrap"><table>']
     if table.title:
-        out.append(f"<caption>{escape(cell_text(table.title))}</caption>")
-    out.append("<thead><tr>" + "".join(f"<th>{escape(cell_text(h))}</th>" for h in table.headers)
+        out.append(f"<caption>{marked(table.title, table.markup)}</caption>")
+    out.append("<thead>" + "".join(f'<tr><th colspan="{len(table.headers)}">{escape(cell_text(text))}</th></tr>'
+                                   for text in table.spans)
+               + "<tr>" + "".join(f"<th>{marked(cell_text(h), table.markup)}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
     for row in table.rows:
         out.append("<tr>" + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row) + "</tr>")
@@ -45,10 +54,10 @@ def render_table(table: Table) -> str:
 
 def _section(section: Section, level: int, used: set, out: list[str]):
     h = min(level, 6)
-    out.append(f'<section id="{_slug(section.title, used)}"><h{h}>{escape(cell_text(section.title))}</h{h}>')
+    out.append(f'<section id="{_slug(section.title, used)}"><h{h}>{marked(section.title, section.markup)}</h{h}>')
     for block in re.split(r"\n\s*\n", section.text or ""):
         if block.strip():
-            out.append(f"<p>{escape(' '.join(block.split()))}</p>")
+            out.append(f"<p>{marked(' '.join(block.split()), section.markup, whole=True)}</p>")
     if section.items:
         out.append("<dl>" + "".join(f"<dt>{escape(cell_text(n))}</dt><dd>{escape(cell_text(v))}</dd>"
                                     for n, v in section.items) + "</dl>")

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from typing import Callable
 
-from .document import CELL_LIMIT, Document, Section, Table, cell_text, shorten
+from .document import CELL_LIMIT, Document, Section, Table, cell_text, shorten, spans
 
 # Characters that start inline markup or references (``*x*`` emphasis, ``|x|`` a
 # substitution, ``[1]_`` a footnote); a backslash makes each one literal. An underscore is
@@ -39,6 +39,18 @@ def escape(value, limit: int | None = CELL_LIMIT) -> str:
     return text
 
 
+def marked(text: str, markup: bool, limit: int | None = CELL_LIMIT) -> str:
+    """``text`` escaped as :func:`escape` does, its ``literal`` spans kept as RST inline
+    literals when ``markup``."""
+    if not markup:
+        return escape(text, limit)
+    parts = spans(cell_text(text, limit=limit))
+    out = "".join(f"``{part}``" if code else _MARKUP.sub(r"\\\1", part) for code, part in parts)
+    if parts and not parts[0][0] and (_LIST_START.match(out) or out and not out[0].isalnum()):
+        out = "\\" + out
+    return out[:-1] + "\\:" if out.endswith("::") else out
+
+
 def column_width(text: str) -> int:
     """Columns ``text`` takes as docutils lays out tables and titles: East Asian wide and
     full-width characters take two, combining marks none (they sit on the previous one)."""
@@ -53,9 +65,9 @@ def center(text: str, width: int) -> str:
     return " " * left + text + " " * (pad - left)
 
 
-def heading(title: str, level: int) -> str:
+def heading(title: str, level: int, markup: bool = False) -> str:
     """Level 0 is the document title (over- and underlined with ``=``)."""
-    text = escape(title)
+    text = marked(title, markup)
     size = max(len(text), column_width(text))
     if level == 0:
         bar = "=" * size
@@ -72,8 +84,8 @@ def render(doc: Document, table: Callable[[Table], str]) -> str:
 
 
 def _section(section: Section, level: int, table, parts: list[str]):
-    parts.append(heading(section.title, level))
-    for paragraph in _paragraphs(section.text):
+    parts.append(heading(section.title, level, section.markup))
+    for paragraph in _paragraphs(section.text, section.markup):
         parts.append(paragraph + "\n")
     if section.items:
         parts.append("\n".join(f"- {escape(name)}: {escape(value)}"
@@ -87,6 +99,6 @@ def _section(section: Section, level: int, table, parts: list[str]):
         _section(sub, level + 1, table, parts)
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [shorten(" ".join(escape(line, limit=None) for line in block.splitlines()), PARAGRAPH_LIMIT)
+def _paragraphs(text: str, markup: bool = False) -> list[str]:
+    return [shorten(" ".join(marked(line, markup, limit=None) for line in block.splitlines()), PARAGRAPH_LIMIT)
             for block in re.split(r"\n\s*\n", text or "") if block.strip()]

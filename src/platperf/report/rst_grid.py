@@ -11,14 +11,22 @@ from . import rst
 from .document import Document, Table
 
 
-def grid(headers: list, rows: list[list]) -> str:
-    """The bare grid table (no directive), columns sized to their content."""
-    lines = [[rst.escape(c) for c in headers]] + [[rst.escape(c) for c in row] for row in rows]
+def grid(headers: list, rows: list[list], spans: list = (), markup: bool = False) -> str:
+    """The bare grid table (no directive), columns sized to their content; ``spans`` are
+    rows across the whole table over the header (TF-A's caption rows); ``markup``: the
+    header's ``literal`` spans kept (TF-A's ````PSCI_ENTRY`` (us)``)."""
+    lines = [[rst.marked(c, markup) for c in headers]] + [[rst.escape(c) for c in row] for row in rows]
     ncols = max(len(r) for r in lines)
     lines = [r + [""] * (ncols - len(r)) for r in lines]
     widths = [max(rst.column_width(r[i]) for r in lines) + 2 for i in range(ncols)]
+    across = [rst.escape(text) for text in spans]
+    short = max([rst.column_width(t) + 2 - (sum(widths) + ncols - 1) for t in across] + [0])
+    widths[-1] += short                  # a caption wider than the table widens its last column
     rule = "+" + "+".join("-" * w for w in widths) + "+"
     out = [rule]
+    for text in across:
+        out.append("|" + rst.center(text, sum(widths) + ncols - 1) + "|")
+        out.append("+" + "-" * (sum(widths) + ncols - 1) + "+")
     for r in lines:
         out.append("|" + "|".join(rst.center(cell, w) for cell, w in zip(r, widths)) + "|")
         out.append(rule)
@@ -28,8 +36,8 @@ def grid(headers: list, rows: list[list]) -> str:
 def render_table(table: Table, indent: int = 4) -> str:
     """``.. table:: title`` with the grid indented under it, as in the TF-A document."""
     pad = " " * indent
-    body = "\n".join(pad + line for line in grid(table.headers, table.rows).splitlines())
-    out = f".. table:: {rst.escape(table.title)}\n\n{body}\n" if table.title else body + "\n"
+    body = "\n".join(pad + line for line in grid(table.headers, table.rows, table.spans, table.markup).splitlines())
+    out = f".. table:: {rst.marked(table.title, table.markup)}\n\n{body}\n" if table.title else body + "\n"
     if table.caption:
         out += "\n" + rst.escape(table.caption) + "\n"
     return out

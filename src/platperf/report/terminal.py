@@ -20,7 +20,7 @@ import re
 import shutil
 import textwrap
 
-from .document import Document, Section, Table, cell_text, shorten_middle
+from .document import Document, Section, Table, cell_text, plain, shorten_middle
 
 GAP = "  "      # between columns
 # Right-aligned: figures, changes, counts (12.34, -3.5%, 2/2, [1.2, 3.4], 1e-05).
@@ -83,7 +83,9 @@ def render_table(table: Table, cols: int | None = None) -> list[str]:
     cols = cols or width()
     headers = [cell_text(h, limit=None) for h in table.headers]
     rows = [[cell_text(c, limit=None) for c in r] + [""] * (len(headers) - len(r)) for r in table.rows]
-    out = _wrap(table.title, cols) if table.title else []
+    out = _wrap(plain(table.title, table.markup), cols) if table.title else []
+    for text in table.spans:
+        out += _wrap(text, cols)
     fold = 0
     if _total(headers, rows) > cols and 0 < table.fold < len(headers):
         fold = table.fold
@@ -116,9 +118,9 @@ def render_table(table: Table, cols: int | None = None) -> list[str]:
 def _section(section: Section, cols: int, out: list[str]):
     out.append("")
     if section.title:
-        out.append(section.title)
+        out.append(plain(section.title, section.markup))
     if section.text:
-        out += _wrap(section.text, cols)
+        out += _wrap(plain(section.text, section.markup), cols)
     for name, value in section.items:
         out += _wrap(f"{name}: {value}", cols)
     for table in section.tables:

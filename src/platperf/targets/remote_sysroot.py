@@ -190,6 +190,8 @@ class SnapshotSysRoot(SysRoot):
     def read_bytes(self, rel: str) -> bytes | None:
         return self._files.get(rel.strip("/"))
 
+    read_binary = read_bytes
+
     def read(self, rel: str) -> str | None:
         data = self.read_bytes(rel)
         return None if data is None else data.decode("utf-8", "replace").rstrip("\n\0 ")

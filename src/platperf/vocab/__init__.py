@@ -9,3 +9,12 @@ it, so a name is written once and a title never needs an importer to be printed:
     sizes     the one size parser and the size texts (``4k``, ``32K``)
     figures   the one number format of reports (two decimals, small values kept)
 """
+
+# Benchmarks a report lays out in a section of their own, as their field prints them: the
+# per-core firmware latencies in TF-A's tables (tfa.BENCHMARKS) and the latency loop in the
+# interference study's. The guide's and the per-core tables leave them out: averaging a
+# firmware latency over cores, or listing a loop's cells under parameter strings, means
+# nothing to their readers.
+from .tfa import BENCHMARKS as _TFA  # noqa: E402
+
+OWN_SECTION = _TFA + ("latency-loop",)

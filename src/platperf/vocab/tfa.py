@@ -4,20 +4,37 @@
 from __future__ import annotations
 
 import functools
+import re
 
 # TFTF's runtime-instrumentation tests (ingest tftf-rt-instr, and the published pages,
 # ingest tfa-rst) are stored under this benchmark, params {"test": ...}.
 TFTF_BENCHMARK = "tftf-rt-instr"
 
 # The tests TFTF runs (tftf/tests/runtime_instrumentation/) and the title the TF-A
-# performance documents give their tables, in the documents' order.
+# performance documents give their tables, in the documents' order, with their markup (a
+# ``literal`` is inline code in every report format: platperf.report.document.spans). The
+# page calls the PSCI_VERSION test CPU_VERSION.
 TFTF_TITLES = {
-    "test_rt_instr_susp_deep_parallel": "CPU_SUSPEND latencies (µs) to deepest power level in parallel",
-    "test_rt_instr_susp_deep_serial": "CPU_SUSPEND latencies (µs) to deepest power level in serial",
-    "test_rt_instr_cpu_susp_parallel": "CPU_SUSPEND latencies (µs) to power level 0 in parallel",
-    "test_rt_instr_cpu_susp_serial": "CPU_SUSPEND latencies (µs) to power level 0 in serial",
-    "test_rt_instr_cpu_off_serial": "CPU_OFF latencies (µs) on all non-lead CPUs",
-    "test_rt_instr_psci_version_parallel": "PSCI_VERSION latency (µs) in parallel on all cores",
+    "test_rt_instr_susp_deep_parallel": "``CPU_SUSPEND`` latencies (µs) to deepest power level in parallel",
+    "test_rt_instr_susp_deep_serial": "``CPU_SUSPEND`` latencies (µs) to deepest power level in serial",
+    "test_rt_instr_cpu_susp_parallel": "``CPU_SUSPEND`` latencies (µs) to power level 0 in parallel",
+    "test_rt_instr_cpu_susp_serial": "``CPU_SUSPEND`` latencies (µs) to power level 0 in serial",
+    "test_rt_instr_cpu_off_serial": "``CPU_OFF`` latencies (µs) on all non-lead CPUs",
+    "test_rt_instr_psci_version_parallel": "``CPU_VERSION`` latency (µs) in parallel on all cores",
+}
+
+# The page's headings: each groups the tests under it, every release of each (the page
+# prints a test's releases one after the other), and may say what the tests do.
+TFTF_HEADINGS = {
+    "``CPU_SUSPEND`` to deepest power level": (
+        ("test_rt_instr_susp_deep_parallel", "test_rt_instr_susp_deep_serial"), ""),
+    "``CPU_SUSPEND`` to power level 0": (
+        ("test_rt_instr_cpu_susp_parallel", "test_rt_instr_cpu_susp_serial"), ""),
+    "``CPU_OFF`` on all non-lead CPUs": (
+        ("test_rt_instr_cpu_off_serial",),
+        "``CPU_OFF`` on all non-lead CPUs in sequence then, ``CPU_SUSPEND`` on the lead core to the "
+        "deepest power level."),
+    "``CPU_VERSION`` in parallel": (("test_rt_instr_psci_version_parallel",), ""),
 }
 
 # Benchmarks whose figures are per-core firmware latencies, reported as TF-A reports them:
@@ -36,6 +53,16 @@ PSCI_TITLES = {
     "cpu-hotplug-phases": "CPU {} latency (µs) from Linux split into the kernel's cpuhp phases",
     "cpu-idle": "Idle state {} wake-up latency (µs) from Linux, other states disabled",
 }
+
+
+def metric_of(header: str) -> tuple[str, str]:
+    """(metric, unit) of a historic per-CPU table's header cell: ````PSCI_ENTRY`` (us)`` ->
+    ("psci_entry", "us"), ``TOTAL TIME (ns)`` -> ("total_time", "ns"); µs however a copy
+    left its µ."""
+    match = re.match(r"^(.*?)\s*\(\s*([^()]*?)\s*\)\s*$", header)
+    what, unit = (match.group(1), match.group(2)) if match else (header, "us")
+    unit = unit if unit in ("ns", "ms") else "us"
+    return re.sub(r"\W+", "_", what.replace("``", "")).strip("_").lower(), unit
 
 
 def metric_title(metric: str) -> str:

@@ -21,6 +21,7 @@ TABLES = {f"Linux boot time {title}": media for media, (title, _) in MEDIA.items
 TITLES = tuple(TABLES)
 SECTIONS = {title: ("Boot-time Measurement", f"Boot media: {MEDIA[m][0]}") for title, m in TABLES.items()}
 ROW_HEADER = {title: "Boot Configuration" for title in TITLES}
+SPREAD = set(TITLES)            # "avg(min,max)" over the boot cycles
 CYCLES = re.compile(r" \((\d+) boot cycles\)$")
 
 

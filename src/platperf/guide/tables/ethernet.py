@@ -23,6 +23,9 @@ from ..keys import Cell, Key
 BENCHMARK = "iperf3"
 TCP_ROW = ("netperf -H 192.168.0.1 -j -c -C -l 60 -t TCP_STREAM; "
            "netperf -H 192.168.0.1 -j -c -C -l 60 -t TCP_MAERTS")
+# A TCP row names the command that measured it: TI's netperf pair, or iperf3 with its arguments
+# (what platperf ran, kept in the result's ``command``).
+COMMANDS = ("iperf3 ", "netperf ")
 TCP = {"CPSW2g TCP Bidirectional Throughput": (),
        "CPSW2g TCP Bidirectional Throughput Interrupt Pacing": (("interrupt_pacing", "on"),)}
 LOSS = {"zero": "0 loss", "possible": "possible loss"}
@@ -42,7 +45,7 @@ def to_key(title: str, row: str, column: str) -> Key | None:
     if column not in METRICS:
         return None
     metric, unit, direction = METRICS[column]
-    if title in TCP and row == TCP_ROW and column in TCP_METRICS:
+    if title in TCP and (row == TCP_ROW or row.startswith(COMMANDS)) and column in TCP_METRICS:
         params = (("direction", "bidir"), *TCP[title], ("protocol", "tcp"))
         return Key(BENCHMARK, params, metric, unit, direction)
     if title in UDP and row.isdigit() and row == str(int(row)):

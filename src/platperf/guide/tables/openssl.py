@@ -15,7 +15,7 @@ TITLES = (PERFORMANCE, LOAD)
 SECTIONS = {PERFORMANCE: ("CRYPTO Driver", "OpenSSL Performance"),
             LOAD: ("CRYPTO Driver", "OpenSSL Performance")}
 SORTED = set(TITLES)
-ROW_HEADER = {LOAD: "Algorithm"}
+ROW_HEADER = {PERFORMANCE: ("Algorithm", "Buffer Size (in bytes)"), LOAD: "Algorithm"}
 THROUGHPUT_COLUMN, LOAD_COLUMN = "throughput (KBytes/Sec)", "CPU Load"
 
 

@@ -37,6 +37,7 @@ TABLES = {_title(m, f, s): (m, f, s) for m in MEDIA for f in FILESYSTEMS
 TITLES = tuple(TABLES)
 SECTIONS = {title: (SECTION.get(m, "Storage"), _title(m, f, s)) for title, (m, f, s) in TABLES.items()}
 ROW_HEADER = {title: "Buffer size (bytes)" for title in TITLES}
+PER_BOARD = set(TITLES)         # TI prints a storage table per board
 
 
 def to_key(title: str, row: str, column: str) -> Key | None:

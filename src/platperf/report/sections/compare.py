@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 import statistics
 
-from ... import compare, stats
+from ... import compare, compare_json, stats
 from ...records import key_order, key_text
 from ...vocab.figures import number
 from .. import tfa
 from ..document import Document, Section, Table
+from .compare_page import page_items, page_text
 from ..tfa import place  # noqa: F401  (cli/compare.py prints with it and number)
 
 MAX_LISTED = 40     # keys listed by name in a section; the JSON export has all of them
@@ -268,7 +269,7 @@ def listed_rows(cmp: compare.Comparison, all_keys: bool = False) -> list[compare
     then unconfirmed changes for the worse, removed, added, improvements, unconfirmed
     changes for the better; with ``all_keys`` the unchanged keys after them."""
     rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ
-            or (cmp.sequential and r.decision != "equivalent")]
+            or (cmp.sequential and r.decision != "equivalent") or (r.page and r.page.disagrees)]
     # within a rank in the table's column order, so that a key's rows fold under one heading
     return sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5])))
 
@@ -299,7 +300,7 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
     # a Package column only where cluster numbers restart in each package (several sockets)
     packages = any(r.key.package is not None for r in rows)
     key_headers = KEY_HEADERS[:5] + ["Package"] * packages + KEY_HEADERS[5:]
-    headers = key_headers + ["Base", "New", "Change", "Interval", p_header(cmp), "Runs", "Detectable",
+    headers = key_headers + ["Base", "New", "Change", "Interval", "Page", p_header(cmp), "Runs", "Detectable",
                              "Verdict", "To settle", "Note"]
     at = headers.index("Change")
     if ci:
@@ -312,11 +313,12 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
         said = verdict(r)
         note = ", ".join(([] if not r.unstable else ["unstable"])
-                         + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else []))
+                         + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else [])
+                         + ([f"page: {r.page.verdict}"] if r.page and r.page.disagrees else []))
         line = [bench, params, mode, metric, r.unit, *[place(package)] * packages, place(cluster),
                 place(core), number(r.base), number(r.new),
                 delta_text(r.delta_pct) if r.status == "both" else "",
-                change_interval_text(r), p,
+                change_interval_text(r), r.page.page_text if r.page else "", p,
                 f"{r.runs_base}/{r.runs_new}", "" if r.mde_pct is None else f"{r.mde_pct:.2f}%",
                 said, runs_text(r) if r.unconfirmed else "", note]
         if ci:
@@ -328,12 +330,12 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
                  f"test {cmp.test}", [headers[i] for i in keep], [[line[i] for i in keep] for line in out],
                  fold=5,
                  optional=("Detectable", "Note", "Base 95% CI", "New 95% CI", "To settle", "Interval",
-                           "Runs", p_header(cmp), "Unit"))
+                           "Runs", p_header(cmp), "Page", "Unit"))
 
 
 def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
     """The lines under the table, each true for this comparison and its test."""
-    lines = []
+    lines = [page_text(cmp)] if page_text(cmp) else []
     if cmp.unconfirmed:
         lines.append(f"{_count(len(cmp.unconfirmed), 'change')} with {unconfirmed_reason(cmp)} "
                      f"{'is' if len(cmp.unconfirmed) == 1 else 'are'} unconfirmed, not regressions: "
@@ -371,7 +373,7 @@ def terminal_document(cmp: compare.Comparison, all_keys: bool = False, ci: bool 
     if rows:
         doc.sections.append(Section("", tables=[list_table(cmp, rows, ci)]))
     doc.sections.append(Section("", text=footer(cmp, len(rows), all_keys)))
-    doc.data = compare.to_json(cmp)
+    doc.data = compare_json.to_json(cmp)
     return doc
 
 
@@ -398,9 +400,11 @@ def document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) 
     pages = pages_section(cmp)
     if pages:
         doc.sections.append(pages)
+    if page_text(cmp):
+        doc.sections.append(Section("The page's own deltas", text=page_text(cmp), items=page_items(cmp)))
     doc.sections.append(_results_section(cmp))
     doc.sections.extend(_verdict_sections(cmp))
-    doc.data = compare.to_json(cmp)
+    doc.data = compare_json.to_json(cmp)
     return doc
 
 
@@ -409,7 +413,8 @@ def section(cmp: compare.Comparison) -> Section:
     text = (verdict_line(cmp) + f" over {sum(r.status == 'both' for r in cmp.rows)} keys. "
             + method_text(cmp) + " " + detectable_text(cmp)
             + (f" {len(cmp.pages_differ)} key(s) were measured on other page backing on the two "
-               "sides (probe --pages)." if cmp.pages_differ else ""))
+               "sides (probe --pages)." if cmp.pages_differ else "")
+            + (" " + page_text(cmp) if page_text(cmp) else ""))
     tables = [list_table(cmp, shown[:MAX_LISTED])] if shown else []
     return Section(f"Compared with {cmp.base_ref}", text=text.strip(), tables=tables)
 

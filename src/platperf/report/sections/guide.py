@@ -6,12 +6,22 @@ results, the mean of the per-CPU medians with their min and max; an imported boa
 published figure and its published min and max). Each figure's key is placed by
 :func:`platperf.guide.to_cell` (TI's aliases of a row repeat it), so ``platperf ingest
 rst-csv-table`` reads this section back to the same keys and values.
+
+The tables are TI's, table by table: a table the guide printed once per board (its storage
+tables) is printed once per board, and a column of an imported page keeps the table it came
+from; columns keep the page's order and rows the page's, its ``n/a`` cells and the rows it
+names by a command (``Command Used``) are printed again; the page's own columns (a power
+table's, which name no board) are not prefixed with a label; a table of several cells a run
+prints ``avg (min, max)`` over that run's samples where TI does (boot time). The boards sit in
+TI's ``Evaluation Modules`` table, each measured board with its revision and memory data
+rate when it tells them.
 """
 from __future__ import annotations
 
 import math
 
 from ... import guide, placement
+from ...vocab import OWN_SECTION
 from ...vocab.figures import spread
 from ..data import ReportData
 from ..document import Section, Table
@@ -36,6 +46,8 @@ PLATPERF_TEXT = ("Figures of platperf with no row in the guide, as benchmark[par
 _TEXT = {("System Benchmarks", "LMBench"): LMBENCH_TEXT, ("System Benchmarks", "Stream"): STREAM_TEXT,
          ("System Benchmarks", "platperf"): PLATPERF_TEXT}
 OTHER = ("Other Tables",)
+BOARDS = "Evaluation Modules"
+NOT_REPORTED = "not reported"
 
 
 def cell(figure: placement.Figure) -> str:
@@ -53,58 +65,181 @@ def _texts(value) -> list[str]:
 
 
 class _Table:
-    def __init__(self, title: str):
-        self.title = title
-        self.columns: list[tuple[int, str]] = []        # (run column, header without board)
+    def __init__(self, title: str, group):
+        self.title, self.group = title, group
+        self.columns: dict[tuple[int, str], float] = {}      # (run column, header) -> place
         self.rows: dict[str, dict[tuple[int, str], str]] = {}
+        self.row_lines: dict[str, float] = {}                # row -> its line in the page
+        self.widths: dict[str, int] = {}                     # row -> cells the page printed
+        self.line = math.inf                                 # the table's line in the page
+
+    def put(self, i: int, column: str, row: str, text: str, at: float, line: float):
+        self.columns.setdefault((i, column), at)
+        self.rows.setdefault(row, {})[(i, column)] = text
+        self.row_lines[row] = min(self.row_lines.get(row, math.inf), line)
+        self.line = min(self.line, line)
 
 
 def build(data: ReportData) -> list[Section] | None:
-    tables: dict[str, _Table] = {}
+    tables: dict[tuple, _Table] = {}
     placed: dict[str, tuple[tuple[str, ...], list[str]]] = {}   # title -> (headings, row headers)
-    first_line: dict[str, float] = {}                            # title -> its line in the guide
+    bare: set[int] = set()          # columns of a page's own (board-less) tables
     for i, col in enumerate(data.columns):
-        for r in col.results:       # an import says where its table sat in the guide
+        results = [r for r in col.results if r.benchmark not in OWN_SECTION]
+        members: dict[guide.Key, list] = {}
+        for r in results:           # an import says where its table sat in the guide
+            key = guide.make_key(r.benchmark, r.params, r.metric, r.unit, r.direction)
+            members.setdefault(key, []).append(r)
             header = _texts(placement.published(r, "row_header"))
             if header and r.mode == "serial":
-                title = guide.to_cell(guide.make_key(r.benchmark, r.params, r.metric, r.unit,
-                                                     r.direction)).title
-                placed.setdefault(title, (tuple(_texts(placement.published(r, "section"))), header))
-                line = _line(placement.published(r, "source"))
-                first_line[title] = min(first_line.get(title, line), line)
-        for key, figure in placement.board_figures(col.results).items():
-            text = cell(figure)
-            for where in (guide.to_cell(key, figure.n), *guide.also(key)):
-                table = tables.get(where.title) or tables.setdefault(where.title, _Table(where.title))
-                if (i, where.column) not in table.columns:
-                    table.columns.append((i, where.column))
-                table.rows.setdefault(where.row, {})[(i, where.column)] = text
+                placed.setdefault(guide.to_cell(key).title,
+                                  (tuple(_texts(placement.published(r, "section"))), header))
+        imported = [r for r in results if _texts(placement.published(r, "row_header"))]
+        if imported and all(placement.published(r, "column") == "" for r in imported):
+            bare.add(i)
+        for key, figure in placement.board_figures(results).items():
+            _place(tables, i, key, figure, members.get(key, []))
+        for words in (w for run in col.runs for w in ((run.get("meta") or {}).get("published") or [])):
+            _place_words(tables, placed, i, words)
+    _join_measured(tables)
     if not tables:
         return None
     tree: dict = {}
     platperf_titles = set(guide.fallback.PLATPERF_TITLES.values())
     # the guide's order where the tables came from a guide, then as measured, platperf's last
-    order = sorted(tables, key=lambda t: (t in platperf_titles, first_line.get(t, math.inf)))
-    for title in order:
-        headings = guide.sections(title) or placed.get(title, ((), []))[0] or OTHER
+    order = sorted(tables.values(), key=lambda t: (t.title in platperf_titles, t.line))
+    boards = _boards(data, tables.pop((BOARDS, None), None), bare)
+    for t in order:
+        if t.title == BOARDS:
+            continue
+        headings = guide.sections(t.title) or placed.get(t.title, ((), []))[0] or OTHER
         node = tree
         for heading in headings:
             node = node.setdefault(heading, {})
-        node.setdefault(None, []).append(_table(tables[title], data, placed.get(title, ((), []))[1]))
-    return [_section(name, node, (name,)) for name, node in tree.items() if name is not None]
+        node.setdefault(None, []).append(_table(t, data, placed.get(t.title, ((), []))[1], bare))
+    out = [_section(name, node, (name,)) for name, node in tree.items() if name is not None]
+    return ([Section(BOARDS, tables=[boards])] if boards else []) + out
 
 
-def _table(t: _Table, data: ReportData, row_headers: list[str]) -> Table:
-    headers = row_headers or [guide.row_header(t.title) or "Benchmarks"]
-    columns = sorted(t.columns, key=lambda c: c[0])                  # board by board, as TI
-    names = sorted(t.rows) if guide.sorted_rows(t.title) else list(t.rows)
+def _place(tables: dict, i: int, key: guide.Key, figure: placement.Figure, members: list):
+    """One board-level figure into its table(s): TI's row and column, in the table it came
+    from (an import) or its board's own (a table TI prints once per board)."""
+    first = members[0] if len(members) == 1 else None
+    group = placement.published(first, "table") if first is not None else None
+    where = guide.to_cell(key, figure.n)
+    if guide.spread(where.title) and figure.samples and figure.min is None:
+        mean, low, high = figure.samples
+        figure = placement.Figure(mean, low, high, figure.n)
+    row = placement.published(first, "row") if first is not None else None
+    command = next((c for r in members for c in _texts(r.extra.get("command"))), None)
+    if not isinstance(row, str) and command and guide.row_header(where.title) == ("Command Used",):
+        row = command               # a row says what ran: iperf3 and its arguments
+    line = _line(placement.published(first, "source")) if first is not None else math.inf
+    if group is None and guide.per_board(where.title):
+        group = ("board", i)
+    text = cell(figure)
+    headers, width = (placement.published(first, name) if first is not None else None
+                      for name in ("headers", "width"))
+    headers = headers if isinstance(headers, list) else []
+    for spot in (where, *guide.also(key)):
+        name = row if isinstance(row, str) and spot is where else spot.row
+        table = tables.setdefault((spot.title, group), _Table(spot.title, group))
+        # within a board, the page's order of its columns
+        at = headers.index(spot.column) + 1 if spot.column in headers else math.inf
+        table.put(i, spot.column, name, text, at, line)
+        if spot is where:           # the page's columns left empty
+            for k, column in enumerate(headers, 1):
+                if isinstance(column, str):
+                    table.columns.setdefault((i, column), k)
+        if spot is where and isinstance(width, int):
+            table.widths[name] = width
+
+
+def _place_words(tables: dict, placed: dict, i: int, words: dict):
+    """A cell the page printed as words (``n/a``, a board's description) into its table."""
+    title = words.get("title")
+    if not isinstance(title, str) or words.get("layout"):     # another section's (TF-A's board)
+        return
+    group = next((t.group for t in tables.values() if t.title == title and (i, words.get("header")) in t.columns),
+                 next((t.group for t in tables.values() if t.title == title and any(c[0] == i for c in t.columns)),
+                      None))
+    table = tables.setdefault((title, group), _Table(title, group))
+    if title != BOARDS:
+        placed.setdefault(title, (tuple(_texts(words.get("section"))), _texts(words.get("row_header"))))
+    line = _line(words.get("where"))
+    at = table.columns.get((i, words.get("header")), math.inf)
+    table.put(i, str(words.get("header")), str(words.get("row")), str(words.get("text")), at, line)
+
+
+def _join_measured(tables: dict):
+    """A measured column of a table the guide prints once for all boards joins the boards
+    of the page (its first table of that title), as one table."""
+    for (title, group), table in list(tables.items()):
+        if group is not None:
+            continue
+        page = sorted((t for (name, g), t in tables.items() if name == title and g is not None
+                       and not (isinstance(g, tuple) and g[0] == "board")), key=lambda t: t.line)
+        if page:
+            into = page[0]
+            for (i, column), at in table.columns.items():
+                into.columns.setdefault((i, column), at)
+            for row, cells in table.rows.items():
+                into.rows.setdefault(row, {}).update(cells)
+                into.row_lines.setdefault(row, table.row_lines.get(row, math.inf))
+            del tables[(title, group)]
+
+
+def _table(t: _Table, data: ReportData, row_headers: list[str], bare: set) -> Table:
+    headers = list(row_headers or guide.row_header(t.title) or ["Benchmarks"])
+    # board by board, as TI; within a board, the page's order of its columns
+    columns = sorted(t.columns, key=lambda c: (c[0], t.columns[c]))
+    if guide.sorted_rows(t.title):
+        names = sorted(t.rows)
+    else:
+        names = sorted(t.rows, key=lambda r: t.row_lines.get(r, math.inf))     # stable: as measured
     rows = []
     for name in names:
         lead = name.split(", ", len(headers) - 1) if len(headers) > 1 else [name]
         lead += [""] * (len(headers) - len(lead))
-        rows.append(lead + [t.rows[name].get(c, "") for c in columns])
-    return Table(title=t.title, headers=headers + [f"{data.columns[i].name}: {what}" for i, what in columns],
+        row = lead + [t.rows[name].get(c, "") for c in columns]
+        width = t.widths.get(name, len(row))
+        rows.append(row[:width] if not any(row[width:]) else row)   # as short as the page printed it
+    return Table(title=t.title, headers=headers + [what if i in bare else f"{data.columns[i].name}: {what}"
+                                                   for i, what in columns],
                  rows=rows, layout="guide")
+
+
+def _boards(data: ReportData, page: _Table | None, bare: set) -> Table | None:
+    """TI's Evaluation Modules table: the boards a page describes, then each measured board:
+    its model, revision, CPU frequency and memory data rate ("not reported" where the board
+    does not tell them)."""
+    rows = []
+    if page is not None:
+        for name in sorted(page.rows, key=lambda r: page.row_lines.get(r, math.inf)):
+            rows.append([name, next(iter(page.rows[name].values()))])
+    for i, col in enumerate(data.columns):
+        if i in bare or not any(run.get("fingerprint") for run in col.runs):
+            continue
+        rows.append([col.name, board_text(col.fingerprint)])
+    return Table(BOARDS, ["Name", "Description"], rows, layout="grid") if rows else None
+
+
+def board_text(fp: dict) -> str:
+    """A measured board as TI describes its evaluation modules: ``AM62x SK rev E2 with ARM
+    running at 1.4GHz, DDR4 data rate 1600 MT/S``, "not reported" for what it does not tell."""
+    machine = fp.get("machine") if isinstance(fp.get("machine"), dict) else {}
+    cpu = fp.get("cpu") if isinstance(fp.get("cpu"), dict) else {}
+    model = machine.get("model") or cpu.get("model") or NOT_REPORTED
+    revision = machine.get("revision") or NOT_REPORTED
+    memory = fp.get("memory") if isinstance(fp.get("memory"), dict) else {}
+    rate = memory.get("data_rate_mts")
+    kind = memory.get("type") or "memory"
+    policies = ((fp.get("cpufreq") or {}).get("policies") or []) if isinstance(fp.get("cpufreq"), dict) else []
+    khz = max((p.get("max_khz") or 0 for p in policies if isinstance(p, dict)), default=0)
+    speed = f"{khz / 1e6:g}GHz" if khz >= 1e6 else f"{khz / 1e3:g}MHz" if khz else NOT_REPORTED
+    rate_text = f"{rate} MT/S" if rate else NOT_REPORTED
+    cores = "ARM" if str(cpu.get("arch") or "").startswith(("aarch64", "arm")) else "CPU"
+    return f"{model} rev {revision} with {cores} running at {speed}, {kind} data rate {rate_text}"
 
 
 def _section(title: str, node: dict, path: tuple) -> Section:

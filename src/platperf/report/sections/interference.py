@@ -1,31 +1,35 @@
-"""Latency under interference (``platperf interference`` runs): the study's mitigation table
-``Applied mitigation | Maximum latency | Minimum latency`` with p99, p99.99, the excursions
-over the threshold and the interference factor (maximum with the aggressor pattern over the
-maximum with none, same loop and mitigation), one table per loop variant and pattern; the
-histograms on a log-count axis; the CDF of each loop variant's cells as 1 - CDF on a log
-axis, so the tail stays visible; every cell's histogram, top excursions and raw samples in
-the JSON export."""
+"""Latency under interference (``platperf interference`` runs), as the Agilex 5 study
+prints it: one table a victim CPU with the study's three columns, ``Applied Mitigation |
+Maximum Latency | Minimum Latency``, the mitigations in the order they were applied
+(``none`` is the study's ``none (default)``), latencies written as the study writes them
+(``57ns``, ``10.780us``); a mitigation that could not be applied says why. Two victims in
+one report (a little and a big core) sit side by side in one table. The other statistics
+(p99, p99.99, the excursions over the threshold and the interference factor: maximum with
+the aggressor pattern over the maximum with none, same loop and mitigation) are in a second
+table. Then the histograms on a log-count axis; the CDF of each loop variant's cells as
+1 - CDF on a log axis, so the tail stays visible; every cell's histogram, top excursions and
+raw samples in the JSON export."""
 from __future__ import annotations
 
+from ... import placement
 from ...interference import BENCHMARK, LOOPS, PATTERNS
 from ..data import ReportData
 from ..document import Plot, Section, Table
 from ..svg import histogram_plot, line_plot
 
 MAX_HISTOGRAM_PLOTS = 24
-HEADERS = ["Applied mitigation", "Maximum latency", "Minimum latency", "p99", "p99.99",
-           "Excursions", "Interference factor"]
+HEADERS = ["Applied Mitigation", "Maximum Latency", "Minimum Latency"]
+STATISTICS = ["p99", "p99.99", "Excursions", "Interference factor"]
+DEFAULT = "none (default)"
 
 
 def latency_text(ns) -> str:
-    """As the study writes them: 57ns, 10.780us, 1.204ms."""
+    """As the study writes them: 57ns, 10.780us, 165.000us (never ms)."""
     if ns is None:
         return ""
     if ns < 1000:
-        return f"{ns:.0f}ns" if ns >= 100 else f"{ns:.1f}ns"
-    if ns < 1e6:
-        return f"{ns / 1e3:.3f}us"
-    return f"{ns / 1e6:.3f}ms"
+        return f"{ns:.0f}ns"
+    return f"{ns / 1e3:.3f}us"
 
 
 def _cells(data: ReportData) -> list[dict]:
@@ -42,6 +46,20 @@ def _cells(data: ReportData) -> list[dict]:
                 if "resolution_steps" in (res.extra or {}):
                     steps.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = \
                         res.extra["resolution_steps"]
+        imported: dict[tuple, dict] = {}     # a published table's rows: no histogram
+        for res in col.results:
+            title = placement.published(res, "title") if res.benchmark == BENCHMARK else None
+            if isinstance(title, str):
+                cell = imported.setdefault((res.run_id, res.params_key, res.cpu), {
+                    "column": col.name, "run_id": res.run_id, "cpu": res.cpu, "loop": "plain", "pattern": "none",
+                    "mitigation": res.params.get("mitigation", "none"), "aggressors": "", "threshold": None,
+                    "params": res.params, "record": {}, "metrics": {}, "title": title, "published": {}})
+                cell["metrics"][res.metric] = res.summary["median"]
+                text = placement.published(res, "published")
+                if isinstance(text, str):
+                    cell["published"][res.metric] = text
+                cell["line"] = min(cell.get("line", 1 << 30), _line(placement.published(res, "source")))
+        cells += imported.values()
         for run in col.runs:
             for h in data.store.histograms(run["id"]):
                 if h["benchmark"] != BENCHMARK:
@@ -61,44 +79,119 @@ def _order(values, known):
 
 
 def _mitigation_text(cell) -> str:
-    missing = [m["name"] for m in cell["record"].get("mitigations") or [] if not m.get("applied")]
+    """The mitigation as applied, in order; why one was not: ``rt (not applied: no
+    /dev/cpu_dma_latency)``."""
+    why = [f"{m['name']}: {m.get('detail') or 'not applied'}" for m in cell["record"].get("mitigations") or []
+           if not m.get("applied")]
     rt = cell["record"].get("rt") or {}
-    if rt.get("requested") and not rt.get("applied") and "rt" not in missing:
-        missing.append("rt")
-    text = cell["mitigation"]
-    return f"{text} (not applied: {', '.join(missing)})" if missing else text
+    if rt.get("requested") and not rt.get("applied") and not any(w.startswith("rt:") for w in why):
+        why.append(f"rt: {rt.get('message') or 'the probe could not take SCHED_FIFO'}")
+    text = DEFAULT if cell["mitigation"] == "none" else cell["mitigation"].replace("+", " + ")
+    return f"{text} (not applied: {'; '.join(why)})" if why else text
 
 
-def _figure(cell: dict, metric: str, value) -> str:
+def _row_name(c: dict, several: bool) -> str:
+    """A row: the mitigation, with the loop and pattern where a table holds several."""
+    pattern = "no aggressor" if c["pattern"] == "none" else c["pattern"]
+    return _mitigation_text(c) + (f", {c['loop']} loop, {pattern}" if several else "")
+
+
+def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
+    """The study's table (one a victim, or two victims side by side), then the statistics."""
+    victims = list(dict.fromkeys((c["column"], c["cpu"]) for c in cells))
+    several = len({(c["loop"], c["pattern"]) for c in cells}) > 1
+    # rows in the order the mitigations were applied (the run's order), each loop and pattern
+    rows: dict[str, dict] = {}
+    for c in cells:
+        rows.setdefault(_row_name(c, several), {})[(c["column"], c["cpu"])] = c
+    side = len(victims) > 1
+    def who(v):
+        return f" (CPU {v[1]}, {v[0]})" if side else ""
+    headers = HEADERS[:1] + [h + who(v) for v in victims for h in HEADERS[1:]]
+    main, stats = [], []
+    for name, by in rows.items():
+        main.append([name] + [text for v in victims for text in _extremes(by.get(v))])
+        for v in victims:
+            if v in by:
+                stats.append([name] + ([f"CPU {v[1]} ({v[0]})"] if side else []) + _statistics(by[v], idle))
+    c0 = cells[0]
+    title = " and ".join(f"CPU {v[1]}" for v in victims) + f" ({', '.join(dict.fromkeys(v[0] for v in victims))})"
+    quantised = ("; (N counter steps): a pass within 4 steps of the counter's resolution, quantised by it"
+                 if any(c.get("steps") for c in cells) else "")
+    caption = (f"latency_loop on CPU {', '.join(str(v[1]) for v in victims)}, "
+               + (f"patterns on CPUs {c0['aggressors']}" if c0["aggressors"] else "no aggressor") + quantised)
+    return [Table(title=f"Mitigation results, {title}", headers=headers, rows=main, layout="grid",
+                  caption=caption),
+            Table(title=f"Tail statistics, {title}",
+                  headers=HEADERS[:1] + (["Victim"] if side else []) + STATISTICS, rows=stats, layout="grid",
+                  caption=f"excursions: passes over {latency_text(c0.get('threshold'))}; "
+                          "interference factor: maximum / maximum with no pattern" + quantised)]
+
+
+def _study_tables(data: ReportData, published: list[dict]) -> list[Table]:
+    """A study's tables imported (``ingest latency-table``) in the study's order: its
+    mitigation tables, and its tables of words (the EMIF table) as it printed them."""
+    tables: dict[str, tuple[int, Table]] = {}
+    for title in dict.fromkeys(c["title"] for c in published):
+        mine = [c for c in published if c["title"] == title]
+        tables[title] = (min(c.get("line", 0) for c in mine), _published_table(title, mine))
+    words: dict[str, dict] = {}
+    for col in data.columns:
+        for run in col.runs:
+            for w in (run.get("meta") or {}).get("published") or []:
+                if isinstance(w, dict) and w.get("layout") == "latency" and isinstance(w.get("title"), str):
+                    t = words.setdefault(w["title"], {"lead": (w.get("row_header") or [""])[0], "rows": {},
+                                                      "line": _line(w.get("where"))})
+                    t["rows"].setdefault(str(w.get("row")), {})[str(w.get("header"))] = str(w.get("text"))
+    for title, t in words.items():
+        if title not in tables:
+            headers = list(dict.fromkeys(h for cells in t["rows"].values() for h in cells))
+            rows = [[row] + [cells.get(h, "") for h in headers] for row, cells in t["rows"].items()]
+            tables[title] = (t["line"], Table(title, [t["lead"]] + headers, rows, layout="grid"))
+    return [table for _, table in sorted(tables.values(), key=lambda lt: lt[0])]
+
+
+def _line(where) -> int:
+    tail = str(where or "").rpartition(":")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _published_table(title: str, cells: list[dict]) -> Table:
+    """A study's table imported (``ingest latency-table``): its title, rows and cells as printed."""
+    columns = list(dict.fromkeys(c["column"] for c in cells))
+    side = len(columns) > 1
+    headers = HEADERS[:1] + [h + (f" ({column})" if side else "") for column in columns for h in HEADERS[1:]]
+    rows: dict[str, dict] = {}
+    for c in cells:
+        rows.setdefault(_mitigation_text(c), {})[c["column"]] = c
+    return Table(title=title, headers=headers, layout="grid",
+                 rows=[[name] + [t for column in columns for t in _extremes(by.get(column))]
+                       for name, by in rows.items()])
+
+
+def _figure(c: dict, metric: str, value) -> str:
     """A pass time, and how many counter steps it is when the probe said it is within a few
     (docs/results-format.md resolution_steps): a figure that short is quantised."""
-    steps = cell.get("steps", {}).get(metric)
+    steps = c.get("steps", {}).get(metric)
     return latency_text(value) + (f" ({steps:g} counter steps)" if steps is not None and value is not None else "")
 
 
-def _table(group: list[dict], idle: dict, loop: str, pattern: str, column: str) -> Table:
-    rows = []
-    for c in group:
-        m, rec = c["metrics"], c["record"]
-        worst = m.get("latency_max", rec.get("max"))
-        base = idle.get((c["column"], c["cpu"], c["loop"], c["mitigation"]))
-        factor = worst / base if pattern != "none" and base and worst is not None else None
-        rows.append([_mitigation_text(c), _figure(c, "latency_max", worst),
-                     _figure(c, "latency_min", m.get("latency_min", rec.get("min"))),
-                     _figure(c, "p99", m.get("p99")), _figure(c, "p99_99", m.get("p99_99")),
-                     int(m["excursions"]) if "excursions" in m else rec.get("over_threshold"),
-                     f"{factor:.2f}x" if factor is not None else ""])
-    c0 = group[0]
-    threshold = c0.get("threshold")
-    caption = (f"latency_loop{'' if loop == 'plain' else '_' + loop} on CPU {c0['cpu']}, "
-               + (f"{pattern} on CPUs {c0['aggressors']}" if pattern != "none" and c0["aggressors"]
-                  else "no aggressor")
-               + f"; excursions: passes over {latency_text(threshold)}; "
-                 "interference factor: maximum / maximum with no pattern"
-               + ("; (N counter steps): a pass within 4 steps of the counter's resolution, quantised by it"
-                  if any(c.get("steps") for c in group) else ""))
-    return Table(title=f"{loop}, {pattern} ({column})", headers=HEADERS, rows=rows, layout="grid",
-                 caption=caption)
+def _extremes(c: dict | None) -> list[str]:
+    if c is None:
+        return ["", ""]
+    m, rec, page = c["metrics"], c["record"], c.get("published") or {}
+    return [page.get("latency_max") or _figure(c, "latency_max", m.get("latency_max", rec.get("max"))),
+            page.get("latency_min") or _figure(c, "latency_min", m.get("latency_min", rec.get("min")))]
+
+
+def _statistics(c: dict, idle: dict) -> list:
+    m, rec = c["metrics"], c["record"]
+    worst = m.get("latency_max", rec.get("max"))
+    base = idle.get((c["column"], c["cpu"], c["loop"], c["mitigation"]))
+    factor = worst / base if c["pattern"] != "none" and base and worst is not None else None
+    return [_figure(c, "p99", m.get("p99")), _figure(c, "p99_99", m.get("p99_99")),
+            int(m["excursions"]) if "excursions" in m else rec.get("over_threshold"),
+            f"{factor:.2f}x" if factor is not None else ""]
 
 
 def _cdf_points(buckets) -> list[tuple[float, float]]:
@@ -122,12 +215,16 @@ def build(data: ReportData) -> Section | None:
                            "the longest and shortest pass while the other CPUs run each aggressor pattern, "
                            "for every mitigation applied. A mitigation that could not be applied is "
                            "marked so.")
-    for column in _order([c["column"] for c in cells], []):
-        for loop in _order([c["loop"] for c in cells if c["column"] == column], LOOPS):
-            for pattern in _order([c["pattern"] for c in cells if c["column"] == column], PATTERNS):
-                group = [c for c in cells if (c["column"], c["loop"], c["pattern"]) == (column, loop, pattern)]
-                if group:
-                    section.tables.append(_table(group, idle, loop, pattern, column))
+    section.tables += _study_tables(data, [c for c in cells if c.get("title")])
+    cells = [c for c in cells if not c.get("title")]
+    victims = list(dict.fromkeys((c["column"], c["cpu"]) for c in cells))
+    # two victims (a little and a big core) side by side; more, one table each
+    groups = [victims] if len(victims) == 2 else [[v] for v in victims]
+    for group in groups:
+        chosen = [c for c in cells if (c["column"], c["cpu"]) in group]
+        chosen.sort(key=lambda c: (_order([c["loop"] for c in cells], LOOPS).index(c["loop"]),
+                                   _order([c["pattern"] for c in cells], PATTERNS).index(c["pattern"])))
+        section.tables += _victim_tables(chosen, idle)
     for column in _order([c["column"] for c in cells], []):
         for loop in _order([c["loop"] for c in cells if c["column"] == column], LOOPS):
             series = [(f"{c['pattern']}, {c['mitigation']}", _cdf_points(c["record"].get("buckets") or []))

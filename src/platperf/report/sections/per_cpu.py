@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from ...records import key_order
 from ...vocab.sizes import size_label
-from ...vocab.tfa import BENCHMARKS as TFA_BENCHMARKS   # the tfa_tables section has them
+from ...vocab import OWN_SECTION   # the tfa_tables and interference sections have them
 from ..data import ReportData, RunColumn, data_caches
 from ..document import Section, Table, spread_cell
 
@@ -73,7 +73,7 @@ def _place(r) -> tuple:
 def _tables(col: RunColumn) -> list[Table]:
     by_bench = defaultdict(list)
     for r in col.results:
-        if (r.cpu is not None or r.core is not None) and r.benchmark not in TFA_BENCHMARKS:
+        if (r.cpu is not None or r.core is not None) and r.benchmark not in OWN_SECTION:
             by_bench[r.benchmark].append(r)
     caches = data_caches(col.fingerprint)
     tables = []
