@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 from . import annotations, decisions, placement, stats
 from .fingerprint import Difference, diff
-from .records import KEY_FIELDS, ResultKey, key_order, not_measured
+from .records import ResultKey, key_order, not_measured
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
