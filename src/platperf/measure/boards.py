@@ -115,9 +115,10 @@ def measure_runs(store, target, description: Description, steps: list[Step], *, 
     (runner.executor.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
     sinks = []
     for _ in range(repeat):
-        run_id = store.begin_run(label=label, target=target.name, suite=suite,
-                                 fingerprint=description.fingerprint, findings=description.findings,
-                                 note=note, meta=description.meta)
+        # Through the store's one writer, as every record of the run (store/writer.py).
+        run_id = store.writer().call(store.begin_run, label=label, target=target.name, suite=suite,
+                                     fingerprint=description.fingerprint,
+                                     findings=description.findings, note=note, meta=description.meta)
         sinks.append(RunSink(store, run_id, description.place, findings=description.findings,
                              has_meta=description.meta is not None))
         if begun is not None:

@@ -16,6 +16,7 @@ import datetime as _dt
 import json
 import os
 import socket
+import threading
 from array import array
 
 from sqlalchemy import JSON, create_engine, event, func, select, update
@@ -118,6 +119,7 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(target.problem(exc)) from None
         self.abandoned: list[int] = []
+        self._writer = None
         if not self.read_only:
             from .sweep import sweep
             try:
@@ -131,6 +133,15 @@ class Store:
     def _migrate(self, db):
         from .migrations import upgrade
         upgrade(self.engine, self.url, write=not self.read_only)
+
+    def writer(self):
+        """The one writer of this store's measuring runs (store/writer.py): every board's
+        records go through it, on one connection, whatever the number of boards."""
+        with _WRITER_LOCK:
+            if self._writer is None:
+                from .writer import StoreWriter
+                self._writer = StoreWriter(self)
+            return self._writer
 
     @contextlib.contextmanager
     def transaction(self):
@@ -261,6 +272,9 @@ class Store:
                 yield c
         except SQLAlchemyError as exc:
             raise StoreError(write_problem(self.url, exc)) from None
+
+
+_WRITER_LOCK = threading.Lock()
 
 
 def _sqlite_pragmas(dbapi_conn, _record):
