@@ -167,10 +167,11 @@ class Store:
         with self._conn(conn) as c:
             return c.execute(runs.insert().values(**values)).inserted_primary_key[0]
 
-    def heartbeat(self, run_id: int, conn=None):
-        """Say the run's owner is alive; one beat at least every 30 s keeps it from being
+    def heartbeat(self, *run_ids: int, conn=None):
+        """Say the runs' owner is alive; one beat at least every 30 s keeps a run from being
         taken for abandoned (:data:`platperf.store.sweep.STALE_AFTER_S`)."""
-        self.update_run(run_id, conn=conn, heartbeat_at=now())
+        with self._conn(conn) as c:
+            c.execute(update(runs).where(runs.c.id.in_(run_ids)).values(heartbeat_at=now()))
 
     def update_run(self, run_id: int, conn=None, **values):
         with self._conn(conn) as c:

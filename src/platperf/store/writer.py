@@ -22,10 +22,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable
 
-from sqlalchemy import update
 from sqlalchemy.exc import SQLAlchemyError
 
-from .schema import runs
 from .url import StoreError, write_problem
 
 # Records (and requests) waiting for the writer at most: beyond it the boards wait.
@@ -148,9 +146,7 @@ class StoreWriter:
                 if op.fn is not None:
                     op.value = op.fn(*op.args, conn=self._conn, **op.kw)
             if beat and self._live and time.monotonic() - self._last_beat >= HEARTBEAT_S:
-                from . import now
-                self._conn.execute(update(runs).where(runs.c.id.in_(sorted(self._live)))
-                                   .values(heartbeat_at=now()))
+                self.store.heartbeat(*sorted(self._live), conn=self._conn)
                 self._last_beat = time.monotonic()
         for op in ops:
             if op.kept is not None:

@@ -27,8 +27,9 @@ from .base import TargetError
 DEFAULT_MAX_CONNECT = 8
 # Attempts at a board whose server drops the connection before its banner (MaxStartups, a
 # connection limit): the pauses between them double from CONNECT_PAUSE_S, jittered.
-CONNECT_ATTEMPTS = 8
+CONNECT_ATTEMPTS = 10
 CONNECT_PAUSE_S = 0.5
+CONNECT_PAUSE_MAX_S = 8.0
 # What ssh says when the server closed the connection before or during the banner exchange.
 DROPPED = ("kex_exchange_identification", "Connection reset by", "Connection closed by",
            "banner exchange: Connection to", "ssh_exchange_identification")
@@ -70,7 +71,7 @@ def open_master(target, slots: ConnectSlots | None, argv: list[str], log: Path) 
         if attempt == CONNECT_ATTEMPTS or not any(mark in why for mark in DROPPED):
             break
         time.sleep(pause * (0.5 + random.random()))
-        pause *= 2
+        pause = min(2 * pause, CONNECT_PAUSE_MAX_S)
     tries = f" (after {attempt} attempts)" if attempt > 1 else ""
     raise TargetError(connect_error(target.host, why) + tries)
 
