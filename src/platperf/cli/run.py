@@ -87,6 +87,14 @@ def run(
     _hold_fleet(len(names), max_connect)
     session = Session(names, request, remote_dir=remote_dir, keep_probe=keep_probe, root=root,
                       max_connect=max_connect)
+    stop = _measure(session, db, several, quiet)
+    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
+            signum=stop.signal)
+
+
+def _measure(session, db: str, several: bool, quiet: bool):
+    """Every board measured, each on its own (Session.run); one line and exit 2 when the store
+    cannot be opened or no board could be measured (then no database is created)."""
     store_for = _opened_once(db)
 
     def ready(board):
@@ -103,8 +111,7 @@ def run(
             print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
                   file=sys.stderr)
         raise SystemExit(128 + stop.signal if stop.signal is not None else 2)
-    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
-            signum=stop.signal)
+    return stop
 
 
 def _hold_fleet(boards: int, max_connect: int):

@@ -128,15 +128,18 @@ class RunSink:
 
     def finish(self, status: str, error: str | None = None):
         """Writes what is pending, the findings (once, when the run added any) and the run's
-        end: the end is written even after a refused batch, whose records are not counted."""
+        end: the end is written even after a refused batch, whose records are not counted, and
+        the run is then failed with the store's line."""
         from ..store import StoreError
         try:
             try:
                 self.writer.flush(self)
             except StoreError:
                 pass
-            if self._problem is not None:
+            if self._problem is not None:   # refused after the board's last record: not complete
                 self.outcome.results, self.outcome.histograms = self._kept
+                status, error = "failed", self._problem
+                self.outcome.status, self.outcome.error = status, error
             if self._findings_changed or self.outcome.warnings:
                 self.writer.call(self.store.update_run, self.run_id,
                                  findings=with_probe_warnings(self.findings, self.outcome.warnings))

@@ -60,6 +60,7 @@ class StoreWriter:
         self._conn = None
         self._last_beat = time.monotonic()
         self.connections = 0          # connections the writer opened (1 unless one was lost)
+        self.busy_retries = 0         # batches written again because the database was busy
         self._thread = threading.Thread(target=self._serve, name="store writer", daemon=True)
         self._thread.start()
 
@@ -123,6 +124,7 @@ class StoreWriter:
                 self._rollback()
                 if not _busy(exc) or time.monotonic() - started > BUSY_GIVE_UP_S:
                     break
+                self.busy_retries += 1
                 time.sleep(pause)
                 pause = min(2 * pause, 2.0)
         # Not busy: each run's part on its own, so that one board's refused record (or a lost
