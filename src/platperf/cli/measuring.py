@@ -21,8 +21,9 @@ RemoteDirOption = typer.Option(
          "for the probe (default: $TMPDIR or /tmp).")
 MaxConnectOption = typer.Option(
     8, "--max-connect", min=1, metavar="N",
-    help="Boards connecting at once at most (their login not done yet): a gateway's sshd drops "
-         "connections beyond its MaxStartups (10 by default); a dropped one is tried again.")
+    help="Boards connecting and describing themselves at once at most (measuring has no bound): "
+         "a gateway's sshd drops logins beyond its MaxStartups (10 by default); a dropped one is "
+         "tried again.")
 KeepProbeOption = typer.Option(
     None, "--keep-probe/--remove-probe",
     help="Leave the probe on the board for the next run, which checks its sha256 before it runs "

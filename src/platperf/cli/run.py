@@ -46,8 +46,9 @@ def run(
     is measured at the same time into its own run; one failing does not stop the others,
     and a table at the end says how each went. Each board is connected, described, measured
     and closed on its own: a board that does not answer in time is given up with one line
-    while the others go on. At most --max-connect boards are connecting at any moment, and a
-    connection the server drops (a gateway's MaxStartups) is tried again after a pause.
+    while the others go on. At most --max-connect boards are connecting and describing
+    themselves at any moment, and a connection the server drops (a gateway's MaxStartups) is
+    tried again after a pause.
 
     A suite's [[tool]] entries run tools the board already has (openssl, fio, iperf3, ...)
     into the same run; a tool, directory (--guide-dir) or peer (--peer) the board lacks is

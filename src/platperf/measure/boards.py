@@ -62,15 +62,22 @@ class Session:
         from ..targets.ssh_master import DEFAULT_MAX_CONNECT, ConnectSlots
         self.boards = [Board(name) for name in names]
         self.request = request
-        self._options = {**target_options,
-                         "connect_slots": ConnectSlots(max_connect or DEFAULT_MAX_CONNECT)}
+        limit = max_connect or DEFAULT_MAX_CONNECT
+        self._options = {**target_options, "connect_slots": ConnectSlots(limit)}
+        # Boards connecting and describing themselves at once: 200 boards' snapshots at once
+        # made each take minutes on a loaded host and fail their 120 s round trip; a board that
+        # hangs holds one of these for its timeout, never the others' measuring.
+        self._bringing_up = threading.BoundedSemaphore(limit)
         self.stop = StopRequest()
 
     def _prepare(self, board: Board):
         from ..targets import get_target
-        board.target = get_target(board.name, **self._options)
-        board.description = describe(board.target)
-        board.steps = self.request.steps(board.target, board.description) if self.request else []
+        with self._bringing_up:
+            if self.stop.is_set():
+                raise RuntimeError("interrupted before it was reached")
+            board.target = get_target(board.name, **self._options)
+            board.description = describe(board.target)
+            board.steps = self.request.steps(board.target, board.description) if self.request else []
 
     def __enter__(self) -> "Session":
         try:
@@ -87,7 +94,7 @@ class Session:
         is told of each board about to be measured."""
         def life(board: Board):
             try:
-                self._prepare(board)
+                self._prepare(board)    # at most max_connect boards at once (see __init__)
                 if self.stop.is_set():
                     board.error = "interrupted before it was measured"
                     return
