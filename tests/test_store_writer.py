@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-import pytest
 
 import platperf.store as store_module
 import platperf.store.url as url_module
