@@ -291,7 +291,7 @@ def test_a_failing_step_ends_every_run_of_a_repeat_keeping_what_arrived(setup, m
     assert proc.returncode == 2
     out = json.loads(proc.stdout)
     assert out["status"] == "failed" and len(out["run_ids"]) == 3
-    one_line_error(proc, "runs 1, 2, 3 are failed", "not JSON")
+    one_line_error(proc, "runs 1-3 are failed", "not JSON")
     runs = json.loads(platperf("runs", "--db", "r.db", "--json").stdout)
     # the first run's first step failed; the two others never began theirs: partial, empty
     assert [(r["status"], r["results"]) for r in runs] == [("failed", 2), ("partial", 0), ("partial", 0)]

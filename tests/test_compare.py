@@ -266,8 +266,11 @@ def test_table_shows_intervals_on_request(tmp_path):
     db = store.url.removeprefix("sqlite:///")
     plain = invoke("compare", "a", "b", "--db", db).output
     with_ci = invoke("compare", "a", "b", "--db", db, "--ci").output
-    assert "95% CI" not in plain and "95% CI" in with_ci and "REGRESSION" in with_ci
-    assert "Detectable" in plain and "3/3" in plain
+    assert "95% CI" not in plain and "95% CI" in with_ci and "REGRESSED" in with_ci
+    assert "3/3" in plain
+    # the interval each decision rests on, where the terminal is wide enough
+    wide = CliRunner().invoke(app, ["compare", "a", "b", "--db", db], env={"COLUMNS": "200"}).output
+    assert "Detectable" in wide and "Interval" in wide
 
 
 def test_different_cpu_model_is_refused_unless_forced(tmp_path):
@@ -421,13 +424,14 @@ def test_the_first_line_is_the_verdict_and_regressions_come_first(tmp_path):
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
     # 18 keys: 8 worse and 2 better by more than 2% (the reference document's deltas), 8 within
-    assert lines[0] == "v2.10 against v2.9: 8 regressions, 2 improvements, 8 unchanged, 0 unconfirmed"
-    verdicts = [l.split()[-1] for l in lines if l.rstrip().endswith(("REGRESSION", "better"))]
-    assert verdicts == ["REGRESSION"] * 8 + ["better"] * 2
-    # only the keys that changed; --all lists the 8 unchanged too
+    assert lines[0] == "v2.10 against v2.9: 8 regressed, 2 improved, 8 equivalent within 2%, 0 undecided"
+    verdicts = [l.split()[-1] for l in lines if l.rstrip().endswith(("REGRESSED", "improved"))]
+    assert verdicts == ["REGRESSED"] * 8 + ["improved"] * 2
+    # only the keys that changed; --all lists the 8 equivalent ones too, with their evidence
     assert "Listed: the 10 key(s) that changed, of 18" in out.output
     every = compare_at(db, 80, "--all").output
     assert sum(l.startswith("        ") for l in every.splitlines()) == 18
+    assert sum(l.rstrip().endswith("equivalent") for l in every.splitlines()) == 8
     assert "--all lists" not in every
 
 
@@ -440,7 +444,7 @@ def test_the_table_fits_the_width_and_keeps_each_key_on_one_line(tmp_path, width
     # every changed key is one line with its change, whatever the width
     assert sum("+132.13%" in l for l in lines) == 1
     powerdown = next(l for l in lines if "+132.13%" in l)
-    assert "104.58" in powerdown and "242.76" in powerdown and "REGRESSION" in powerdown
+    assert "104.58" in powerdown and "242.76" in powerdown and "REGRESSED" in powerdown
     if width == 240:     # wide: one row a key, key columns included, nothing left out
         assert "tftf-rt-instr" in powerdown and "left out" not in text and "95% CI" in text
     else:                # narrow: the key folds into a heading, least needed columns go
@@ -464,7 +468,8 @@ def test_two_runs_a_side_with_mwu_say_why_not_one_run(tmp_path):
     assert "fewer than 4 runs a side, too few for Mann-Whitney U" in out.output
     # 2 runs a side never settle a Mann-Whitney U test: at least its 4
     verdict = " ".join(out.output.split("\n\n")[0].split())    # wrapped at 80 columns
-    assert verdict.endswith("8 unchanged, 10 unconfirmed changes (4 runs a side would settle them)")
+    assert verdict.endswith("8 equivalent within 2%, 10 undecided (10 unconfirmed changes: 4 runs a "
+                            "side would settle them)")
     rows = json.loads(compare_at(db, 80, "--test", "mwu", "--json").output)["rows"]
     assert {r["runs_needed"] for r in rows if r["unconfirmed"]} == {4}
 
@@ -472,7 +477,7 @@ def test_two_runs_a_side_with_mwu_say_why_not_one_run(tmp_path):
 @pytest.mark.parametrize("fmt", ["md", "rst-grid", "rst-csv", "html"])
 def test_the_same_verdict_line_in_every_format(tmp_path, fmt):
     db = three_runs_a_side(tmp_path).url.removeprefix("sqlite:///")
-    verdict = "v2.10 against v2.9: 8 regressions, 2 improvements, 8 unchanged, 0 unconfirmed"
+    verdict = "v2.10 against v2.9: 8 regressed, 2 improved, 8 equivalent within 2%, 0 undecided"
     assert verdict in compare_at(db, 80, "-f", fmt).output
 
 
@@ -481,5 +486,6 @@ def test_json_is_short_for_format_json(tmp_path):
     short, long = compare_at(db, 80, "--json").output, compare_at(db, 80, "--format", "json").output
     assert short == long and json.loads(short)["regressions"] == 8
     assert json.loads(short)["improvements"] == 2 and json.loads(short)["unchanged"] == 8
+    assert json.loads(short)["decisions"] == {"regressed": 8, "improved": 2, "equivalent": 8, "undecided": 0}
     out = compare_at(db, 80, "--json", "--format", "md")
     assert out.exit_code == 2 and "cannot be combined" in out.output

@@ -103,7 +103,7 @@ def test_every_reader_goes_through_sysroot(board):
 
 # -- no file access around SysRoot ---------------------------------------------------------------
 READERS = [*sorted((SRC / "machine").glob("*.py")), SRC / "topology.py",
-           *sorted((SRC / "fingerprint").glob("*.py")), SRC / "doctor.py",
+           *sorted((SRC / "fingerprint").glob("*.py")), *sorted((SRC / "doctor").glob("*.py")),
            *sorted((SRC / "mitigations").glob("*.py"))]
 # Where files may be touched directly: SysRoot itself, and what WRITES to this machine
 # (the PM QoS hold on /dev/cpu_dma_latency, resctrl group creation).

@@ -251,6 +251,44 @@ def test_pkill_of_the_probe_by_name_or_command_line_spares_the_guardian(tracefs)
     assert wait_for(lambda: not list((tracefs / "instances").glob("platperf-*")), RESTORE_WAIT_S)
 
 
+def test_the_probe_and_its_guardian_killed_together_are_undone_by_the_next_probe(tracefs, tmp_path):
+    """A cgroup kill, or `kill -9` of both: nothing of the run is left to restore. The guardian's
+    journal ($TMPDIR/platperf-UID/restore-PID) stays, and the next probe's `info` puts CPU 1
+    back, removes the tracefs instance and says so in a warning."""
+    probe = hotplug_cpu1()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = start_probe(probe, "cpu-hotplug", "--cpus", "1", "--samples", "1000", "--offline-for", "3000", env=env)
+    wait_offline(proc)
+    assert wait_for(lambda: children_of(proc.pid), 10), "no guardian"
+    (guardian,) = children_of(proc.pid)
+    journal = tmp_path / f"platperf-{os.getuid()}" / f"restore-{proc.pid}"
+    assert journal.is_file() and f"guardian\t{guardian}" in journal.read_text()
+    for pid in (guardian, proc.pid):
+        os.kill(pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    assert wait_for(lambda: not Path(f"/proc/{guardian}").exists(), 10)
+    time.sleep(0.5)                 # nothing is left that could bring the CPU back by itself
+    assert cpu1_online() == "0" and list((tracefs / "instances").glob(f"platperf-hotplug-{proc.pid}"))
+    info = subprocess.run([probe, "info"], capture_output=True, text=True, timeout=60, env=env)
+    assert info.returncode == 0, info.stderr
+    [said] = [r for r in records(info.stdout) if r.get("code") == "restored-after-kill"]
+    assert f"probe {proc.pid}" in said["message"]
+    assert cpu1_online() == "1"
+    assert not list((tracefs / "instances").glob("platperf-*")) and not journal.exists()
+    again = subprocess.run([probe, "info"], capture_output=True, text=True, timeout=60, env=env)
+    assert "restored-after-kill" not in again.stdout          # once, not at every start
+
+
+def test_a_finished_run_leaves_no_journal(tmp_path):
+    probe = hotplug_cpu1()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([probe, "run", "cpu-hotplug", "--cpus", "1", "--samples", "1000", "--trace", "off"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / f"platperf-{os.getuid()}").is_dir()
+    assert not list((tmp_path / f"platperf-{os.getuid()}").iterdir())
+
+
 def test_ctrl_c_on_platperf_run_restores_the_cpu(tmp_path):
     """Ctrl-C in a terminal: SIGINT to the whole foreground process group (platperf, the
     probe; the guardian is in a session of its own). The run is kept as partial."""

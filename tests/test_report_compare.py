@@ -27,10 +27,10 @@ def test_a_slower_release_over_three_runs_a_side_is_a_regression_in_the_report(t
         write_run(store, "v2.12", scale=scale, modes=("serial",))
     doc = build_document(load(store, ["v2.11", "v2.12"]))
     section = sections_of(doc)["Compared with v2.11"]
-    assert "regression(s)" in section.text and "0 unconfirmed" in section.text
+    assert "240 regressed" in section.text and "0 undecided" in section.text
     (table,) = section.tables
     verdict = table.headers.index("Verdict")
-    assert table.rows and all(row[verdict] == "REGRESSION" for row in table.rows)
+    assert table.rows and all(row[verdict] == "REGRESSED" for row in table.rows)
     assert "smallest change detected" in section.text
 
 
@@ -39,9 +39,10 @@ def test_one_run_a_side_gives_unconfirmed_changes_and_different_boards_no_sectio
     write_run(store, "a", modes=("serial",))
     write_run(store, "b", scale=1.1, modes=("serial",))
     section = sections_of(build_document(load(store, ["a", "b"])))["Compared with a"]
-    assert "0 regression(s)" in section.text and "unconfirmed change(s)" in section.text
+    assert "0 regressed" in section.text and "240 undecided (240 unconfirmed changes" in section.text
     (table,) = section.tables
-    assert all(row[table.headers.index("Verdict")].startswith("unconfirmed") for row in table.rows)
+    assert all(row[table.headers.index("Verdict")].startswith("undecided (unconfirmed")
+               for row in table.rows)
     other = {**JUNO_FP, "cpu": {**JUNO_FP["cpu"], "model": "Cortex-A72 (another board)"}}
     write_run(store, "c", fingerprint=other, modes=("serial",))
     assert not any(s.title.startswith("Compared") for s in build_document(load(store, ["a", "c"])).sections)

@@ -242,9 +242,9 @@ def test_an_idle_state_the_firmware_rejects_is_said_and_has_no_figures(vboard_aa
     if power_down is not None:
         lateness = power_down["headers"].index("Wakeup Lateness")
         assert not [row for row in power_down["rows"] if is_figure(row[lateness])], power_down["rows"]
-    findings = table(tables, "Findings")["rows"]
-    # Findings rows: column, run, level, code, finding, ...; the probe's about the idle states.
-    said = [row for row in findings if str(row[3]).startswith("idle-state")
+    findings = table(tables, "Findings")
+    code = findings["headers"].index("Code")     # the probe's findings about the idle states
+    said = [row for row in findings["rows"] if str(row[code]).startswith("idle-state")
             and "cpu-power-down" in " ".join(map(str, row))]
     assert said and all("rejected" in " ".join(map(str, row)) for row in said), said
     # One line for the four CPUs, with a count, not one per CPU.

@@ -64,6 +64,17 @@ static inline uint64_t pp_instr_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The counter's name as the probe's meta record and a program's log give it: the
+ * architecture's counter, or PP_INSTR_MONOTONIC without one (armv7 without user access). */
+#if defined(__x86_64__)
+#define PP_INSTR_COUNTER "tsc"
+#elif defined(__aarch64__)
+#define PP_INSTR_COUNTER "cntvct_el0"
+#elif defined(__arm__)
+#define PP_INSTR_COUNTER "cntvct"
+#endif
+#define PP_INSTR_MONOTONIC "clock_monotonic_raw"
+
 /* The probe's counter reads: probe/src/counter.c reads through these too, so a program's
  * points and the probe's figures on one machine come from the same instructions. */
 #if defined(__x86_64__)
@@ -137,23 +148,23 @@ static inline uint64_t pp_instr_ticks(const struct pp_instr_log *log)
 static inline void pp_instr_counter_init(struct pp_instr_log *log)
 {
 #if defined(__x86_64__)
-    log->counter = "tsc";
+    log->counter = PP_INSTR_COUNTER;
     log->freq_source = "calibrated";   /* against CLOCK_MONOTONIC_RAW, in pp_instr_write() */
 #elif defined(__aarch64__)
-    log->counter = "cntvct_el0";
+    log->counter = PP_INSTR_COUNTER;
     log->freq_hz = (double)pp_instr_counter_freq();
     log->freq_source = "cntfrq";
 #else
 #if defined(__arm__)
     uint32_t freq = pp_instr_arm_cntvct();
     if (freq) {
-        log->counter = "cntvct";
+        log->counter = PP_INSTR_COUNTER;
         log->freq_hz = freq;
         log->freq_source = "cntfrq";
         return;
     }
 #endif
-    log->counter = "clock_monotonic_raw";
+    log->counter = PP_INSTR_MONOTONIC;
     log->freq_hz = 1e9;
     log->freq_source = "nominal";
     log->monotonic = 1;

@@ -135,16 +135,16 @@ const char *page_backing_name(const struct page_backing *b)
     return (uint64_t)b->huge_bytes >= b->bytes / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES ? "huge" : "mixed";
 }
 
-void page_backing_json(const struct page_backing *b, char *out, size_t len)
+void jw_page_backing(const void *backing)
 {
-    struct json_obj o;
-    json_obj_init(&o);
-    json_obj_str(&o, "asked", page_choices[pages_asked]);
-    json_obj_str(&o, "backing", page_backing_name(b));
-    json_obj_uint(&o, "bytes", b->bytes);
+    const struct page_backing *b = backing;
+    jw_object("pages");
+    jw_str("asked", page_choices[pages_asked]);
+    jw_str("backing", page_backing_name(b));
+    jw_uint("bytes", b->bytes);
     if (b->huge_bytes >= 0)
-        json_obj_uint(&o, "huge_bytes", (uint64_t)b->huge_bytes);
-    snprintf(out, len, "\"pages\":%s", o.text);
+        jw_uint("huge_bytes", (uint64_t)b->huge_bytes);
+    jw_object_end();
 }
 
 static int cap_message(const struct run_ctx *ctx, const char *kernel, const char *what, uint64_t need,

@@ -41,8 +41,9 @@ struct page_backing {
 void buffer_backing(void *mapping, uint64_t bytes, int n, struct page_backing *out);
 /* "huge" (all of it), "4k" (none), "mixed", "unknown" */
 const char *page_backing_name(const struct page_backing *b);
-/* The result field: "pages":{"asked":"auto","backing":"huge","bytes":N,"huge_bytes":N} */
-void page_backing_json(const struct page_backing *b, char *out, size_t len);
+/* The result field "pages":{"asked":"auto","backing":"huge","bytes":N,"huge_bytes":N} of a
+ * struct page_backing, written with the jw_* calls: emit_record_with()'s `more`. */
+void jw_page_backing(const void *backing);
 
 /* Bytes a set of n buffers of `bytes` each takes from buffer_alloc (with skews), whole
  * huge pages unless --pages 4k. */

@@ -15,13 +15,6 @@
 
 static struct counter_info info;
 
-static uint64_t monotonic_raw_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 #if defined(__x86_64__)
 #include <cpuid.h>
 
@@ -80,7 +73,7 @@ static void arch_init(void)
     unsigned a, b, c, d;
     /* CPUID 0x80000001 EDX bit 27: RDTSCP */
     have_rdtscp = __get_cpuid(0x80000001, &a, &b, &c, &d) && (d & (1u << 27));
-    info.name = "tsc";
+    info.name = PP_INSTR_COUNTER;
     info.stop_read = have_rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence";
     info.freq_hz = tsc_freq_from_cpuid(&info.freq_source);
 }
@@ -105,7 +98,7 @@ uint64_t counter_read(void) { return pp_instr_counter_read(); }
 
 static void arch_init(void)
 {
-    info.name = "cntvct_el0";
+    info.name = PP_INSTR_COUNTER;
     info.freq_hz = (double)pp_instr_counter_freq();
     info.freq_source = "cntfrq";
 }
@@ -118,20 +111,20 @@ static int use_cntvct;
 
 static inline uint64_t cntvct(void) { return pp_instr_counter_read(); }
 
-uint64_t counter_start(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
-uint64_t counter_stop(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
-uint64_t counter_read(void) { return use_cntvct ? cntvct() : monotonic_raw_ns(); }
+uint64_t counter_start(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
+uint64_t counter_stop(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
+uint64_t counter_read(void) { return use_cntvct ? cntvct() : pp_instr_monotonic_ns(); }
 
 static void arch_init(void)
 {
     uint32_t freq = pp_instr_arm_cntvct();
     use_cntvct = freq != 0;
     if (use_cntvct) {
-        info.name = "cntvct";
+        info.name = PP_INSTR_COUNTER;
         info.freq_hz = freq;
         info.freq_source = "cntfrq";
     } else {
-        info.name = "clock_monotonic_raw";
+        info.name = PP_INSTR_MONOTONIC;
         info.freq_hz = 1e9;
         info.freq_source = "nominal";
     }
@@ -139,13 +132,13 @@ static void arch_init(void)
 
 #else
 
-uint64_t counter_start(void) { return monotonic_raw_ns(); }
-uint64_t counter_stop(void) { return monotonic_raw_ns(); }
-uint64_t counter_read(void) { return monotonic_raw_ns(); }
+uint64_t counter_start(void) { return pp_instr_monotonic_ns(); }
+uint64_t counter_stop(void) { return pp_instr_monotonic_ns(); }
+uint64_t counter_read(void) { return pp_instr_monotonic_ns(); }
 
 static void arch_init(void)
 {
-    info.name = "clock_monotonic_raw";
+    info.name = PP_INSTR_MONOTONIC;
     info.freq_hz = 1e9;
     info.freq_source = "nominal";
 }
@@ -157,10 +150,10 @@ static double calibrate(void)
 {
     double f[3];
     for (int i = 0; i < 3; i++) {
-        uint64_t n0 = monotonic_raw_ns(), t0 = counter_start();
-        while (monotonic_raw_ns() - n0 < 20000000u)
+        uint64_t n0 = pp_instr_monotonic_ns(), t0 = counter_start();
+        while (pp_instr_monotonic_ns() - n0 < 20000000u)
             ;
-        uint64_t t1 = counter_stop(), n1 = monotonic_raw_ns();
+        uint64_t t1 = counter_stop(), n1 = pp_instr_monotonic_ns();
         f[i] = (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
     }
     double lo = fmin(f[0], fmin(f[1], f[2])), hi = fmax(f[0], fmax(f[1], f[2]));
@@ -177,7 +170,7 @@ void counter_init(void)
         info.freq_source = "calibrated";
     }
     info.resolution_ns = 1e9 / info.freq_hz;
-    if (strcmp(info.name, "clock_monotonic_raw") == 0) {
+    if (counter_is_monotonic()) {
         struct timespec res;
         clock_getres(CLOCK_MONOTONIC_RAW, &res);
         info.resolution_ns = res.tv_sec * 1e9 + res.tv_nsec;
@@ -190,6 +183,8 @@ void counter_init(void)
     }
     info.read_overhead_ticks = best;
 }
+
+int counter_is_monotonic(void) { return strcmp(info.name, PP_INSTR_MONOTONIC) == 0; }
 
 const struct counter_info *counter_info(void)
 {

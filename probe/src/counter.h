@@ -20,6 +20,8 @@ struct counter_info {
 /* Must run once before any read (selects the armv7 path, finds the frequency). */
 void counter_init(void);
 const struct counter_info *counter_info(void);
+/* No hardware counter: the reads are clock_gettime(CLOCK_MONOTONIC_RAW) in ns. */
+int counter_is_monotonic(void);
 
 /* counter_start/counter_stop bracket a timed region: the fences keep earlier and later
  * instructions out of it (x86: lfence;rdtsc / rdtscp;lfence, Arm: isb around the read). */

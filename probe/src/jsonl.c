@@ -52,6 +52,13 @@ void jw_begin(const char *type)
     fresh = 0;
 }
 
+void jw_begin_object(void)
+{
+    pthread_mutex_lock(&lock);
+    fputc('{', out);
+    fresh = 1;
+}
+
 void jw_key(const char *key)
 {
     if (!fresh)

@@ -10,6 +10,7 @@
 
 void jw_open(FILE *out);
 void jw_begin(const char *type);               /* {"type":"<type>" */
+void jw_begin_object(void);                    /* { : a line that is not a record (list --json) */
 void jw_key(const char *key);                  /* ,"key": */
 void jw_str(const char *key, const char *value);
 void jw_num(const char *key, double value);    /* %.6g-ish; ints exactly */

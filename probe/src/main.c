@@ -54,7 +54,8 @@ static const char usage[] =
     "\n"
     "example: platperf-probe run mem-latency --size 16k,8m --cpus 0-1 --samples 5\n";
 
-static const char *prog_argv_json;
+static char **prog_argv;   /* keep_argv() */
+static int prog_argc;
 
 static int usage_error(const char *fmt, ...)
 {
@@ -85,6 +86,34 @@ static void kernel_names(char *out, size_t len, int only_available)
     }
 }
 
+/* One kernel of `list --json`: {"name","help","params":[{"name","default","choices","kind","help"}]} */
+static void list_json(const struct kernel *k)
+{
+    static const char *const kinds[] = {"text", "choice", "size", "size-list", "count", "number", "cpu-list"};
+    jw_element_object();
+    jw_str("name", k->name);
+    jw_str("help", k->help);
+    jw_array("params");
+    for (int p = 0; k->params[p].name; p++) {
+        const struct kernel_param *kp = &k->params[p];
+        int nchoices = 0;
+        while (kp->choices && kp->choices[nchoices])
+            nchoices++;
+        jw_element_object();
+        jw_str("name", kp->name);
+        jw_str("default", kp->default_value);
+        if (kp->choices)
+            jw_string_array("choices", kp->choices, nchoices);
+        else
+            jw_raw("choices", "null");
+        jw_str("kind", kinds[kp->kind == PARAM_TEXT && kp->choices ? PARAM_CHOICE : kp->kind]);
+        jw_str("help", kp->help);
+        jw_object_end();
+    }
+    jw_array_end();
+    jw_object_end();
+}
+
 static int cmd_list(int argc, char **argv)
 {
     int json = 0;
@@ -100,47 +129,17 @@ static int cmd_list(int argc, char **argv)
             return usage_error("list: unknown option '%s' (valid: --json)", argv[i]);
     }
     jw_open(stdout);
-    if (json)
-        fputs("{\"kernels\":[", stdout);
-    int first = 1;
+    if (json) {
+        jw_begin_object();
+        jw_array("kernels");
+    }
     for (int i = 0; kernel_table[i]; i++) {
         const struct kernel *k = kernel_table[i];
         const char *why;
         if (!kernel_is_available(k, &why))
             continue;
         if (json) {
-            printf("%s{\"name\":", first ? "" : ",");
-            jw_string_value(k->name);
-            fputs(",\"help\":", stdout);
-            jw_string_value(k->help);
-            fputs(",\"params\":[", stdout);
-            for (int p = 0; k->params[p].name; p++) {
-                const struct kernel_param *kp = &k->params[p];
-                printf("%s{\"name\":", p ? "," : "");
-                jw_string_value(kp->name);
-                fputs(",\"default\":", stdout);
-                jw_string_value(kp->default_value);
-                fputs(",\"choices\":", stdout);
-                if (kp->choices) {
-                    fputc('[', stdout);
-                    for (int c = 0; kp->choices[c]; c++) {
-                        if (c)
-                            fputc(',', stdout);
-                        jw_string_value(kp->choices[c]);
-                    }
-                    fputc(']', stdout);
-                } else {
-                    fputs("null", stdout);
-                }
-                static const char *const kinds[] = {"text", "choice", "size", "size-list", "count",
-                                                    "number", "cpu-list"};
-                fputs(",\"kind\":", stdout);
-                jw_string_value(kinds[kp->kind == PARAM_TEXT && kp->choices ? PARAM_CHOICE : kp->kind]);
-                fputs(",\"help\":", stdout);
-                jw_string_value(kp->help);
-                fputc('}', stdout);
-            }
-            fputs("]}", stdout);
+            list_json(k);
         } else {
             printf("%s\n    %s\n", k->name, k->help);
             for (int p = 0; k->params[p].name; p++) {
@@ -153,10 +152,11 @@ static int cmd_list(int argc, char **argv)
                        kp->choices ? "; " : "", kp->choices && kp->list ? "comma list of " : "", ch);
             }
         }
-        first = 0;
     }
-    if (json)
-        fputs("]}\n", stdout);
+    if (json) {
+        jw_array_end();
+        jw_end();
+    }
     return 0;
 }
 
@@ -181,61 +181,35 @@ static void write_meta(void)
     jw_str("arch", PROBE_ARCH);
     jw_str("compiler", PROBE_COMPILER);
     jw_str("cflags", PROBE_CFLAGS);
-    jw_key("counter");
-    jw_text("{\"name\":");
-    jw_string_value(ci->name);
-    jw_text(",\"freq_hz\":");
-    jw_double_value(ci->freq_hz);
-    jw_text(",\"freq_source\":");
-    jw_string_value(ci->freq_source);
-    jw_text(",\"resolution_ns\":");
-    jw_double_value(ci->resolution_ns);
-    jw_text(",\"read_overhead_ticks\":");
-    jw_double_value((double)ci->read_overhead_ticks);
-    jw_text(",\"read_overhead_ns\":");
-    jw_double_value(ticks_to_ns(ci->read_overhead_ticks));
-    if (ci->stop_read) {
-        jw_text(",\"stop_read\":");
-        jw_string_value(ci->stop_read);
-    }
-    jw_text("}");
+    jw_object("counter");
+    jw_str("name", ci->name);
+    jw_num("freq_hz", ci->freq_hz);
+    jw_str("freq_source", ci->freq_source);
+    jw_num("resolution_ns", ci->resolution_ns);
+    jw_num("read_overhead_ticks", (double)ci->read_overhead_ticks);
+    jw_num("read_overhead_ns", ticks_to_ns(ci->read_overhead_ticks));
+    if (ci->stop_read)
+        jw_str("stop_read", ci->stop_read);
+    jw_object_end();
     if (cc->valid) {
-        jw_key("core_clock");
-        jw_text("{\"hz\":");
-        jw_double_value(cc->hz);
-        jw_text(",\"cycles_per_tick\":");
-        jw_double_value(cc->cycles_per_tick);
-        jw_text(",\"method\":\"add-chain\",\"error_pct\":");
-        jw_double_value(cc->error_pct);
-        jw_text("}");
+        jw_object("core_clock");
+        jw_num("hz", cc->hz);
+        jw_num("cycles_per_tick", cc->cycles_per_tick);
+        jw_str("method", "add-chain");
+        jw_num("error_pct", cc->error_pct);
+        jw_object_end();
     }
     jw_str("start_time", start);
-    jw_raw("argv", prog_argv_json);
+    jw_string_array("argv", (const char *const *)prog_argv, prog_argc);
     int cpus[PROBE_MAX_CPUS];
-    int n = cpus_online(cpus, PROBE_MAX_CPUS);
-    jw_key("cpus_online");
-    jw_text("[");
-    for (int i = 0; i < n; i++) {
-        if (i)
-            jw_text(",");
-        jw_double_value(cpus[i]);
-    }
-    jw_text("]");
+    jw_int_array("cpus_online", cpus, cpus_online(cpus, PROBE_MAX_CPUS));
     jw_int("page_size", (int64_t)page_size());
     const char *feat[32];
-    int nf = cpu_features(feat, 32);
-    jw_key("features");
-    jw_text("[");
-    for (int i = 0; i < nf; i++) {
-        if (i)
-            jw_text(",");
-        jw_string_value(feat[i]);
-    }
-    jw_text("]");
+    jw_string_array("features", feat, cpu_features(feat, 32));
     jw_str("peak_isa", peak_isa());
     jw_bool("fallback", timed_loops_fallback());
     jw_end();
-    if (strcmp(ci->name, "clock_monotonic_raw") == 0)
+    if (counter_is_monotonic())
         emit_warning("counter-fallback", "no user-readable hardware counter; timing with "
                      "clock_gettime(CLOCK_MONOTONIC_RAW)", -1);
     if (ci->freq_hz < 1e8) {
@@ -246,6 +220,19 @@ static void write_meta(void)
     }
     if (timed_loops_fallback())
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
+}
+
+/* Settings a probe killed together with its guardian left changed, put back (sysfs_guard.h). */
+static void replay_leftovers(void)
+{
+    long pid;
+    int n = guard_replay(&pid);
+    if (n > 0) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "put back %d setting(s) (CPU online states, idle states, tracefs "
+                 "instances) that probe %ld changed before it and its guardian were killed", n, pid);
+        emit_warning("restored-after-kill", msg, -1);
+    }
 }
 
 static double now_s(void)
@@ -269,6 +256,7 @@ static int cmd_info(int argc, char **argv)
     double t0 = now_s();
     jw_open(stdout);
     write_meta();
+    replay_leftovers();
     emit_end("complete", 0, now_s() - t0);
     return 0;
 }
@@ -341,6 +329,7 @@ static int cmd_run(int argc, char **argv)
     exec_install_signals();
     double t0 = now_s();
     write_meta();
+    replay_leftovers();
     int rc = k->run(&ctx);
     scratch_remove();
     if (probe_interrupted()) {
@@ -351,37 +340,18 @@ static int cmd_run(int argc, char **argv)
     return rc == 0 ? 0 : 1;
 }
 
-static char *argv_json(int argc, char **argv)
+/* A copy of argv for the meta record: the guardian renames itself in the strings' place. */
+static void keep_argv(int argc, char **argv)
 {
-    size_t len = 3;
-    for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) * 6 + 4;
-    char *s = malloc(len), *p = s;
-    *p++ = '[';
-    for (int i = 0; i < argc; i++) {
-        if (i)
-            *p++ = ',';
-        *p++ = '"';
-        for (const char *c = argv[i]; *c; c++) {
-            if (*c == '"' || *c == '\\') {
-                *p++ = '\\';
-                *p++ = *c;
-            } else if ((unsigned char)*c < 0x20) {
-                p += sprintf(p, "\\u%04x", (unsigned char)*c);
-            } else {
-                *p++ = *c;
-            }
-        }
-        *p++ = '"';
-    }
-    *p++ = ']';
-    *p = 0;
-    return s;
+    prog_argv = malloc(sizeof(char *) * (size_t)argc);
+    for (int i = 0; prog_argv && i < argc; i++)
+        prog_argv[i] = strdup(argv[i]);
+    prog_argc = prog_argv ? argc : 0;
 }
 
 int main(int argc, char **argv)
 {
-    prog_argv_json = argv_json(argc, argv);
+    keep_argv(argc, argv);
     /* Linux lays the argv strings out one after the other: the guardian renames itself there */
     guard_title_area(argv[0], (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]));
     counter_init();

@@ -224,6 +224,65 @@ static int param_items(const struct kernel_param *kp, const char *text, char *bu
     return 1;
 }
 
+static int check_choices(const struct kernel *k, const struct kernel_param *kp, const char *text,
+                         struct param_value *v, char *err, size_t errlen)
+{
+    char buf[1024], *items[PARAM_MAX_ITEMS];
+    int n = param_items(kp, text, buf, sizeof buf, items);
+    if (n == 0)
+        return bad_value(k, kp, text, err, errlen);
+    v->choice_items = calloc((size_t)n, sizeof(int));
+    for (int j = 0; j < n; j++) {
+        int c = choice_index(kp->choices, items[j]);
+        if (c < 0)
+            return bad_value(k, kp, items[j], err, errlen);
+        v->choice_items[j] = c;
+    }
+    v->nchoice_items = n;
+    v->choice = v->choice_items[0];
+    return 0;
+}
+
+static int check_counts(const struct kernel *k, const struct kernel_param *kp, const char *text,
+                        struct param_value *v, char *err, size_t errlen)
+{
+    char buf[1024], *items[PARAM_MAX_ITEMS];
+    int n = param_items(kp, text, buf, sizeof buf, items);
+    if (n == 0)
+        return bad_value(k, kp, text, err, errlen);
+    v->counts = calloc((size_t)n, sizeof(int64_t));
+    for (int j = 0; j < n; j++) {
+        char *end;
+        errno = 0;
+        long long c = strtoll(items[j], &end, 10);
+        if (errno || *end || end == items[j] || out_of_bounds(kp, (double)c))
+            return bad_value(k, kp, items[j], err, errlen);
+        v->counts[j] = c;
+    }
+    v->ncounts = n;
+    v->count = v->counts[0];
+    return 0;
+}
+
+static int check_sizes(const struct kernel *k, const struct kernel_param *kp, const char *text,
+                       struct param_value *v, char *err, size_t errlen)
+{
+    char bad[64];
+    v->sizes = calloc(PARAM_MAX_ITEMS, sizeof(uint64_t));
+    v->nsizes = parse_size_list(text, v->sizes, PARAM_MAX_ITEMS, bad, sizeof bad);
+    if (v->nsizes == -2) {
+        snprintf(err, errlen, "%s: --%s lists too many sizes (valid: at most %d, in under 1024 characters%s%s)",
+                 k->name, kp->name, PARAM_MAX_ITEMS, kp->keyword ? "; or " : "", kp->keyword ? kp->keyword : "");
+        return -1;
+    }
+    if (v->nsizes < 0)
+        return bad_value(k, kp, bad, err, errlen);
+    for (int i = 0; i < v->nsizes; i++)
+        if (size_bounds(k, kp, v->sizes[i], err, errlen))
+            return -1;
+    return 0;
+}
+
 int param_check(const struct kernel *k, const struct kernel_param *kp, const char *text,
                 struct param_value *v, char *err, size_t errlen)
 {
@@ -238,60 +297,16 @@ int param_check(const struct kernel *k, const struct kernel_param *kp, const cha
     switch (kind) {
     case PARAM_TEXT:
         return 0;
-    case PARAM_CHOICE: {
-        char buf[1024], *items[PARAM_MAX_ITEMS];
-        int n = param_items(kp, text, buf, sizeof buf, items);
-        if (n == 0)
-            return bad_value(k, kp, text, err, errlen);
-        v->choice_items = calloc((size_t)n, sizeof(int));
-        for (int j = 0; j < n; j++) {
-            int c = choice_index(kp->choices, items[j]);
-            if (c < 0)
-                return bad_value(k, kp, items[j], err, errlen);
-            v->choice_items[j] = c;
-        }
-        v->nchoice_items = n;
-        v->choice = v->choice_items[0];
-        return 0;
-    }
+    case PARAM_CHOICE:
+        return check_choices(k, kp, text, v, err, errlen);
     case PARAM_SIZE:
         if (parse_size(text, &v->size))
             return bad_value(k, kp, text, err, errlen);
         return size_bounds(k, kp, v->size, err, errlen);
-    case PARAM_SIZE_LIST: {
-        char bad[64];
-        v->sizes = calloc(PARAM_MAX_ITEMS, sizeof(uint64_t));
-        v->nsizes = parse_size_list(text, v->sizes, PARAM_MAX_ITEMS, bad, sizeof bad);
-        if (v->nsizes == -2) {
-            snprintf(err, errlen, "%s: --%s lists too many sizes (valid: at most %d, in under 1024 characters%s%s)",
-                     k->name, kp->name, PARAM_MAX_ITEMS, kp->keyword ? "; or " : "", kp->keyword ? kp->keyword : "");
-            return -1;
-        }
-        if (v->nsizes < 0)
-            return bad_value(k, kp, bad, err, errlen);
-        for (int i = 0; i < v->nsizes; i++)
-            if (size_bounds(k, kp, v->sizes[i], err, errlen))
-                return -1;
-        return 0;
-    }
-    case PARAM_COUNT: {
-        char buf[1024], *items[PARAM_MAX_ITEMS];
-        int n = param_items(kp, text, buf, sizeof buf, items);
-        if (n == 0)
-            return bad_value(k, kp, text, err, errlen);
-        v->counts = calloc((size_t)n, sizeof(int64_t));
-        for (int j = 0; j < n; j++) {
-            char *end;
-            errno = 0;
-            long long c = strtoll(items[j], &end, 10);
-            if (errno || *end || end == items[j] || out_of_bounds(kp, (double)c))
-                return bad_value(k, kp, items[j], err, errlen);
-            v->counts[j] = c;
-        }
-        v->ncounts = n;
-        v->count = v->counts[0];
-        return 0;
-    }
+    case PARAM_SIZE_LIST:
+        return check_sizes(k, kp, text, v, err, errlen);
+    case PARAM_COUNT:
+        return check_counts(k, kp, text, v, err, errlen);
     case PARAM_NUMBER: {
         char *end;
         double d = strtod(text, &end);

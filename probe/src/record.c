@@ -50,32 +50,10 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
     }
     if (r->job)
         jw_job(r->job);
-    if (r->extra_json && *r->extra_json) {
-        jw_text(",");
-        jw_text(r->extra_json);
-    }
     if (more)
         more(more_arg);
     jw_end();
     ctx->results++;
-}
-
-void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                 int cpu, const char *metric, const char *unit, const char *direction,
-                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks)
-{
-    emit_result_extra(ctx, benchmark, params_json, cpu, metric, unit, direction, samples, n,
-                      iterations, ticks, NULL);
-}
-
-void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                       int cpu, const char *metric, const char *unit, const char *direction,
-                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
-                       const char *extra_json)
-{
-    struct result_record r = {benchmark, params_json, cpu, metric, unit, direction, samples, n,
-                              iterations, ticks, NULL, NULL, extra_json};
-    emit_record(ctx, &r);
 }
 
 void emit_warning(const char *code, const char *message, int cpu)

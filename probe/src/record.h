@@ -13,7 +13,7 @@
 struct core_clock;
 /* One `result` record. samples[n] in `unit`; the optional parts are written when set:
  * iterations (> 0), ticks[n], job (its "cost", "preempted", "steal", "context_switches"),
- * clock (the CPU's "core_clock"), extra_json (`"key":value,...` without braces). */
+ * clock (the CPU's "core_clock"). A kernel's own fields: emit_record_with(). */
 struct result_record {
     const char *benchmark;
     const char *params;          /* a JSON object: json_obj.text; NULL = {} */
@@ -25,21 +25,11 @@ struct result_record {
     const uint64_t *ticks;
     const struct cpu_job *job;
     const struct core_clock *clock;
-    const char *extra_json;
 };
 void emit_record(struct run_ctx *ctx, const struct result_record *r);
 /* The same, with more fields written last by more(more_arg) with the jw_* calls. */
 void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
                       void (*more)(const void *more_arg), const void *more_arg);
-/* Older forms of emit_record() with positional arguments, for cpu-idle until it is
- * converted: new code fills a struct result_record. */
-void emit_result(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                 int cpu, const char *metric, const char *unit, const char *direction,
-                 const double *samples, int n, uint64_t iterations, const uint64_t *ticks);
-void emit_result_extra(struct run_ctx *ctx, const char *benchmark, const char *params_json,
-                       int cpu, const char *metric, const char *unit, const char *direction,
-                       const double *samples, int n, uint64_t iterations, const uint64_t *ticks,
-                       const char *extra_json);
 void emit_warning(const char *code, const char *message, int cpu);   /* cpu < 0: none */
 void emit_error(const char *code, const char *message);
 void emit_end(const char *status, int results, double elapsed_s);

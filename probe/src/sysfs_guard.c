@@ -139,6 +139,7 @@ int guard_start(struct sysfs_guard *g, char *err, size_t errlen)
         snprintf(err, errlen, "cannot create the restore guardian's pipe: %s", strerror(errno));
         return -1;
     }
+    journal_path(g);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -177,10 +178,14 @@ int guard_start(struct sysfs_guard *g, char *err, size_t errlen)
         do
             n = read(p[0], &byte, 1);
         while (n > 0 || (n < 0 && errno == EINTR));
-        _exit(guard_restore(g) == 0 ? 0 : 1);
+        if (guard_restore(g) != 0)
+            _exit(1);
+        journal_done(g);
+        _exit(0);
     }
     close(p[0]);
     g->pid = pid;
+    journal_write(g);
     g->fd = p[1];
     fcntl(g->fd, F_SETFD, FD_CLOEXEC);
     return 0;
@@ -196,6 +201,8 @@ int guard_finish(struct sysfs_guard *g)
             ;
         g->pid = 0;
     }
+    if (failed == 0)
+        journal_done(g);
     return failed;
 }
 

@@ -35,6 +35,7 @@ struct sysfs_guard {
     int n;
     pid_t pid;           /* the guardian, 0 before guard_start() */
     int fd;              /* write end of the pipe the guardian waits on */
+    char journal[GUARD_PATH_MAX + 64];   /* the entries on disk ("" when none could be kept) */
 };
 
 /* Records `path` with its current value (first word of the file). -1 if unreadable. */
@@ -53,6 +54,20 @@ int guard_start(struct sysfs_guard *g, char *err, size_t errlen);
 int guard_restore(const struct sysfs_guard *g);
 /* guard_restore(), then the guardian is released and waited for. Returns guard_restore's. */
 int guard_finish(struct sysfs_guard *g);
+
+/* The journal (guard_journal.c): guard_start() also writes the entries to
+ * $TMPDIR/platperf-UID/restore-PID (the directory private to the user, as the board's probe
+ * directory: mode 0700, ours, not a symbolic link), with the guardian's pid; whoever restores
+ * everything removes it. Should the probe and its guardian be killed together (a cgroup kill,
+ * `kill -9` of both), the journal stays, and the next probe's `info` or `run` puts the
+ * settings back. journal_path() fills g->journal before the fork; journal_write() writes it
+ * once the guardian's pid is known; journal_done() removes it. */
+void journal_path(struct sysfs_guard *g);
+void journal_write(const struct sysfs_guard *g);
+void journal_done(const struct sysfs_guard *g);
+/* Restores what the journals of dead probes and guardians hold; returns how many settings
+ * were put back, with the first journal's probe pid in *pid. */
+int guard_replay(long *pid);
 
 /* The tree a kernel changes: its --root checked (a directory path under 200 characters)
  * and copied into out without trailing slashes ("/" -> "": paths are root + "/sys/...");

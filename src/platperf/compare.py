@@ -22,6 +22,13 @@ independent evidence: two runs of identical code, tested sample against sample, 
   tolerance is *unconfirmed*: shown, never a regression, with the runs a side that would
   settle it.
 
+Every key on both sides then gets one of the words of :mod:`platperf.decisions`, with the
+tolerance named: *regressed* or *improved* (a confirmed change, as above), *equivalent*
+(shown within the tolerance by the two one-sided tests on the run medians,
+:func:`platperf.decisions.equivalence`: evidence, not the mere absence of a significant
+change), else *undecided*. ``platperf run --against`` decides the same four words while it
+measures, with intervals that allow its repeated looks (:func:`platperf.decisions.decide`).
+
 From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
 the sides with two runs or more; with one run a side only the spread of that run's samples,
 a lower bound), each row states the smallest change its runs can detect
@@ -47,7 +54,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from . import placement, stats
+from . import decisions, placement, stats
 from .fingerprint import Difference, diff
 from .records import KEY_FIELDS, ResultKey, key_order, not_measured
 
@@ -91,6 +98,10 @@ class Row:
     big: bool = False        # at least the tolerance
     pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
     pages_new: str = ""      # ("" where the results do not say)
+    decision: str = ""       # regressed | improved | equivalent | undecided ("" one side only)
+    decision_ci: tuple | None = None   # the change's interval in % that backs it (estimate, low, high)
+    decided_runs: int | None = None    # new runs a sequential decision rests on (run --against)
+    equivalent: bool = False # the equivalence test passed (decisions.equivalence)
     base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
     new_not_measured: str = ""
 
@@ -117,6 +128,11 @@ class Comparison:
     differences: list[Difference] = field(default_factory=list)
     metric_order: list[str] = field(default_factory=list)
     alpha: float = ALPHA
+    sequential: str = ""     # how run --against decided, when it did ("" : one look, as compare)
+
+    def decided(self, word: str) -> list[Row]:
+        """The keys on both sides with ``word`` (one of platperf.decisions.DECISIONS)."""
+        return [r for r in self.rows if r.decision == word]
 
     @property
     def regressions(self) -> list[Row]:
@@ -314,6 +330,9 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
         # Mann-Whitney U cannot reach alpha with fewer runs, whatever the spread
         row.runs_needed = max(row.runs_needed or 2, stats.mwu_min_runs(alpha))
     row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
+    if 0 < tolerance < 100 and len(b.runs) >= 2 and len(n.runs) >= 2:
+        row.equivalent, row.decision_ci = decisions.equivalence(b.run_medians, n.run_medians,
+                                                                tolerance, alpha)
     row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
     if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
@@ -351,6 +370,10 @@ def _decide(rows: list[Row], alpha: float):
         if r.confirmed:
             worse = r.new > r.base if r.direction == "lower" else r.new < r.base
             r.regression, r.improvement = worse, not worse
+    for r in rows:
+        if r.status == "both":
+            r.decision = ("regressed" if r.regression else "improved" if r.improvement else
+                          "equivalent" if r.equivalent else "undecided")
 
 
 def width_pct(ci: tuple, figure: float) -> float:
@@ -394,6 +417,7 @@ ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base"
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
               "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
+              "decision", "decision_ci", "decided_runs",
               "base_not_measured", "new_not_measured")
 
 
@@ -416,4 +440,6 @@ def to_json(cmp: Comparison) -> dict:
             "added": sum(r.status == "added" for r in cmp.rows),
             "removed": sum(r.status == "removed" for r in cmp.rows),
             "pages_differ": len(cmp.pages_differ),
-            "unconfirmed": len(cmp.unconfirmed)}
+            "unconfirmed": len(cmp.unconfirmed),
+            "decisions": {word: len(cmp.decided(word)) for word in decisions.DECISIONS},
+            "sequential": cmp.sequential or None}

@@ -326,7 +326,7 @@ static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu,
     json_obj_uint(&params, "offset", offset);
     struct slot_fields fields = {pl, slot};
     emit_op_latency(ctx, "align-sweep", params.text, cpu, slot->n, slot->ticks, slot->ops, slot->cc, NULL,
-                    NULL, write_slot_fields, &fields);
+                    write_slot_fields, &fields);
 }
 
 /* The placements in order for round 0, shuffled for each later one (Fisher-Yates, xorshift64). */

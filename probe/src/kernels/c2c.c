@@ -145,7 +145,7 @@ static int run(struct run_ctx *ctx)
                 json_obj_init(&params);
                 json_obj_uint(&params, "peer", (uint64_t)b);
                 struct result_record r = {"c2c-latency", params.text, a, "latency", "ns", "lower",
-                                          ns, job.nsamples, one_way, job.ticks, &job, NULL, NULL};
+                                          ns, job.nsamples, one_way, job.ticks, &job, NULL};
                 emit_record(ctx, &r);
             }
             exec_free_jobs(one, &job);

@@ -115,29 +115,128 @@ static int stop_requested(void)
     return probe_interrupted() || output_reader_gone();
 }
 
-static int run(struct run_ctx *ctx)
-{
-    struct idle_plan *plan = ctx->kernel_state;
-    static struct sysfs_guard guard;
-    struct idle_state (*states)[MAX_STATES] = calloc((size_t)ctx->ncpus, sizeof *states);
-    int *nstates = calloc((size_t)ctx->ncpus, sizeof *nstates), any = 0, rc = 0;
-    char path[PATH_LEN], msg[PATH_LEN + 200];
-    int ncpus = ctx->ncpus;
+/* What one state's sleeps gave, beside their lateness. */
+struct state_run {
+    long sleep_us, entered, rejected;   /* -1: unknown */
+    int index;
+};
 
-    for (int i = 0; i < ncpus; i++) {
+static void write_state_run(const void *arg)
+{
+    const struct state_run *sr = arg;
+    jw_int("sleep_us", sr->sleep_us);
+    jw_int("state_index", sr->index);
+    jw_int("usage_delta", sr->entered);
+    jw_int("rejected_delta", sr->rejected);
+}
+
+/* The sleeps of one state on `cpu` (pinned): late[] (us) and ticks[]; returns how many. */
+static int sleep_in_state(struct run_ctx *ctx, int cpu, long sleep_us, double *late, uint64_t *ticks)
+{
+    int n = 0;
+    pin_to_cpu(cpu);
+    for (int k = -ctx->warmup; k < ctx->samples && !stop_requested(); k++) {
+        struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
+        uint64_t t0 = counter_read();
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
+            ;
+        uint64_t t1 = counter_read();
+        if (k < 0)
+            continue;
+        ticks[n] = t1 - t0;
+        late[n] = (ticks_to_ns(t1 - t0) - (double)sleep_us * 1000.0) / 1000.0;
+        n++;
+    }
+    return n;
+}
+
+/* The state's results (lateness, and the exit latency and target residency the kernel
+ * gives), and a warning when the CPU did not enter it as asked. */
+static void emit_state(struct run_ctx *ctx, int cpu, const struct idle_state *st, const struct state_run *sr,
+                       const double *late, const uint64_t *ticks, int n)
+{
+    char msg[PATH_LEN];
+    struct json_obj params;
+    json_obj_init(&params);
+    json_obj_str(&params, "state", st->name);
+    struct result_record r = {"cpu-idle", params.text, cpu, "wakeup_lateness", "us", "lower", late, n, 0, ticks,
+                              NULL, NULL};
+    emit_record_with(ctx, &r, write_state_run, sr);
+    double exit_us = (double)st->latency_us, residency_us = (double)st->residency_us;
+    struct result_record one = {"cpu-idle", params.text, cpu, "exit_latency", "us", "lower", &exit_us, 1, 0, NULL,
+                                NULL, NULL};
+    if (st->latency_us >= 0)
+        emit_record(ctx, &one);
+    one.metric = "target_residency";
+    one.samples = &residency_us;
+    if (st->residency_us >= 0)
+        emit_record(ctx, &one);
+    if (sr->rejected > 0) {
+        snprintf(msg, sizeof msg, "idle state %s of CPU %d was rejected %ld times (the driver or "
+                 "firmware refused it) and entered %ld times during its %d sleeps%s", st->name, cpu,
+                 sr->rejected, sr->entered, n, sr->entered == 0 ? ": its lateness is not that state's" : "");
+        emit_warning("idle-state-rejected", msg, cpu);
+    } else if (sr->entered == 0) {
+        snprintf(msg, sizeof msg, "CPU %d never entered idle state %s during its %d sleeps "
+                 "(usage unchanged): its lateness is not that state's", cpu, st->name, n);
+        emit_warning("idle-state-not-entered", msg, cpu);
+    }
+}
+
+/* Every state of one CPU, the others disabled while it is measured. 0, or 1 after an error record. */
+static int measure_cpu(struct run_ctx *ctx, const struct idle_plan *plan, int cpu, const struct idle_state *states,
+                       int nstates, double *late, uint64_t *ticks)
+{
+    char path[PATH_LEN], rejected_path[PATH_LEN], msg[PATH_LEN + 200];
+    for (int s = 0; s < nstates && !stop_requested(); s++) {
+        const struct idle_state *st = &states[s];
+        int e = enable_only(plan, cpu, states, nstates, s);
+        if (e) {
+            snprintf(msg, sizeof msg, "cannot disable the other idle states of CPU %d: %s "
+                     "(root only)", cpu, strerror(e));
+            emit_error("cpuidle-write-failed", msg);
+            return 1;
+        }
+        struct state_run sr = {plan->sleep_us, -1, -1, st->index};
+        if (!sr.sleep_us) {
+            sr.sleep_us = st->residency_us > 0 ? 4 * st->residency_us : 0;
+            if (sr.sleep_us < 1000)
+                sr.sleep_us = 1000;
+        }
+        state_path(plan, cpu, st->index, "rejected", rejected_path);
+        state_path(plan, cpu, st->index, "usage", path);
+        long usage_before = read_long(path, -1), rejected_before = read_long(rejected_path, -1);
+        int n = sleep_in_state(ctx, cpu, sr.sleep_us, late, ticks);
+        long usage_after = read_long(path, -1), rejected_after = read_long(rejected_path, -1);
+        if (n == 0)
+            break;
+        sr.entered = usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1;
+        sr.rejected = rejected_before >= 0 && rejected_after >= 0 ? rejected_after - rejected_before : -1;
+        emit_state(ctx, cpu, st, &sr, late, ticks, n);
+    }
+    return 0;
+}
+
+/* Every state's disable file kept by the guard. 0; 1 after an error record; 2 when no CPU
+ * has cpuidle states (a warning said so). */
+static int guard_states(struct run_ctx *ctx, const struct idle_plan *plan, struct sysfs_guard *guard,
+                        struct idle_state (*states)[MAX_STATES], int *nstates)
+{
+    char path[PATH_LEN], msg[PATH_LEN + 200];
+    int any = 0;
+    for (int i = 0; i < ctx->ncpus; i++) {
         nstates[i] = enumerate(plan, ctx->cpus[i], states[i]);
         any |= nstates[i] > 0;
         for (int s = 0; s < nstates[i]; s++) {
             state_path(plan, ctx->cpus[i], states[i][s].index, "disable", path);
-            if (guard_keep(&guard, path) != 0) {
-                if (guard.n == GUARD_MAX)
+            if (guard_keep(guard, path) != 0) {
+                if (guard->n == GUARD_MAX)
                     snprintf(msg, sizeof msg, "more than %d idle-state files to restore: measure "
                              "fewer CPUs at a time (--cpus)", GUARD_MAX);
                 else
                     snprintf(msg, sizeof msg, "cannot read %s", path);
                 emit_error("cpuidle-unreadable", msg);
-                rc = 1;
-                goto done;
+                return 1;
             }
         }
     }
@@ -148,99 +247,46 @@ static int run(struct run_ctx *ctx)
         snprintf(msg, sizeof msg, "no cpuidle states under %s/sys/devices/system/cpu/cpu%d/cpuidle "
                  "(driver: %s): idle-state wake-up latencies not measured", plan->root, ctx->cpus[0], driver);
         emit_warning("no-cpuidle", msg, -1);
-        goto done;
+        return 2;
     }
-    if (guard_start(&guard, msg, sizeof msg) != 0) {
+    return 0;
+}
+
+static int run(struct run_ctx *ctx)
+{
+    struct idle_plan *plan = ctx->kernel_state;
+    static struct sysfs_guard guard;
+    struct idle_state (*states)[MAX_STATES] = calloc((size_t)ctx->ncpus, sizeof *states);
+    int *nstates = calloc((size_t)ctx->ncpus, sizeof *nstates);
+    char msg[PATH_LEN + 200];
+    int rc = guard_states(ctx, plan, &guard, states, nstates);
+    if (rc == 0 && guard_start(&guard, msg, sizeof msg) != 0) {
         emit_error("guard-failed", msg);
         rc = 1;
-        goto done;
     }
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* the default 50 us slack would be counted as lateness */
-    double *late = malloc(sizeof(double) * (size_t)ctx->samples);
-    uint64_t *ticks = malloc(sizeof(uint64_t) * (size_t)ctx->samples);
-    for (int i = 0; i < ncpus && rc == 0 && !stop_requested(); i++) {
-        int cpu = ctx->cpus[i];
-        if (nstates[i] == 0) {
-            snprintf(msg, sizeof msg, "CPU %d has no cpuidle states: not measured", cpu);
-            emit_warning("no-cpuidle", msg, cpu);
-            continue;
+    if (rc == 0) {
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* the default 50 us slack would be counted as lateness */
+        double *late = malloc(sizeof(double) * (size_t)ctx->samples);
+        uint64_t *ticks = malloc(sizeof(uint64_t) * (size_t)ctx->samples);
+        for (int i = 0; i < ctx->ncpus && rc == 0 && !stop_requested(); i++) {
+            if (nstates[i] == 0) {
+                snprintf(msg, sizeof msg, "CPU %d has no cpuidle states: not measured", ctx->cpus[i]);
+                emit_warning("no-cpuidle", msg, ctx->cpus[i]);
+                continue;
+            }
+            rc = measure_cpu(ctx, plan, ctx->cpus[i], states[i], nstates[i], late, ticks);
         }
-        for (int s = 0; s < nstates[i] && rc == 0 && !stop_requested(); s++) {
-            const struct idle_state *st = &states[i][s];
-            int e = enable_only(plan, cpu, states[i], nstates[i], s);
-            if (e) {
-                snprintf(msg, sizeof msg, "cannot disable the other idle states of CPU %d: %s "
-                         "(root only)", cpu, strerror(e));
-                emit_error("cpuidle-write-failed", msg);
-                rc = 1;
-                break;
-            }
-            long sleep_us = plan->sleep_us;
-            if (!sleep_us) {
-                sleep_us = st->residency_us > 0 ? 4 * st->residency_us : 0;
-                if (sleep_us < 1000)
-                    sleep_us = 1000;
-            }
-            char rejected_path[PATH_LEN];
-            state_path(plan, cpu, st->index, "rejected", rejected_path);
-            state_path(plan, cpu, st->index, "usage", path);
-            long usage_before = read_long(path, -1), rejected_before = read_long(rejected_path, -1);
-            pin_to_cpu(cpu);
-            int n = 0;
-            for (int k = -ctx->warmup; k < ctx->samples && !stop_requested(); k++) {
-                struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
-                uint64_t t0 = counter_read();
-                while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
-                    ;
-                uint64_t t1 = counter_read();
-                if (k < 0)
-                    continue;
-                ticks[n] = t1 - t0;
-                late[n] = (ticks_to_ns(t1 - t0) - (double)sleep_us * 1000.0) / 1000.0;
-                n++;
-            }
-            long usage_after = read_long(path, -1), rejected_after = read_long(rejected_path, -1);
-            if (n == 0)
-                break;
-            long entered = usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1;
-            long rejected = rejected_before >= 0 && rejected_after >= 0 ? rejected_after - rejected_before : -1;
-            char params_json[96], extra[192];
-            snprintf(params_json, sizeof params_json, "{\"state\":\"%s\"}", st->name);
-            snprintf(extra, sizeof extra, "\"sleep_us\":%ld,\"state_index\":%d,\"usage_delta\":%ld,"
-                     "\"rejected_delta\":%ld", sleep_us, st->index, entered, rejected);
-            emit_result_extra(ctx, "cpu-idle", params_json, cpu, "wakeup_lateness", "us", "lower",
-                              late, n, 0, ticks, extra);
-            if (st->latency_us >= 0) {
-                double v = (double)st->latency_us;
-                emit_result(ctx, "cpu-idle", params_json, cpu, "exit_latency", "us", "lower", &v, 1, 0, NULL);
-            }
-            if (st->residency_us >= 0) {
-                double v = (double)st->residency_us;
-                emit_result(ctx, "cpu-idle", params_json, cpu, "target_residency", "us", "lower", &v, 1, 0, NULL);
-            }
-            if (rejected > 0) {
-                snprintf(msg, sizeof msg, "idle state %s of CPU %d was rejected %ld times (the driver or "
-                         "firmware refused it) and entered %ld times during its %d sleeps%s", st->name, cpu,
-                         rejected, entered, n, entered == 0 ? ": its lateness is not that state's" : "");
-                emit_warning("idle-state-rejected", msg, cpu);
-            } else if (entered == 0) {
-                snprintf(msg, sizeof msg, "CPU %d never entered idle state %s during its %d sleeps "
-                         "(usage unchanged): its lateness is not that state's", cpu, st->name, n);
-                emit_warning("idle-state-not-entered", msg, cpu);
-            }
+        free(late);
+        free(ticks);
+        if (guard_finish(&guard) != 0) {
+            emit_error("restore-failed", "an idle state's disable file could not be restored");
+            rc = 1;
         }
     }
-    free(late);
-    free(ticks);
-    if (guard_finish(&guard) != 0) {
-        emit_error("restore-failed", "an idle state's disable file could not be restored");
-        rc = 1;
-    }
-done:
     free(states);
     free(nstates);
     free(plan);
-    return rc;
+    return rc == 2 ? 0 : rc;
 }
 
 const struct kernel cpu_idle_kernel = {

@@ -147,7 +147,7 @@ static int emit_chain(struct run_ctx *ctx, struct cpu_job *job, void *arg)
         }
     }
     struct result_record r = {"cpu-ops", params.text, job->cpu, "latency", "ns", "lower",
-                              ns, job->nsamples, ops, job->ticks, job, NULL, NULL};
+                              ns, job->nsamples, ops, job->ticks, job, NULL};
     emit_record(ctx, &r);
     if (cc->valid) {
         r.metric = r.unit = "cycles";

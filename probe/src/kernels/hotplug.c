@@ -147,7 +147,7 @@ static void emit_cpu(struct run_ctx *ctx, int cpu, int from, int n, uint64_t *ti
         for (int i = 0; i < n; i++)
             us[i] = ticks_to_ns(ticks[op][i]) / 1000.0;
         struct result_record r = {"cpu-hotplug", "{}", cpu, ops[op], "us", "lower", us, n, 0, ticks[op],
-                                  NULL, NULL, NULL};
+                                  NULL, NULL};
         if (traced_all) {
             r.benchmark = "cpu-hotplug-phases";
             r.params = params.text;

@@ -368,7 +368,7 @@ static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu,
                      const char *unit, double value, uint64_t passes)
 {
     struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
-                              NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL};
     emit_record(ctx, &r);
 }
 

@@ -163,10 +163,27 @@ static int measure_on_cpu(struct cpu_job *job)
     return 0;
 }
 
+struct bw_emit {
+    const struct bw_point *pt;
+    const char *params;
+    double *mbs;
+};
+
+static int emit_point(struct run_ctx *ctx, struct cpu_job *job, void *arg)
+{
+    const struct bw_emit *e = arg;
+    uint64_t bytes = e->pt->k->counted * e->pt->size * job->reps;
+    for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
+        e->mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
+    struct result_record r = {"mem-bandwidth", e->params, job->cpu, "bandwidth", "MB/s", "higher",
+                              e->mbs, job->nsamples, bytes, job->ticks, job, NULL};
+    emit_record_with(ctx, &r, jw_page_backing, &e->pt->backing[job->index]);
+    return 0;
+}
+
 static int run(struct run_ctx *ctx)
 {
     struct bw_plan *plan = ctx->kernel_state;
-    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
     double *mbs = malloc(sizeof(double) * (size_t)ctx->samples);
     struct page_backing *backing = calloc((size_t)ctx->ncpus, sizeof *backing);
     int rc = 0;
@@ -179,32 +196,12 @@ static int run(struct run_ctx *ctx)
                 json_obj_str(&params, "isa", plan->isa);
             json_obj_str(&params, "kernel", pt.k->name);
             json_obj_uint(&params, "size", pt.size);
-            if (exec_each_cpu(ctx, measure_on_cpu, &pt, jobs) != 0) {
-                emit_error("thread-failed", "cannot start a measuring thread");
-                rc = 1;
-            }
-            for (int j = 0; j < ctx->ncpus; j++) {
-                struct cpu_job *job = &jobs[j];
-                int outcome = job_outcome(job);
-                if (outcome < 0)
-                    rc = 1;
-                if (outcome <= 0)
-                    continue;
-                uint64_t bytes = pt.k->counted * pt.size * job->reps;
-                for (int i = 0; i < job->nsamples; i++)   /* bytes per ns = GB/s; x1000 = MB/s */
-                    mbs[i] = (double)bytes / ticks_to_ns(job->ticks[i]) * 1e3;
-                char pages[160];
-                page_backing_json(&backing[j], pages, sizeof pages);
-                struct result_record r = {"mem-bandwidth", params.text, job->cpu, "bandwidth", "MB/s", "higher",
-                                          mbs, job->nsamples, bytes, job->ticks, job, NULL, pages};
-                emit_record(ctx, &r);
-            }
-            exec_free_jobs(ctx, jobs);
+            struct bw_emit e = {&pt, params.text, mbs};
+            rc = measure_each_cpu(ctx, measure_on_cpu, &pt, emit_point, &e);
         }
     }
     free(mbs);
     free(backing);
-    free(jobs);
     free(plan);
     return rc;
 }

@@ -115,9 +115,8 @@ static int measure_on_cpu(struct cpu_job *job)
 static int emit_point(struct run_ctx *ctx, struct cpu_job *job, void *params_json)
 {
     const struct latency_point *pt = job->arg;
-    char pages[160];
-    page_backing_json(&pt->backing[job->index], pages, sizeof pages);
-    emit_job_op_latency(ctx, "mem-latency", params_json, job, job->result, job->reps * CHASE_UNROLL, pages);
+    emit_job_op_latency(ctx, "mem-latency", params_json, job, job->result, job->reps * CHASE_UNROLL,
+                        jw_page_backing, &pt->backing[job->index]);
     return 0;
 }
 

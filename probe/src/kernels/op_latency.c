@@ -6,8 +6,7 @@
 
 void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json, int cpu,
                      int n, const uint64_t *ticks, const uint64_t *ops, const struct core_clock *cc,
-                     const char *extra_json, const struct cpu_job *job,
-                     void (*more)(const void *more_arg), const void *more_arg)
+                     const struct cpu_job *job, void (*more)(const void *more_arg), const void *more_arg)
 {
     double *ns = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
     double *cycles = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
@@ -25,7 +24,7 @@ void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *par
             iterations = 0;
     }
     struct result_record r = {benchmark, params_json, cpu, "latency", "ns", "lower",
-                              ns, n, iterations, ticks, job, NULL, extra_json};
+                              ns, n, iterations, ticks, job, NULL};
     emit_record_with(ctx, &r, more, more_arg);
     if (cc && cc->valid) {
         r.metric = "latency_cycles";
@@ -40,7 +39,7 @@ void emit_op_latency(struct run_ctx *ctx, const char *benchmark, const char *par
 
 void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char *params_json,
                          const struct cpu_job *job, const struct core_clock *cc, uint64_t ops,
-                         const char *extra_json)
+                         void (*more)(const void *more_arg), const void *more_arg)
 {
     uint64_t *each = malloc(sizeof(uint64_t) * (size_t)(job->nsamples > 0 ? job->nsamples : 1));
     if (!each) {
@@ -50,6 +49,6 @@ void emit_job_op_latency(struct run_ctx *ctx, const char *benchmark, const char 
     for (int i = 0; i < job->nsamples; i++)
         each[i] = ops;
     emit_op_latency(ctx, benchmark, params_json, job->cpu, job->nsamples, job->ticks, each, cc,
-                    extra_json, job, NULL, NULL);
+                    job, more, more_arg);
     free(each);
 }

@@ -253,7 +253,7 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
         }
         struct result_record r = {c->benchmark, c->params.text, job->cpu, c->metric,
                                   units[c->figure], c->figure == OS_LATENCY_US ? "lower" : "higher",
-                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL, NULL};
+                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL};
         emit_record_with(ctx, &r, c->baseline ? write_overhead : NULL, &oj->baseline);
         free(oj->values);
     }

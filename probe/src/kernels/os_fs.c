@@ -135,7 +135,7 @@ static int run(struct run_ctx *ctx)
                 for (int i = 0; i < job->nsamples; i++)
                     values[i] = (double)fjs[j].files / ticks_to_ns(ticks[i]) * 1e9;
                 struct result_record r = {"os-fs", params.text, job->cpu, pass ? "delete" : "create", "files/s",
-                                          "higher", values, job->nsamples, fjs[j].files, ticks, NULL, NULL, NULL};
+                                          "higher", values, job->nsamples, fjs[j].files, ticks, NULL, NULL};
                 emit_record(ctx, &r);
             }
         }

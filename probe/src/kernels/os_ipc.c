@@ -102,6 +102,75 @@ static int fail_setup(struct os_case *c, const char *what)
     return -1;
 }
 
+/* The channel of the case (a pipe pair, a socketpair, a loopback listener, semaphores),
+ * the child's ends into a. */
+static int open_channel(struct os_case *c, struct ipc_state *st, struct echo_arg *a)
+{
+    if (c->arg == K_PIPE) {
+        int p1[2], p2[2];
+        if (pipe(p1) != 0)
+            return fail_setup(c, "pipe");
+        if (pipe(p2) != 0) {
+            close(p1[0]); close(p1[1]);
+            return fail_setup(c, "pipe");
+        }
+        st->to_child = p1[1];
+        a->rd = st->child_fds[0] = p1[0];
+        a->wr = st->child_fds[1] = p2[1];
+        st->from_child = p2[0];
+    } else if (c->arg == K_UNIX) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+            return fail_setup(c, "socketpair");
+        st->to_child = st->from_child = sv[0];
+        a->rd = a->wr = st->child_fds[0] = sv[1];
+    } else if (c->arg == K_TCP || c->arg == K_CONNECT || c->arg == K_SELECT) {
+        if ((st->listen_fd = os_tcp_listen(&st->port)) < 0)
+            return fail_setup(c, "listen on 127.0.0.1");
+        a->listen_fd = st->listen_fd;
+    } else if (c->arg == K_SEM) {
+        st->semid = semget(IPC_PRIVATE, 2, IPC_CREAT | 0600);
+        if (st->semid < 0)
+            return fail_setup(c, "semget");
+        unsigned short init[2] = {0, 1};
+        union { int val; struct semid_ds *buf; unsigned short *array; } arg = {.array = init};
+        if (semctl(st->semid, 0, SETALL, arg) != 0)
+            return fail_setup(c, "semctl");
+        a->semid = st->semid;
+    }
+    return 0;
+}
+
+/* LMBench's select set: one loopback connection dup()ed fds times (200 distinct connections
+ * cost ~25 % more per select here: a C loop, 21.3-22.0 against 17.0-18.8 us). All fds are
+ * checked (maxfd + 1); LMBench passes nfds = 200 and so skips its highest few. No child: the
+ * connection is accepted here. */
+static int open_select_set(struct os_case *c, struct ipc_state *st)
+{
+    int conn = os_tcp_connect(st->port);
+    st->peer = conn < 0 ? -1 : accept(st->listen_fd, NULL, NULL);
+    if (conn < 0 || st->peer < 0) {
+        if (conn >= 0)
+            close(conn);
+        return fail_setup(c, "connect the select descriptors");
+    }
+    FD_ZERO(&st->set);
+    for (st->nfds = 0; st->nfds < (int)c->size; st->nfds++) {
+        int fd = st->nfds == 0 ? conn : dup(conn);
+        if (fd < 0 || fd >= FD_SETSIZE) {
+            if (fd >= 0)
+                close(fd);
+            errno = fd < 0 ? errno : EMFILE;
+            return fail_setup(c, "dup the select descriptors");
+        }
+        st->fds[st->nfds] = fd;
+        FD_SET(fd, &st->set);
+        if (fd > st->maxfd)
+            st->maxfd = fd;
+    }
+    return 0;
+}
+
 static int setup(struct os_case *c)
 {
     struct ipc_state *st = calloc(1, sizeof *st);
@@ -113,66 +182,10 @@ static int setup(struct os_case *c)
     int bw = c->figure == OS_BANDWIDTH;
     if (bw)
         a.mode = -1;
-    if (c->arg == K_PIPE) {
-        int p1[2], p2[2];
-        if (pipe(p1) != 0)
-            return fail_setup(c, "pipe");
-        if (pipe(p2) != 0) {
-            close(p1[0]); close(p1[1]);
-            return fail_setup(c, "pipe");
-        }
-        st->to_child = p1[1];
-        a.rd = st->child_fds[0] = p1[0];
-        a.wr = st->child_fds[1] = p2[1];
-        st->from_child = p2[0];
-    } else if (c->arg == K_UNIX) {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-            return fail_setup(c, "socketpair");
-        st->to_child = st->from_child = sv[0];
-        a.rd = a.wr = st->child_fds[0] = sv[1];
-    } else if (c->arg == K_TCP || c->arg == K_CONNECT || c->arg == K_SELECT) {
-        if ((st->listen_fd = os_tcp_listen(&st->port)) < 0)
-            return fail_setup(c, "listen on 127.0.0.1");
-        a.listen_fd = st->listen_fd;
-    } else if (c->arg == K_SEM) {
-        st->semid = semget(IPC_PRIVATE, 2, IPC_CREAT | 0600);
-        if (st->semid < 0)
-            return fail_setup(c, "semget");
-        unsigned short init[2] = {0, 1};
-        union { int val; struct semid_ds *buf; unsigned short *array; } arg = {.array = init};
-        if (semctl(st->semid, 0, SETALL, arg) != 0)
-            return fail_setup(c, "semctl");
-        a.semid = st->semid;
-    }
-    if (c->arg == K_SELECT) {
-        /* LMBench's set: one loopback connection dup()ed fds times (200 distinct connections
-         * cost ~25 % more per select here: a C loop, 21.3-22.0 against 17.0-18.8 us). All fds
-         * are checked (maxfd + 1); LMBench passes nfds = 200 and so skips its highest few.
-         * No child: the connection is accepted here. */
-        int conn = os_tcp_connect(st->port);
-        st->peer = conn < 0 ? -1 : accept(st->listen_fd, NULL, NULL);
-        if (conn < 0 || st->peer < 0) {
-            if (conn >= 0)
-                close(conn);
-            return fail_setup(c, "connect the select descriptors");
-        }
-        FD_ZERO(&st->set);
-        for (st->nfds = 0; st->nfds < (int)c->size; st->nfds++) {
-            int fd = st->nfds == 0 ? conn : dup(conn);
-            if (fd < 0 || fd >= FD_SETSIZE) {
-                if (fd >= 0)
-                    close(fd);
-                errno = fd < 0 ? errno : EMFILE;
-                return fail_setup(c, "dup the select descriptors");
-            }
-            st->fds[st->nfds] = fd;
-            FD_SET(fd, &st->set);
-            if (fd > st->maxfd)
-                st->maxfd = fd;
-        }
-        return 0;
-    }
+    if (open_channel(c, st, &a) != 0)
+        return -1;
+    if (c->arg == K_SELECT)
+        return open_select_set(c, st);
     st->child = os_spawn(child_main, &a);
     if (st->child < 0)
         return fail_setup(c, "fork");

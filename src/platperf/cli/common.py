@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-EXIT_OK, EXIT_REGRESSION, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_REGRESSION, EXIT_USAGE, EXIT_UNDECIDED = 0, 1, 2, 3   # 3: a gate left a key undecided
 
 app = typer.Typer(
     name="platperf",

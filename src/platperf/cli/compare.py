@@ -5,7 +5,7 @@ import sys
 
 import typer
 
-from ..report import FORMATS as RENDERED
+from ..report import FORMATS as RENDERED, RENDERERS
 from .common import (EXIT_REGRESSION, DbOption, FormatOption, JsonOption, app, fail_exit,
                      note_incomplete, open_store, output_format)
 
@@ -19,7 +19,7 @@ def compare(
     new: str = typer.Argument(..., help="New: run id, 'latest', or a label (all its runs)."),
     db: str = DbOption,
     tolerance: float = typer.Option(2.0, "--tolerance", help="Smallest change shown, in percent."),
-    fmt: str = FormatOption(FORMATS, "table", " (table: fitted to the terminal, COLUMNS, 80 "
+    fmt: str = FormatOption(FORMATS, "table", f" (table: {RENDERERS['table'].note}, COLUMNS, 80 "
                                               "when piped)"),
     json_out: bool = JsonOption,
     all_keys: bool = typer.Option(False, "--all", help="List every key, not only those that changed."),

@@ -163,34 +163,24 @@ def _ingest_log_file(path: Path, *, label, target, note, db):
 
 
 def _ingest_job_id(job_id: str, server, *, label, target, note, db, poll: float | None = None):
-    from ..lava.server import failure
+    from ..lava.server import FINISHED, fetch
+
+    def said(job):
+        device = f" on {job['device']}" if job.get("device") else ""
+        print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
     try:
-        if poll is not None:
-            def said(job):
-                device = f" on {job['device']}" if job.get("device") else ""
-                print(f"job {job_id}: {job.get('state')}{device}", file=sys.stderr)
-            job = server.wait(job_id, poll, progress=said)
-        else:
-            job = server.state(job_id)
-        if job.get("state") != "Finished" and poll is None:
-            print(f"platperf: note: job {job_id} is {job.get('state')}: storing what its log "
-                  "holds so far", file=sys.stderr)
-        log = server.log(job_id)
-        lava_error = None
-        if job.get("state") == "Finished" and job.get("health") != "Complete":
-            lava_error = failure(job, server.error(job_id))
-        if label is None:
-            label = server.metadata(job_id).get("platperf.label")
+        job = fetch(server, job_id, label=label, poll=poll, progress=said)
     except LavaError as exc:
         fail_exit(str(exc))
-    if label is None:
+    if job.state != FINISHED and poll is None:
+        print(f"platperf: note: job {job_id} is {job.state}: storing what its log holds so far",
+              file=sys.stderr)
+    if job.label is None:
         fail_exit(f"job {job_id} has no platperf.label in its metadata; give --label")
-    lava = server.run_meta(job_id, job)
-    text = log.decode("utf-8", errors="replace")
-    _store(text.splitlines(), f"LAVA job {job_id}", lava=lava, label=str(label), target=target,
-           note=note, db=db, origin=f"LAVA job {job_id}", lava_error=lava_error)
-    if lava_error:
-        fail_exit(f"LAVA job {job_id}: {lava_error}")
+    _store(job.lines, f"LAVA job {job_id}", lava=job.lava, label=job.label, target=target,
+           note=note, db=db, origin=f"LAVA job {job_id}", lava_error=job.error)
+    if job.error:
+        fail_exit(f"LAVA job {job_id}: {job.error}")
 
 
 def _store(lines, name: str, *, lava: dict, label, target, note, db, origin: str, lava_error=None):

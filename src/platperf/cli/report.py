@@ -6,11 +6,10 @@ from typing import List, Optional
 
 import typer
 
-from ..report import FORMATS, RENDERERS
+from ..report import ALL_FORMATS, FORMATS, RENDERERS, format_notes
 from .common import DbOption, FormatOption, JsonOption, app, fail_exit, note_incomplete, open_store, output_format
 
-ALL_FORMATS = ("html", "rst-csv", "md", "json", "csv")
-ALL_HELP = f" (table: fitted to the terminal), or all ({', '.join(RENDERERS[f][1] for f in ALL_FORMATS)} into -o DIR)"
+ALL_HELP = f"{format_notes()}, or all ({', '.join(RENDERERS[f].file for f in ALL_FORMATS)} into -o DIR)"
 
 
 @app.command()
@@ -64,7 +63,7 @@ def report(
     try:
         output.mkdir(parents=True, exist_ok=True)
         for f in formats:
-            path = output / RENDERERS[f][1]
+            path = output / RENDERERS[f].file
             atomic.write_text(path, render(doc, f))     # a full disk keeps the old file
             typer.echo(str(path))
     except OSError as exc:

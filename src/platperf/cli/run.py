@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, FormatOption, JsonOption, output_format
+from .common import DbOption, app, fail_exit, FormatOption, JsonOption, open_store, output_format
 from .measuring import (KeepProbeOption, MaxConnectOption, RemoteDirOption, SuiteOption, TargetOption,
                         print_findings, print_summary)
 
@@ -19,7 +19,10 @@ def run(
     cpus: Optional[str] = typer.Option(None, "--cpus", help="CPUs to measure, e.g. 0-3,6 (default: all online)."),
     mode: Optional[str] = typer.Option(None, "--mode", help="serial, parallel or both (default: as each suite entry says)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
-    repeat: Optional[int] = typer.Option(None, "--repeat", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick)."),
+    repeat: Optional[str] = typer.Option(None, "--repeat", metavar="N|auto", help="Runs of the suite under one label, steps interleaved (default: the suite's `repeat`, 3 for quick); auto: until every key is settled within --tolerance or --budget ends."),
+    against: Optional[str] = typer.Option(None, "--against", metavar="REF", help="Gate: measure until every key is regressed, improved or equivalent to REF's stored runs within --tolerance, or --budget ends (exit 0 / 1 / 3)."),
+    tolerance: str = typer.Option("3%", "--tolerance", help="With --repeat auto or --against: the change that matters, in percent."),
+    budget: str = typer.Option("10m", "--budget", help="With --repeat auto or --against: how long measuring may take (90s, 15m, 2h)."),
     target: str = TargetOption,
     targets: Optional[str] = typer.Option(None, "--targets", help="all: every board of the inventory, at once."),
     remote_dir: Optional[str] = RemoteDirOption,
@@ -44,11 +47,7 @@ def run(
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
     everything measured so far. With several boards (--target a,b,c or --targets all), each
     is measured at the same time into its own run; one failing does not stop the others,
-    and a table at the end says how each went. Each board is connected, described, measured
-    and closed on its own: a board that does not answer in time is given up with one line
-    while the others go on. At most --max-connect boards are connecting and describing
-    themselves at any moment, and a connection the server drops (a gateway's MaxStartups) is
-    tried again after a pause.
+    and a table at the end says how each went (a lab from one host: docs/boards.md).
 
     A suite's [[tool]] entries run tools the board already has (openssl, fio, iperf3, ...)
     into the same run; a tool, directory (--guide-dir) or peer (--peer) the board lacks is
@@ -60,18 +59,22 @@ def run(
       platperf run --suite memory --repeat 5 --label v2.12
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
       platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
-      platperf run --suite quick --target am62x,juno,agilex5 --label nightly
       platperf run --suite quick --targets all --max-connect 4 --label nightly
       sudo platperf run --suite psci --label v2.10
       platperf run --suite my-suite.toml --quiet --json
       platperf run --suite guide --guide-dir /mnt/emmc --peer 192.168.0.1 --label sdk-11.1
+      platperf run --suite quick --label rc2 --against v2.12 --tolerance 3% --budget 15m
+
+    --repeat auto measures until each key's smallest detectable change is within --tolerance,
+    --against REF until each is regressed, improved or equivalent to REF, re-running only the
+    open keys' steps, or until --budget ends (docs/gate.md).
 
     \b
-    Exit codes: 0 complete; 2 bad input, or a run left partial/failed (what
-    arrived is kept); 130 interrupted by Ctrl-C, 143 by SIGTERM (partial, kept).
+    Exit codes: 0 complete (--against: every key equivalent or improved); 1 a confirmed
+    regression (--against); 2 bad input, or a run left partial/failed (what arrived is kept);
+    3 a key undecided (--against); 130 Ctrl-C, 143 SIGTERM (partial, kept).
     """
     json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
-    from ..measure.boards import Session
     from ..measure.requests import SuiteRequest
     from ..runner.suite import SuiteError
     from ..targets import UnknownTarget, target_names
@@ -79,18 +82,91 @@ def run(
     if targets is not None and targets != "all":
         fail_exit(f"--targets takes only 'all' (got '{targets}'); name boards with --target a,b,c")
     try:
-        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=repeat, label=label, note=note,
-                                    tool_params={"dir": guide_dir, "peer": peer})
+        request = SuiteRequest.load(suite, cpus=cpus, mode=mode, repeat=_repeat(repeat), label=label,
+                                    note=note, tool_params={"dir": guide_dir, "peer": peer})
         names = target_names(target, every=targets == "all")
-    except (SuiteError, UnknownTarget) as exc:
+        request.goal = _goal(request, against, tolerance, budget, db)
+    except (SuiteError, UnknownTarget, ValueError) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
+    _measure_and_report(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
+                        max_connect=max_connect, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+
+
+def _measure_and_report(names, request, several: bool, *, db: str, label, quiet: bool,
+                        json_out: bool, max_connect: int, **options):
+    """--repeat auto / --against: one board, described before its database is opened; else every
+    board on its own (Session.run), within the descriptor limit."""
+    if request.goal is not None:
+        return _run_goal(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
+                         **options)
     _hold_fleet(len(names), max_connect)
-    session = Session(names, request, remote_dir=remote_dir, keep_probe=keep_probe, root=root,
-                      max_connect=max_connect)
+    from ..measure.boards import Session
+    session = Session(names, request, max_connect=max_connect, **options)
     stop = _measure(session, db, several, quiet)
-    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out,
-            signum=stop.signal)
+    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+
+
+def _run_goal(names, request, several: bool, *, db: str, label, quiet: bool, json_out: bool,
+              **target_options):
+    boards, store, stop = _measure_goal(names, request, several, db=db, quiet=quiet, **target_options)
+    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    from .gate import report_verdict
+    report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
+
+
+def _measure_goal(names, request, several: bool, *, db: str, quiet: bool, **target_options):
+    """--repeat auto / --against: (the boards, the store, the stop request): the board described,
+    its findings said, then measured with a progress display."""
+    from ..measure.boards import Session
+    from ..measure.until import refused
+    if request.goal is not None and several:
+        fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
+    with Session(names, request, **target_options) as session:
+        if not session.ready:   # nothing to measure: no database opened, none created
+            for board in session.boards:
+                print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
+                      file=sys.stderr)
+            raise SystemExit(2)
+        why = request.goal and refused(request.goal, session.boards[0].description)
+        if why:
+            fail_exit(f"--against {request.goal.baseline_ref} ran on another machine ({why})")
+        store = open_store(db)
+        if not quiet:
+            for board in session.ready:
+                print_findings(board.description.findings, f"{board.name}: " if several else "")
+        progress_for, bar = _progress(session.boards, several, quiet)
+        with bar if bar is not None else contextlib.nullcontext():
+            stop = session.measure(store, progress_for=progress_for)
+    return session.boards, store, stop
+
+
+def _repeat(text: str | None):
+    """--repeat: None (the suite's), "auto", or a number of runs."""
+    if text is None or text == "auto":
+        return text
+    if not text.isdigit():
+        raise ValueError(f"--repeat '{text}': give a number of runs or auto")
+    return int(text)
+
+
+def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
+    """The measure.until.Goal of --repeat auto or --against (None for a fixed --repeat)."""
+    if request.repeat != "auto" and against is None:
+        return None
+    from ..compare import load_pools
+    from ..measure.until import Goal, parse_budget, parse_tolerance
+    goal = Goal(parse_tolerance(tolerance), parse_budget(budget))
+    if against is not None:
+        from ..store import StoreError
+        store = open_store(db, write=False)
+        try:
+            goal.baseline_runs = store.runs_for(against)
+        except StoreError as exc:
+            raise ValueError(f"--against: {exc}") from None
+        goal.baseline, _ = load_pools(store, [r["id"] for r in goal.baseline_runs])
+        goal.baseline_ref = against
+    return goal
 
 
 def _measure(session, db: str, several: bool, quiet: bool):
@@ -177,7 +253,8 @@ def _report(boards, several: bool, *, db: str, label, quiet: bool, json_out: boo
     board, row = boards[0], rows[0]
     kept = f"{row['results']} results, {row['histograms']} histograms in {db}"
     ids = row["run_ids"]
-    runs = f"runs {', '.join(map(str, ids))}" if len(ids) > 1 else f"run {row['run_id']}"
+    from ..machine.sysroot import format_cpu_list    # 1-3,7: a list of numbers, as of CPUs
+    runs = f"runs {format_cpu_list(ids)}" if len(ids) > 1 else f"run {row['run_id']}"
     if signum is not None:
         if not json_out:
             print(f"{runs} {row['status']}: {kept} ({row['error']})", file=sys.stderr)

@@ -7,7 +7,7 @@ The probe's JSON Lines between the job's ``PLATPERF-JSONL-BEGIN/END`` markers ar
 ``probe-jsonl`` reads a saved stream (meta, every result and histogram, warnings, the
 ``end`` records); the board snapshot the job printed is kept for the caller to describe the
 board with (fingerprint, doctor findings, the (cluster, core) of each CPU:
-``platperf.measure.describe_job_board``). A log cut short (a job timeout, a lost
+``platperf.measure.description.describe_job_board``). A log cut short (a job timeout, a lost
 board) gives a ``partial`` run with everything before the cut; a job that could not place
 the probe gives an error naming LAVA's or the job's own message.
 """

@@ -244,6 +244,34 @@ class Server:
             sleep(poll_s)
 
 
+@dataclass
+class FetchedJob:
+    """What a job left for its run: its log's lines, the run's ``meta["lava"]``, LAVA's reason
+    when it did not complete, its state and its metadata's ``platperf.label``."""
+
+    lines: list[str]
+    lava: dict
+    error: str | None
+    state: str | None
+    label: str | None
+
+
+def fetch(server: Server, job_id: str, *, label: str | None = None, poll: float | None = None,
+          progress: Callable[[dict], None] | None = None) -> FetchedJob:
+    """The job ``job_id`` as it is now (``poll``: once it has finished, asking every ``poll``
+    seconds, ``progress(job)`` at each change), its label from its metadata unless given."""
+    job = server.wait(job_id, poll, progress=progress) if poll is not None else server.state(job_id)
+    log = server.log(job_id)
+    error = None
+    if job.get("state") == FINISHED and job.get("health") != "Complete":
+        error = failure(job, server.error(job_id))
+    if label is None:
+        found = server.metadata(job_id).get("platperf.label")
+        label = None if found is None else str(found)
+    return FetchedJob(log.decode("utf-8", errors="replace").splitlines(), server.run_meta(job_id, job),
+                      error, job.get("state"), label)
+
+
 def _start(body: bytes) -> str:
     """The first bytes of an answer, printable, for an error line."""
     text = body[:120].decode(errors="replace")

@@ -33,6 +33,7 @@ class Board:
     run_ids: list[int] = dataclasses.field(default_factory=list)
     outcomes: list[Outcome] = dataclasses.field(default_factory=list)
     error: str | None = None       # why the board was not measured (or its run's error)
+    verdict: object = None         # measure.until.Verdict: what --repeat auto / --against reached
 
     @property
     def run_id(self) -> int | None:
@@ -125,11 +126,17 @@ class Session:
 
     def _measure_one(self, store, board: Board, progress_for):
         request = self.request
-        board.outcomes = measure_runs(
-            store, board.target, board.description, board.steps, suite=request.name,
-            repeat=request.repeat, label=request.label, note=request.note,
-            progress=progress_for(board), stop=self.stop, around=request.around,
-            begun=board.run_ids.append)
+        options = dict(suite=request.name, label=request.label, note=request.note,
+                       progress=progress_for(board), stop=self.stop, around=request.around,
+                       begun=board.run_ids.append)
+        if getattr(request, "goal", None) is None:
+            board.outcomes = measure_runs(store, board.target, board.description, board.steps,
+                                          repeat=request.repeat, **options)
+            return
+        from .until import measure_until
+        board.outcomes, board.verdict = measure_until(store, board.target, board.description,
+                                                      board.steps, request.goal,
+                                                      measure_runs=measure_runs, **options)
 
     def close(self):
         """Every target closed, all at once: a board that stopped answering holds only its own

@@ -25,6 +25,7 @@ class SuiteRequest:
     label: str | None = None
     note: str | None = None
     around: object = field(default=None, repr=False)
+    goal: object = None       # measure.until.Goal: measure until settled or decided (repeat "auto")
 
     @classmethod
     def load(cls, ref: str, *, cpus: str | None = None, mode: str | None = None,
@@ -32,12 +33,14 @@ class SuiteRequest:
              note: str | None = None) -> "SuiteRequest":
         """The suite ``ref`` (a built-in name or a TOML path) with the command's options;
         SuiteError for what is wrong with them. ``tool_params`` fill its [[tool]] entries'
-        unset keys (--guide-dir, --peer); ``repeat`` defaults to the suite's."""
+        unset keys (--guide-dir, --peer); ``repeat`` defaults to the suite's; "auto" leaves the
+        number of runs to a :class:`platperf.measure.until.Goal` the command sets as ``goal``."""
         suite = load_suite(ref)
         suite.tool_params = dict(tool_params or {})
         check_mode(mode)
         runs = suite.repeat if repeat is None else repeat
-        check_repeat(runs)
+        if runs != "auto":
+            check_repeat(runs)
         return cls(suite, cpus, mode, runs, label, note)
 
     @property

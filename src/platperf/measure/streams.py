@@ -12,6 +12,7 @@ Everything is read and checked before the store is opened, so that bad input sto
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,22 +150,17 @@ def store_stream(store, run: StreamRun, *, label: str | None, target: str, sourc
     return StoredRun(run_id, label, len(run.results), len(stream.histograms), stream.status, stream.error)
 
 
+@contextlib.contextmanager
 def _transaction(store):
     """The store's one transaction, a database error said as StoreError (nothing stored)."""
-    import contextlib
-
     from sqlalchemy.exc import SQLAlchemyError
 
     from ..store import StoreError
-
-    @contextlib.contextmanager
-    def guarded():
-        try:
-            with store.transaction() as c:
-                yield c
-        except SQLAlchemyError as exc:   # the transaction rolled back: nothing was stored
-            raise StoreError(f"database {store.url}: {getattr(exc, 'orig', exc)}; nothing was stored") from None
-    return guarded()
+    try:
+        with store.transaction() as c:
+            yield c
+    except SQLAlchemyError as exc:   # the transaction rolled back: nothing was stored
+        raise StoreError(f"database {store.url}: {getattr(exc, 'orig', exc)}; nothing was stored") from None
 
 
 # -- other tools' logs ------------------------------------------------------------------

@@ -128,6 +128,7 @@ def execute_runs(sinks: list[RunSink], target, steps: list[Step], progress: Prog
                             other.error = f"stopped with run {out.run_id} ({out.status}: {out.error})"
                     break
                 out.steps += 1
+                sinks[i].close()   # a connection a run only while its step runs: --repeat 100 needs 100 runs
     except BaseException as exc:
         steps_runner.kill()
         stored = isinstance(exc, StoreError)      # the store failed: a full disk, a lost server

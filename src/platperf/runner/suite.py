@@ -42,7 +42,7 @@ class Suite:
     path: Path
     entries: list[dict]
     description: str = ""
-    repeat: int = 1        # runs per `platperf run` unless --repeat says otherwise
+    repeat: int | str = 1  # runs per `platperf run` unless --repeat says otherwise; or "auto"
     tools: list[dict] = field(default_factory=list)       # [[tool]] entries (platperf.adapters)
     tool_params: dict = field(default_factory=dict)       # --guide-dir, --peer: their defaults
 
@@ -82,9 +82,10 @@ def load_suite(ref: str) -> Suite:
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has mode '{mode}' "
                              f"(valid: {', '.join(MODES)})")
     repeat = data.get("repeat", 1)
-    if not isinstance(repeat, int) or isinstance(repeat, bool) or not 1 <= repeat <= MAX_REPEAT:
+    if repeat != "auto" and (not isinstance(repeat, int) or isinstance(repeat, bool)
+                             or not 1 <= repeat <= MAX_REPEAT):
         raise SuiteError(f"suite {path}: repeat = {repeat!r} must be a whole number of runs "
-                         f"from 1 to {MAX_REPEAT}")
+                         f"from 1 to {MAX_REPEAT}, or \"auto\" (until every key is settled)")
     return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
                  description=str(data.get("description", "")), repeat=repeat, tools=tools)
 

@@ -46,7 +46,19 @@ class Target:
             return f"cannot use PostgreSQL database {self.shown} (server {self.server}): {reason}"
         if self.read_only:
             return f"cannot read database {self.shown} (opened read-only): {reason}"
+        if _full(self.url) and ("disk I/O error" in reason or "disk is full" in reason):
+            return write_problem(self.shown, "disk is full")   # SQLite's journal had no room
         return f"cannot open database {self.shown}: {reason}"
+
+
+def _full(url: str) -> bool:
+    """Whether the directory of a SQLite file has less than a page or two left."""
+    path = make_url(url).database or ""
+    try:
+        st = os.statvfs(Path(path).resolve().parent)
+    except (OSError, ValueError):
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
 
 
 def write_problem(shown: str, exc) -> str:

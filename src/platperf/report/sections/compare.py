@@ -50,19 +50,25 @@ def cell(row: compare.Row) -> str:
 
 
 def verdict(row: compare.Row) -> str:
+    """The key's decision (platperf.decisions), loud when it regressed; an undecided change
+    beyond the tolerance that one run a side cannot confirm says so."""
     if row.status == "not measured":
         return "; ".join(f"{side} {why}" for side, why in (("base", row.base_not_measured),
                                                            ("new", row.new_not_measured)) if why)
     if row.status != "both":
         return row.status
-    if row.regression:
-        return "REGRESSION"
-    if row.improvement:
-        return "better"
+    if row.decision == "regressed":
+        return "REGRESSED"
     if row.unconfirmed:
         worse = row.new > row.base if row.direction == "lower" else row.new < row.base
-        return f"unconfirmed ({'worse' if worse else 'better'})"
-    return ""
+        return f"undecided (unconfirmed, {'worse' if worse else 'better'})"
+    return row.decision
+
+
+def change_interval_text(row: compare.Row) -> str:
+    """The interval of the change behind the decision: ``[-1.20%, +0.85%]``."""
+    ci = row.decision_ci
+    return "" if ci is None else f"[{ci[1]:+.2f}%, {ci[2]:+.2f}%]"
 
 
 def runs_text(row: compare.Row) -> str:
@@ -112,15 +118,15 @@ def unconfirmed_reason(cmp: compare.Comparison) -> str:
 
 
 def verdict_line(cmp: compare.Comparison) -> str:
-    """The comparison in one line: confirmed regressions and improvements, unchanged keys,
-    unconfirmed changes and the runs that would settle them."""
-    parts = [_count(len(cmp.regressions), "regression"), _count(len(cmp.improvements), "improvement"),
-             f"{len(cmp.unchanged)} unchanged"]
+    """The comparison in one line: every key regressed, improved, equivalent within the
+    tolerance or undecided (the unconfirmed changes among them and the runs that would
+    settle them), then the keys on one side only."""
+    parts = [f"{len(cmp.decided('regressed'))} regressed", f"{len(cmp.decided('improved'))} improved",
+             f"{len(cmp.decided('equivalent'))} equivalent within {cmp.tolerance:g}%",
+             f"{len(cmp.decided('undecided'))} undecided"]
     if cmp.unconfirmed:
-        parts.append(f"{_count(len(cmp.unconfirmed), 'unconfirmed change')} "
-                     f"({settle_text(cmp.unconfirmed)})")
-    else:
-        parts.append("0 unconfirmed")
+        parts[-1] += (f" ({_count(len(cmp.unconfirmed), 'unconfirmed change')}: "
+                      f"{settle_text(cmp.unconfirmed)})")
     for status in ("added", "removed"):
         n = sum(r.status == status for r in cmp.rows)
         if n:
@@ -142,6 +148,21 @@ def method_text(cmp: compare.Comparison) -> str:
                if cmp.test == "mwu" else "")
             + f" a change of at least {cmp.tolerance:g}% is shown but unconfirmed, never a "
             f"regression.")
+
+
+def decision_text(cmp: compare.Comparison) -> str:
+    """What the four words mean here, for one look (compare) or the repeated looks of
+    ``platperf run --against``."""
+    t = f"{cmp.tolerance:g}%"
+    if cmp.sequential:
+        return (f"Decisions ({cmp.sequential}): regressed or improved when the interval of the "
+                f"change lies wholly beyond +-{t}, equivalent when it lies wholly within +-{t}, "
+                f"undecided when the budget ended first. Interval: the one the decision rests on.")
+    level = round(100 * (1 - 2 * cmp.alpha))
+    return (f"Equivalent: the {level}% Welch interval of the change (on the logs of the run "
+            f"medians) lies within +-{t}, the two one-sided tests at {cmp.alpha:g}; it needs two "
+            f"runs a side. Undecided: neither a confirmed change nor shown equivalent -- more "
+            f"runs, or platperf run --against, decide it. Interval: that {level}% interval.")
 
 
 def detectable_text(cmp: compare.Comparison) -> str:
@@ -237,16 +258,17 @@ def _rank(row: compare.Row) -> int:
     """Regressions first, then what may be one, then the rest (see :func:`listed_rows`)."""
     worse = row.status == "both" and (row.new > row.base if row.direction == "lower" else row.new < row.base)
     order = (row.regression, row.unconfirmed and worse, row.status == "removed", row.status == "added",
-             row.improvement, row.unconfirmed)
+             row.improvement, row.decision == "undecided")
     return next((i for i, hit in enumerate(order) if hit), len(order))
 
 
 def listed_rows(cmp: compare.Comparison, all_keys: bool = False) -> list[compare.Row]:
     """The keys that changed (confirmed, unconfirmed, added, removed, measured on other
-    page backing), regressions first,
+    page backing; after run --against, every key not shown equivalent), regressions first,
     then unconfirmed changes for the worse, removed, added, improvements, unconfirmed
     changes for the better; with ``all_keys`` the unchanged keys after them."""
-    rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ]
+    rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ
+            or (cmp.sequential and r.decision != "equivalent")]
     # within a rank in the table's column order, so that a key's rows fold under one heading
     return sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5])))
 
@@ -277,7 +299,7 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
     # a Package column only where cluster numbers restart in each package (several sockets)
     packages = any(r.key.package is not None for r in rows)
     key_headers = KEY_HEADERS[:5] + ["Package"] * packages + KEY_HEADERS[5:]
-    headers = key_headers + ["Base", "New", "Change", p_header(cmp), "Runs", "Detectable",
+    headers = key_headers + ["Base", "New", "Change", "Interval", p_header(cmp), "Runs", "Detectable",
                              "Verdict", "To settle", "Note"]
     at = headers.index("Change")
     if ci:
@@ -288,12 +310,13 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
         p = "" if r.p_value is None else f"{r.p_value:.3g}"
         if r.ratio_ci:
             p = f"[{r.ratio_ci[0]:.3f}, {r.ratio_ci[1]:.3f}]"
-        said = verdict(r) or ("not significant" if r.big and r.basis == "runs" else "")
+        said = verdict(r)
         note = ", ".join(([] if not r.unstable else ["unstable"])
                          + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else []))
         line = [bench, params, mode, metric, r.unit, *[place(package)] * packages, place(cluster),
                 place(core), number(r.base), number(r.new),
-                delta_text(r.delta_pct) if r.status == "both" else "", p,
+                delta_text(r.delta_pct) if r.status == "both" else "",
+                change_interval_text(r), p,
                 f"{r.runs_base}/{r.runs_new}", "" if r.mde_pct is None else f"{r.mde_pct:.2f}%",
                 said, runs_text(r) if r.unconfirmed else "", note]
         if ci:
@@ -304,8 +327,8 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
     return Table(f"base {cmp.base_ref}, new {cmp.new_ref}: tolerance {cmp.tolerance:g}%, "
                  f"test {cmp.test}", [headers[i] for i in keep], [[line[i] for i in keep] for line in out],
                  fold=5,
-                 optional=("Detectable", "Note", "Base 95% CI", "New 95% CI", "To settle", "Runs",
-                           p_header(cmp), "Unit"))
+                 optional=("Detectable", "Note", "Base 95% CI", "New 95% CI", "To settle", "Interval",
+                           "Runs", p_header(cmp), "Unit"))
 
 
 def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
@@ -317,14 +340,18 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
                      f"{settle_text(cmp.unconfirmed)} (platperf run --repeat N).")
     if any(r.basis == "runs" for r in cmp.rows):
         lines.append(p_legend(cmp))
+    if any(r.decision_ci for r in cmp.rows) or cmp.sequential:
+        lines.append(decision_text(cmp))
     detect = detectable_text(cmp)
     if detect:
         lines.append(detect)
     keys = sum(r.status == "both" for r in cmp.rows)
     if not all_keys:
-        lines.append(f"Listed: the {listed} key(s) that changed, of {len(cmp.rows)}; "
-                     f"unchanged means under {cmp.tolerance:g}% or not significant; --all lists every key."
-                     if listed else f"No key of {keys} changed by {cmp.tolerance:g}% or more; --all lists them.")
+        what = "were not shown equivalent" if cmp.sequential else "changed"
+        none = (f"Every one of the {keys} keys was shown equivalent" if cmp.sequential else
+                f"No key of {keys} changed by {cmp.tolerance:g}% or more and significantly")
+        lines.append(f"Listed: the {listed} key(s) that {what}, of {len(cmp.rows)}; "
+                     f"--all lists every key." if listed else f"{none}; --all lists them.")
     return "\n\n".join(lines)
 
 
@@ -358,7 +385,8 @@ def document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) 
     if rows:
         doc.sections.append(Section("Changes" if not all_keys else "Every key",
                                     tables=[list_table(cmp, rows, ci)]))
-    doc.sections.append(Section("Method", text=method_text(cmp) + " " + p_legend(cmp)))
+    doc.sections.append(Section("Method", text=" ".join((method_text(cmp), p_legend(cmp),
+                                                         decision_text(cmp)))))
     detect = detectable_text(cmp)
     if detect:
         doc.sections.append(Section("How many runs", text=detect))
@@ -378,9 +406,7 @@ def document(cmp: compare.Comparison, all_keys: bool = False, ci: bool = False) 
 
 def section(cmp: compare.Comparison) -> Section:
     shown = listed_rows(cmp)
-    text = (f"{cmp.new_ref} against {cmp.base_ref}: {len(cmp.regressions)} regression(s), "
-            f"{sum(r.improvement for r in cmp.rows)} improvement(s), {len(cmp.unconfirmed)} "
-            f"unconfirmed change(s) over {sum(r.status == 'both' for r in cmp.rows)} keys. "
+    text = (verdict_line(cmp) + f" over {sum(r.status == 'both' for r in cmp.rows)} keys. "
             + method_text(cmp) + " " + detectable_text(cmp)
             + (f" {len(cmp.pages_differ)} key(s) were measured on other page backing on the two "
                "sides (probe --pages)." if cmp.pages_differ else ""))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ... import history
 from ...records import key_text
+from ...vocab.figures import number
 from ..document import Plot, Section, Table
 
 MAX_PLOTS = 40     # a report over thousands of keys plots the changed ones first, then stops
@@ -34,7 +35,7 @@ def summary_table(series: list[history.Series]) -> Table:
     rows = []
     for s in series:
         last = s.points[-1].value if s.points else None
-        rows.append([key_title(s), len(s.points), None if last is None else f"{last:.2f}",
+        rows.append([key_title(s), len(s.points), None if last is None else number(last),
                      "; ".join(change_text(s, cp) for cp in s.change_points) or "none"])
     return Table("Change points (e-divisive means, Welch t test p < "
                  f"{history.MAX_P:g})", ["Series", "Points", "Last", "Change points"], rows,

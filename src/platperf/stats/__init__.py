@@ -435,3 +435,4 @@ def run_medians_test(base_runs: Sequence[Sequence[float]],
     as independent they find differences between identical builds. Needs two runs a side.
     """
     return welch_t_test([median(r) for r in base_runs], [median(r) for r in new_runs])
+

@@ -1,0 +1,164 @@
+"""Does `platperf run --against` decide? A/A and A/B gates on this machine (issue 24).
+
+One script run:
+
+  * a baseline: the suite measured --base-runs times under one label;
+  * A/A: --gates gates of the same code against that baseline, tolerance --tolerance, budget
+    --budget each: every key called regressed is a false alarm; the share of keys shown
+    equivalent, and how long each gate took;
+  * A/B: --gates gates with a memory hog on --hog-cpu (the probe's own mem-bandwidth bzero on
+    256 MiB, as bench/aa_test.py) while the gate measures --cpu: the DRAM bandwidth keys
+    (mem-bandwidth buffers larger than the last-level cache of --cpu) called regressions, per
+    gate, and the time each gate took; a gate catches the hog when one of them is;
+  * the sequential test's false-alarm rate by simulation (platperf.decisions.simulate): one
+    key, no change, measuring stopped at the first decision, against its nominal alpha; and
+    the worst case, a true change of exactly the tolerance, for both errors.
+
+Targets (the issue's): 0 false regressions in the A/A gates; the hog caught in at least 8 of
+10 gates within a 10-minute budget; simulated false-alarm rates within the nominal level.
+Run: .venv/bin/python bench/gate.py [--gates 10] [--budget 10m] [--suite quick] [--cpu 0]
+                                    [--hog-cpu 1] [--base-runs 10] [--tolerance 3]
+     (up to gates x 2 x budget, plus the baseline: over 3 hours with the defaults; exit 1 when
+     a target is missed)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE / "src"))
+
+
+def platperf(args, env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True,
+                          env=env, check=False)
+
+
+def llc_bytes(cpu: int) -> int:
+    from platperf.topology import read_topology
+    llc = read_topology().llc(cpu)
+    return (llc.size or 0) if llc else 0
+
+
+def dram_rows(doc: dict, llc: int) -> list[dict]:
+    def size(r):
+        params = dict(p.split("=", 1) for p in r["params"].split(",") if "=" in p)
+        return int(params.get("size", "0")) if params.get("size", "0").isdigit() else 0
+    return [r for r in doc["rows"] if r["status"] == "both" and r["benchmark"] == "mem-bandwidth"
+            and size(r) > llc]
+
+
+def start_hog(probe: str, cpu: int) -> subprocess.Popen:
+    return subprocess.Popen([probe, "run", "mem-bandwidth", "--kernel", "bzero", "--size", "256m",
+                             "--cpus", str(cpu), "--samples", "1000000", "--min-time", "0.5"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def gate(label: str, opts, db: Path, env) -> dict:
+    started = time.monotonic()
+    proc = platperf(["run", "--suite", opts.suite, "--cpus", str(opts.cpu), "--label", label,
+                     "--against", "base", "--tolerance", f"{opts.tolerance}%", "--budget", opts.budget,
+                     "--db", str(db), "--json", "-q"], env)
+    if proc.returncode not in (0, 1, 3):
+        sys.exit(f"gate: {label} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
+    doc = json.loads(proc.stdout.splitlines()[-1])
+    doc["wall_s"], doc["exit"] = time.monotonic() - started, proc.returncode
+    return doc
+
+
+def simulated(opts) -> list[tuple[str, float, float]]:
+    """(case, observed rate, nominal) of the sequential decision, seeded."""
+    from platperf import decisions
+    alpha, t, trials = 0.05, opts.tolerance, opts.trials
+    out = []
+    for spread in (t / 2, t):
+        aa = decisions.simulate(0.0, spread, tolerance=t, alpha=alpha, base_runs=opts.base_runs,
+                                trials=trials, seed=11)
+        out.append((f"no change, spread {spread:g}%: called regressed or improved",
+                    (aa["regressed"] + aa["improved"]) / trials, 2 * alpha))
+        edge = decisions.simulate(t, spread, tolerance=t, alpha=alpha, base_runs=opts.base_runs,
+                                  trials=trials, seed=12)
+        out.append((f"change = tolerance, spread {spread:g}%: called regressed", edge["regressed"] / trials, alpha))
+        out.append((f"change = tolerance, spread {spread:g}%: called equivalent", edge["equivalent"] / trials, alpha))
+    return out
+
+
+def median_s(docs: list[dict]) -> str:
+    return f"{sorted(d['wall_s'] for d in docs)[len(docs) // 2]:.0f} s" if docs else "-"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gates", type=int, default=10)
+    ap.add_argument("--budget", default="10m")
+    ap.add_argument("--suite", default="quick")
+    ap.add_argument("--cpu", type=int, default=0)
+    ap.add_argument("--hog-cpu", type=int, default=1, help="-1: no hog (a dry run of the script)")
+    ap.add_argument("--base-runs", type=int, default=10)
+    ap.add_argument("--tolerance", type=float, default=3.0)
+    ap.add_argument("--trials", type=int, default=1000, help="simulated gates per case")
+    opts = ap.parse_args()
+    from platperf.probe_path import find_probe
+    probe = os.environ.get("PLATPERF_PROBE") or str(find_probe())
+    env = {**os.environ, "PLATPERF_PROBE": probe, "PYTHONPATH": str(HERE / "src")}
+    llc = llc_bytes(opts.cpu)
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "gate.db"
+        t0 = time.monotonic()
+        base = platperf(["run", "--suite", opts.suite, "--cpus", str(opts.cpu), "--repeat",
+                         str(opts.base_runs), "--label", "base", "--db", str(db), "-q"], env)
+        if base.returncode != 0:
+            sys.exit(f"gate: the baseline failed: {base.stderr.strip()[-400:]}")
+        print(f"baseline: {opts.suite}, {opts.base_runs} runs on CPU {opts.cpu} in "
+              f"{time.monotonic() - t0:.0f} s; tolerance {opts.tolerance:g}%, budget {opts.budget} "
+              f"a gate; DRAM keys: mem-bandwidth above the {llc >> 20} MiB last-level cache")
+        print(f"{'gate':8} {'s':>5} {'runs':>5} {'exit':>4} {'regr':>5} {'impr':>5} {'equiv':>6} "
+              f"{'undec':>6} {'keys':>5}  DRAM regressed")
+        results = {"A/A": [], "A/B": []}
+        for i in range(opts.gates):
+            for kind in ("A/A", "A/B"):
+                hog = start_hog(probe, opts.hog_cpu) if kind == "A/B" and opts.hog_cpu >= 0 else None
+                try:
+                    doc = gate(f"{kind[-1].lower()}{i}", opts, db, env)
+                finally:
+                    if hog is not None:
+                        hog.kill()
+                        hog.wait()
+                d = doc["decisions"]
+                dram = dram_rows(doc, llc)
+                doc["dram"] = (sum(r["decision"] == "regressed" for r in dram), len(dram))
+                results[kind].append(doc)
+                print(f"{kind + ' ' + str(i + 1):8} {doc['wall_s']:5.0f} {doc['runs']:5} {doc['exit']:4} "
+                      f"{d['regressed']:5} {d['improved']:5} {d['equivalent']:6} {d['undecided']:6} "
+                      f"{sum(d.values()):5}  {doc['dram'][0]}/{doc['dram'][1]}", flush=True)
+    aa, ab = results["A/A"], results["A/B"]
+    false_regr = sum(doc["decisions"]["regressed"] for doc in aa)
+    keys = sum(sum(doc["decisions"].values()) for doc in aa)
+    equivalent = sum(doc["decisions"]["equivalent"] for doc in aa)
+    caught = sum(doc["dram"][0] > 0 for doc in ab)
+    need = -(-8 * opts.gates // 10)
+    print(f"\nA/A: {false_regr} key(s) called regressed in {len(aa)} gates (target 0); "
+          f"{equivalent} of {keys} keys ({100 * equivalent / max(keys, 1):.0f}%) shown equivalent "
+          f"within {opts.tolerance:g}%; gate time median {median_s(aa)}")
+    print(f"A/B: the hog caught (a DRAM key regressed) in {caught} of {len(ab)} gates (target >= {need}); "
+          f"gate time median {median_s(ab)}")
+    failed = false_regr > 0 or caught < need
+    print(f"\nsimulation: {opts.trials} gates a case, baseline {opts.base_runs} runs, alpha 0.05 "
+          f"(looks at 3, 6, 12, 24, 48, 96 runs, stopped at the first decision)")
+    for case, rate, nominal in simulated(opts):
+        ok = rate <= nominal
+        failed |= not ok
+        print(f"  {case:58} {100 * rate:5.1f}%  nominal {100 * nominal:.1f}%  {'ok' if ok else 'OVER'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

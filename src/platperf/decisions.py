@@ -1,0 +1,158 @@
+"""What a key's runs decide, in the words every command uses (issue 24).
+
+Against a baseline a key is **regressed**, **improved** (a change beyond the tolerance,
+confirmed), **equivalent** (shown to lie within the tolerance: evidence, never the mere
+absence of a significant change) or **undecided**. A label alone (``platperf run --repeat
+auto``) is **settled** on a key when its runs can detect a change of the tolerance.
+
+A change is the ratio new/base of a key's figures. It is tested on the logs of the run
+medians: a change of x% is a shift of log(1 + x/100) whatever the figure's size, and the
+run-to-run noise of a figure is a share of it. The tolerance is the same in both directions
+in percent: equivalent means a ratio within 1 - t .. 1 + t.
+
+Two ways to decide, one vocabulary:
+
+* :func:`equivalence` -- one look at fixed runs (``platperf compare``): the two one-sided
+  tests (TOST) at alpha, i.e. the (1 - 2 alpha) Welch interval of the log ratio inside the
+  margins; compare's own rule decides regressed and improved;
+* :func:`decide` -- repeated looks while runs are added (``platperf run --against``):
+  repeated confidence intervals (:func:`platperf.stats.sequential.repeated_interval`), whose error
+  rates hold however often the data are looked at and whenever measuring stops.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import stats
+from .stats import sequential
+
+DECISIONS = ("regressed", "improved", "equivalent", "undecided")
+
+
+@dataclass
+class Decision:
+    word: str                      # one of DECISIONS
+    change: tuple | None = None    # (estimate, low, high) of the change, % of the base figure
+    runs: int | None = None        # the new side's runs it rests on
+    why: str = ""                  # what an undecided key lacks
+
+
+def margins(tolerance: float) -> tuple[float, float]:
+    """(low, high) of an equivalent log ratio: log(1 - t), log(1 + t), t the tolerance in %."""
+    if not 0 < tolerance < 100:
+        raise ValueError(f"a tolerance is a percentage above 0 and under 100, got {tolerance}")
+    return math.log1p(-tolerance / 100.0), math.log1p(tolerance / 100.0)
+
+
+def logs(values: Sequence[float]) -> list[float] | None:
+    """The natural logs of positive figures (None when one is not: no ratio to test)."""
+    if any(not v > 0 for v in values):
+        return None
+    return [math.log(v) for v in values]
+
+
+def percent(interval: tuple) -> tuple:
+    """An interval of log ratios as changes in %: (estimate, low, high)."""
+    return tuple(math.expm1(v) * 100.0 for v in interval)
+
+
+def worse(change_pct: float, direction: str) -> bool:
+    """Is a change (new vs base, %) for the worse of a metric whose ``direction`` is better?"""
+    return change_pct > 0 if direction == "lower" else change_pct < 0
+
+
+def equivalence(base: Sequence[float], new: Sequence[float], tolerance: float,
+                alpha: float) -> tuple[bool, tuple | None]:
+    """(equivalent, the interval in %) of two sets of run medians, one look: the two
+    one-sided tests (Schuirmann, J. Pharmacokinet. Biopharm. 15(6), 1987) at ``alpha``, as
+    the (1 - 2 alpha) Welch interval of the log ratio (:func:`platperf.stats.sequential.welch_interval`)
+    inside the margins. Needs two runs a side and positive figures (else (False, None))."""
+    lb, ln = logs(base), logs(new)
+    if lb is None or ln is None or len(lb) < 2 or len(ln) < 2:
+        return False, None
+    low, high = margins(tolerance)
+    interval = sequential.welch_interval(lb, ln, 1 - 2 * alpha)
+    return low < interval[1] and interval[2] < high, percent(interval)
+
+
+def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direction: str,
+           *, alpha: float, keys: int = 1) -> Decision:
+    """A key's decision at the latest look its new runs allow (the first g of them, g one of
+    :data:`platperf.stats.sequential.LOOKS`): regressed or improved when the change interval lies wholly
+    beyond the tolerance, equivalent when the equivalence interval lies wholly within it,
+    else undecided.
+
+    Errors: a key truly within the tolerance is called regressed (or improved) with
+    probability at most alpha / ``keys`` -- a gate fails on any one key, so its false alarm
+    is shared out over the keys it decides (Bonferroni) -- and a key truly beyond it is
+    called equivalent with probability at most alpha (a gate passes only when every key is
+    equivalent, so that error needs no sharing: Berger, "Multiparameter hypothesis testing
+    and acceptance sampling", Technometrics 24(4), 1982, intersection-union tests). Both hold
+    over every look together (:func:`platperf.stats.sequential.repeated_interval`)."""
+    lb, ln = logs(base), logs(new)
+    if lb is None or ln is None:
+        return Decision("undecided", why="a figure that is not positive has no ratio")
+    if len(lb) < 2:
+        return Decision("undecided", why="the baseline has fewer than 2 runs")
+    look = sequential.repeated_interval(lb, ln, alpha=alpha, alpha_change=alpha / max(1, keys))
+    if look is None:
+        return Decision("undecided", runs=len(ln), why=f"fewer than {sequential.LOOKS[0]} runs")
+    low, high = margins(tolerance)
+    _, c_low, c_high = look.change
+    if c_low > high or c_high < low:
+        change = percent(look.change)
+        return Decision("regressed" if worse(change[0], direction) else "improved", change, look.runs)
+    within = percent(look.within)
+    if low < look.within[1] and look.within[2] < high:
+        return Decision("equivalent", within, look.runs)
+    return Decision("undecided", within, look.runs, why=f"interval {within[1]:+.2f}% .. "
+                                                        f"{within[2]:+.2f}% crosses +-{tolerance:g}%")
+
+
+def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: float,
+             base_runs: int, trials: int, seed: int, keys: int = 1) -> dict[str, int]:
+    """How often each word is said of one key whose true change is ``change_pct``, its runs'
+    figures log-normal with a spread of ``spread_pct``, when new runs are added look after look
+    (:data:`platperf.stats.sequential.LOOKS`) and measuring stops at the first decision --
+    the optional stopping of ``platperf run --against``. Seeded: the same counts every time.
+    At ``change_pct`` = 0 the share called regressed is the gate's false alarm; at the
+    tolerance itself, the share called regressed or equivalent is each error's worst case."""
+    rng = random.Random(seed)
+    shift, sigma = math.log1p(change_pct / 100.0), math.log1p(spread_pct / 100.0)
+    counts = dict.fromkeys(DECISIONS, 0)
+    for _ in range(trials):
+        base = [math.exp(rng.gauss(0.0, sigma)) for _ in range(base_runs)]
+        new: list[float] = []
+        for g in sequential.LOOKS:
+            new += [math.exp(rng.gauss(shift, sigma)) for _ in range(g - len(new))]
+            decision = decide(base, new, tolerance, "lower", alpha=alpha, keys=keys)
+            if decision.word != "undecided":
+                break
+        counts[decision.word] += 1
+    return counts
+
+# -- a label alone: settled (platperf run --repeat auto) ------------------------------------
+
+@dataclass
+class Settling:
+    runs: int
+    spread_pct: float | None       # run medians' standard deviation, % of their median
+    detectable_pct: float | None   # smallest change a comparison with as many runs detects
+    settled: bool
+
+
+def settling(run_medians: Sequence[float], tolerance: float, alpha: float = 0.05) -> Settling:
+    """Is a key settled: does the smallest change that a comparison of as many runs a side,
+    as spread as these, detects (:func:`platperf.stats.minimum_detectable_effect`, power
+    0.8) lie within ``tolerance``? A figure of 0 has no relative spread: settled when every
+    run gave it, never otherwise."""
+    n = len(run_medians)
+    spread = stats.relative_spread(run_medians)
+    if spread is None:
+        same = n >= 2 and len(set(run_medians)) == 1
+        return Settling(n, None, 0.0 if same else None, same)
+    mde = stats.minimum_detectable_effect(spread, n, n, alpha=alpha)
+    return Settling(n, spread, mde, mde <= tolerance)

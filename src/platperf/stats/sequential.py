@@ -1,0 +1,84 @@
+"""Statistics for decisions under repeated looks: equivalence, and changes beyond a margin,
+read from intervals whose error rates hold however often the data are looked at
+(``platperf run --against``, :mod:`platperf.decisions`). One function per method, each
+citing its source, as in :mod:`platperf.stats`.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple, Sequence
+
+from . import student_t_ppf
+
+
+def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tuple[float, float, float]:
+    """(mean(y) - mean(x), low, high): the two-sided ``level`` confidence interval of the
+    difference of two means with unequal variances (Welch 1947): d +- t_{(1+level)/2, df} *
+    sqrt(sx^2/nx + sy^2/ny), df by Welch-Satterthwaite, as :func:`welch_t_test`. Two samples
+    with no variance at all give the point (d, d, d). Needs at least two values a side."""
+    nx, ny = len(x), len(y)
+    if nx < 2 or ny < 2:
+        raise ValueError("Welch's interval needs at least two values a side")
+    mx, my = math.fsum(x) / nx, math.fsum(y) / ny
+    vx = math.fsum((v - mx) ** 2 for v in x) / (nx - 1)
+    vy = math.fsum((v - my) ** 2 for v in y) / (ny - 1)
+    se2 = vx / nx + vy / ny
+    d = my - mx
+    if se2 == 0:
+        return d, d, d
+    df = se2 ** 2 / ((vx / nx) ** 2 / (nx - 1) + (vy / ny) ** 2 / (ny - 1))
+    half = student_t_ppf((1 + level) / 2, df) * math.sqrt(se2)
+    return d, d - half, d + half
+
+
+# The run counts at which a sequential decision may look (platperf run --against): doubling,
+# so that six looks cover 3 to 96 runs and each keeps a sixth of the error.
+LOOKS = (3, 6, 12, 24, 48, 96)
+
+
+def look_alpha(alpha: float) -> float:
+    """The error each look of :data:`LOOKS` may spend: alpha / len(LOOKS).
+
+    Method: alpha spent evenly over the planned looks (an alpha-spending function, Lan &
+    DeMets, "Discrete sequential boundaries for clinical trials", Biometrika 70(3), 1983,
+    that spends alpha/L at each of L looks), each look's boundary set by the union bound
+    (Bonferroni) instead of the looks' joint distribution: conservative, and valid whatever
+    the data made of the decision to look again or to stop, and whichever looks are skipped.
+    """
+    return alpha / len(LOOKS)
+
+
+class Sequential(NamedTuple):
+    runs: int          # the new side's runs the look used (a point of LOOKS)
+    look: int          # its number, from 1
+    change: tuple      # (estimate, low, high) of mean(new) - mean(base), to test a change
+    within: tuple      # (estimate, low, high), to test equivalence
+
+
+def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: float,
+                      alpha_change: float | None = None) -> Sequential | None:
+    """Repeated confidence intervals of mean(new) - mean(base) at the latest look the new
+    side's values allow: the first g of them, g the largest of :data:`LOOKS` at most
+    len(new); None before the first look (or with fewer than two base values).
+
+    Method: repeated confidence intervals (Jennison & Turnbull, "Interim analyses: the
+    repeated confidence interval approach", JRSS B 51(3), 1989; "Group Sequential Methods
+    with Applications to Clinical Trials", 2000, ch. 9): the k-th look's interval is
+    Welch's (:func:`welch_interval`) at level 1 - 2 alpha_k, alpha_k = :func:`look_alpha`.
+    The intervals of every look of LOOKS then hold the true difference together with
+    probability >= 1 - 2 alpha, so a decision read from any of them -- at whichever look the
+    data made the caller stop -- errs on each side with probability <= alpha: equivalence
+    as the two one-sided tests (Schuirmann, J. Pharmacokinet. Biopharm. 15(6), 1987), the
+    ``within`` interval inside the margins; a change beyond a margin, the ``change``
+    interval (level 1 - 2 alpha_change_k, default alpha) wholly past it. A baseline is
+    fixed: only the new side grows, so its runs bound how narrow any interval gets.
+    """
+    if len(base) < 2 or len(new) < LOOKS[0]:
+        return None
+    look = max(i for i, g in enumerate(LOOKS, 1) if g <= len(new))
+    g = LOOKS[look - 1]
+    first = list(new[:g])
+    a_change = alpha if alpha_change is None else alpha_change
+    return Sequential(g, look,
+                      welch_interval(base, first, 1 - 2 * look_alpha(a_change)),
+                      welch_interval(base, first, 1 - 2 * look_alpha(alpha)))

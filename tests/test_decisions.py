@@ -1,0 +1,108 @@
+"""platperf.decisions and platperf.stats.sequential: the four words and their error rates.
+
+The intervals are checked against scipy, the words on stored run medians, and the error rates
+of the sequential decision -- measuring stopped at the first look that decides -- by seeded
+simulation against their nominal level, beside a naive rule (a fixed-level interval at every
+look) that the same simulation catches inflating them.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from conftest import require_module
+
+from platperf import decisions
+from platperf.stats import sequential
+
+
+def test_welch_interval_matches_scipy():
+    scipy_stats = require_module("scipy.stats")
+    rng = random.Random(5)
+    for _ in range(50):
+        x = [rng.gauss(0, 1) for _ in range(rng.randint(2, 20))]
+        y = [rng.gauss(rng.uniform(-1, 1), rng.uniform(0.5, 3)) for _ in range(rng.randint(2, 20))]
+        level = rng.choice((0.9, 0.95, 0.99, 1 - 2 * 0.05 / 6))
+        ref = scipy_stats.ttest_ind(y, x, equal_var=False).confidence_interval(level)
+        d, low, high = sequential.welch_interval(x, y, level)
+        assert d == pytest.approx(sum(y) / len(y) - sum(x) / len(x))
+        assert (low, high) == pytest.approx((ref.low, ref.high), rel=1e-7)
+
+
+def test_each_look_spends_an_equal_share_of_alpha():
+    assert sequential.look_alpha(0.05) * len(sequential.LOOKS) == pytest.approx(0.05)
+    base = [1.0, 1.1, 0.9]
+    assert sequential.repeated_interval(base, [1.0, 1.0], alpha=0.05) is None   # before look 1
+    look = sequential.repeated_interval(base, [1.0, 1.02, 0.98, 1.01, 5.0], alpha=0.05)
+    # between looks only the first 3 count: the 5.0 waits for the look at 6
+    assert (look.runs, look.look) == (3, 1) and look.within[0] == pytest.approx(0.0)
+    # a change interval for a stricter alpha (a share over the keys) is wider
+    split = sequential.repeated_interval(base, [1.0, 1.02, 0.98], alpha=0.05, alpha_change=0.005)
+    assert split.change[2] - split.change[1] > split.within[2] - split.within[1]
+
+
+# Run medians as a store keeps them: a latency key (lower is better) near 100 ns.
+BASE = [100.2, 99.8, 100.1, 99.9, 100.0, 100.3, 99.7, 100.1]
+
+
+def test_equivalent_needs_evidence_not_just_no_difference():
+    same = [100.1, 99.9, 100.0, 100.2, 99.8, 100.0]
+    assert decisions.equivalence(BASE, same, 3, 0.05)[0]
+    # two wildly spread runs: no significant change, and no evidence of equivalence either
+    ok, interval = decisions.equivalence(BASE, [80.0, 120.0], 3, 0.05)
+    assert not ok and interval[1] < -3 and interval[2] > 3
+    assert decisions.equivalence(BASE, [100.0], 3, 0.05) == (False, None)
+
+
+def test_decide_says_each_word_on_stored_run_medians():
+    slower = [107.1, 106.8, 107.3, 107.0, 106.9, 107.2]
+    assert decisions.decide(BASE, slower, 3, "lower", alpha=0.05).word == "regressed"
+    # the same figures are an improvement of a metric where higher is better (bandwidth)
+    assert decisions.decide(BASE, slower, 3, "higher", alpha=0.05).word == "improved"
+    d = decisions.decide(BASE, [100.1, 99.9, 100.0, 100.2, 99.8, 100.0], 3, "lower", alpha=0.05)
+    assert d.word == "equivalent" and -3 < d.change[1] < d.change[2] < 3 and d.runs == 6
+    # 2% slower against a 3% tolerance, noisy: neither beyond nor shown within
+    d = decisions.decide(BASE, [98.0, 106.5, 101.0], 3, "lower", alpha=0.05)
+    assert d.word == "undecided" and "crosses" in d.why
+    assert decisions.decide(BASE[:1], slower, 3, "lower", alpha=0.05).why == \
+        "the baseline has fewer than 2 runs"
+    assert decisions.decide(BASE, [0.0, 1.0, 2.0], 3, "lower", alpha=0.05).word == "undecided"
+    with pytest.raises(ValueError, match="tolerance"):
+        decisions.margins(0)
+
+
+def naive(change_pct, spread_pct, tolerance, alpha, base_runs, trials, seed):
+    """The rule the sequential one replaces: a fixed (1 - 2 alpha) interval at every look."""
+    rng = random.Random(seed)
+    shift, sigma = math.log1p(change_pct / 100), math.log1p(spread_pct / 100)
+    high, regressed = math.log1p(tolerance / 100), 0
+    for _ in range(trials):
+        base = [rng.gauss(0, sigma) for _ in range(base_runs)]
+        new = []
+        for g in sequential.LOOKS:
+            new += [rng.gauss(shift, sigma) for _ in range(g - len(new))]
+            _, low, _ = sequential.welch_interval(base, new, 1 - 2 * alpha)
+            if low > high:
+                regressed += 1
+                break
+    return regressed / trials
+
+
+def test_simulated_error_rates_hold_under_optional_stopping():
+    alpha, tolerance, spread, trials = 0.05, 3.0, 3.0, 400
+    # A/A: the same code, measuring stops at the first decision; a key half as spread as the
+    # tolerance is mostly shown equivalent
+    aa = decisions.simulate(0.0, spread / 2, tolerance=tolerance, alpha=alpha, base_runs=10,
+                            trials=trials, seed=1)
+    assert (aa["regressed"] + aa["improved"]) / trials <= alpha and aa["equivalent"] > trials / 2
+    # a true change of exactly the tolerance: the worst case of both errors
+    edge = decisions.simulate(tolerance, spread, tolerance=tolerance, alpha=alpha, base_runs=10,
+                              trials=trials, seed=2)
+    assert edge["regressed"] / trials <= alpha and edge["equivalent"] / trials <= alpha
+    # a change of 3 tolerances is found
+    big = decisions.simulate(3 * tolerance, spread, tolerance=tolerance, alpha=alpha, base_runs=10,
+                             trials=trials, seed=3)
+    assert big["regressed"] / trials >= 0.8
+    # the simulation is sharp enough to catch the naive rule's inflated false alarm
+    assert naive(tolerance, spread, tolerance, alpha, 10, trials, seed=2) > alpha

@@ -1,0 +1,208 @@
+"""`platperf run --repeat auto` and `platperf run --against REF`, with the real probe.
+
+A baseline whose stored figures are those of real runs scaled 1000 times (up or down) is
+decided at the first look whatever the machine's noise; a tolerance of 0.01% is never shown
+equivalent by three runs of this machine. Those two make the decisions, exit codes and the
+rounds that re-run only the open keys' steps come out the same on every machine.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import require_probe
+
+from platperf import stats
+from platperf.compare import Pool
+from platperf.measure.until import Goal, Verdict, judge, more_runs
+from platperf.store import Store
+
+SUITE = """
+name = "two"
+[[bench]]
+kernel = "mem-bandwidth"
+params = { kernel = ["rd"] }
+size = ["64k"]
+samples = 3
+min_time = 0.01
+
+[[bench]]
+kernel = "mem-latency"
+pattern = "random"
+size = ["16k"]
+samples = 3
+min_time = 0.01
+"""
+
+
+def platperf(cwd, *args):
+    env = {**os.environ, "PLATPERF_PROBE": require_probe(), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """Three real runs of the suite under the label 'real' (the same for every test here)."""
+    where = tmp_path_factory.mktemp("gate")
+    (where / "two.toml").write_text(SUITE)
+    proc = platperf(where, "run", "--suite", "two.toml", "--cpus", "0", "--repeat", "3",
+                    "--label", "real", "--db", "g.db", "-q")
+    assert proc.returncode == 0, proc.stderr
+    return where
+
+
+@pytest.fixture
+def db(measured, tmp_path):
+    shutil.copy(measured / "g.db", tmp_path / "g.db")
+    shutil.copy(measured / "two.toml", tmp_path / "two.toml")
+    return tmp_path
+
+
+def baseline(where, factors: dict[str, float], label="base", cpu_model=None):
+    """The real runs again under ``label``, each benchmark's samples times its factor: a
+    stored release whose figures differ from today's by a known ratio."""
+    store = Store(str(where / "g.db"))
+    for run in store.runs_for("real"):
+        fingerprint = run["fingerprint"]
+        if cpu_model is not None:
+            fingerprint = {**fingerprint, "cpu": {**fingerprint["cpu"], "model": cpu_model}}
+        new = store.begin_run(label=label, target=run["target"], suite=run["suite"],
+                              fingerprint=fingerprint, meta=run["meta"])
+        results = store.results(run["id"])
+        for r in results:
+            r.samples = [s * factors.get(r.benchmark, 1.0) for s in r.samples]
+        store.add_results(new, results)
+        store.finish_run(new, "complete")
+
+
+def keys_of_run(where, run_id):
+    return {r.benchmark for r in Store(str(where / "g.db"), write=False).results(run_id, with_samples=False)}
+
+
+def test_the_gate_confirms_a_regression_and_exits_1(db):
+    # the stored release had 1000x the bandwidth (now far lower: regressed) and 1000x the
+    # latency (now far lower: improved)
+    baseline(db, {"mem-bandwidth": 1000.0, "mem-latency": 1000.0})
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "base",
+                    "--tolerance", "3%", "--budget", "5m", "--db", "g.db", "-q")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    first = proc.stdout.splitlines()[0]
+    assert first == "rc against base: 1 regressed, 2 improved, 0 equivalent within 3%, 0 undecided"
+    assert "REGRESSED" in proc.stdout and "repeated confidence intervals" in proc.stdout
+    # every key was decided at the first look: three runs, no more
+    assert "gate: 3 run(s)" in proc.stdout
+    out = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc2", "--against", "base",
+                   "--budget", "5m", "--db", "g.db", "--json")
+    doc = json.loads(out.stdout.splitlines()[-1])
+    assert doc["decisions"] == {"regressed": 1, "improved": 2, "equivalent": 0, "undecided": 0}
+    row = next(r for r in doc["rows"] if r["decision"] == "regressed")
+    assert row["benchmark"] == "mem-bandwidth" and row["decided_runs"] == 3
+    assert row["decision_ci"][2] < -3     # the whole interval beyond the tolerance
+
+
+def test_the_gate_passes_when_every_key_improved(db):
+    baseline(db, {"mem-bandwidth": 0.001, "mem-latency": 1000.0})
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "base",
+                    "--budget", "5m", "--db", "g.db", "-q")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("rc against base: 0 regressed, 3 improved, 0 equivalent within 3%")
+
+
+def test_an_undecided_key_measures_again_only_its_step_and_exits_3(db):
+    # bandwidth: improved at the first look; latency: the same code, but no three runs of
+    # this machine show it within 0.01%, so it stays open until the budget ends
+    baseline(db, {"mem-bandwidth": 0.001})
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "base",
+                    "--tolerance", "0.01%", "--budget", "20s", "--db", "g.db", "--json")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    run = json.loads(proc.stdout.splitlines()[0])
+    gate = json.loads(proc.stdout.splitlines()[-1])
+    assert gate["decisions"] == {"regressed": 0, "improved": 1, "equivalent": 0, "undecided": 2}
+    assert gate["stopped"].startswith(("the budget ended", "the last look"))
+    ids = run["run_ids"]
+    assert len(ids) > 3 and gate["runs"] == len(ids)
+    assert all(keys_of_run(db, i) == {"mem-bandwidth", "mem-latency"} for i in ids[:3])
+    assert all(keys_of_run(db, i) == {"mem-latency"} for i in ids[3:])
+    # the rounds go to the looks: 3 runs, then 6, 12, ... of the open key
+    assert len(ids) in (6, 12, 24, 48, 96)
+
+
+def test_repeat_auto_makes_the_minimum_runs_and_says_what_did_not_settle(db):
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "auto",
+                    "--repeat", "auto", "--tolerance", "0.01%", "--budget", "1s", "--db", "g.db")
+    assert proc.returncode == 0, proc.stderr
+    assert "runs 4-6 complete" in proc.stderr
+    assert "settled: 0 of 3 keys (smallest detectable change within 0.01%) after 3 run(s)" in proc.stderr
+    assert "not settled: 3 key(s); the budget ended" in proc.stderr
+    assert "mem-latency [pattern=random,size=16384,stride=64] serial cluster 0 core 0 latency: detectable" \
+        in proc.stderr
+    show = platperf(db, "show", "auto", "--db", "g.db", "--json")
+    (finding,) = [f for f in json.loads(show.stdout)["findings"] if f.get("code") == "repeat-auto"]
+    assert finding["level"] == "warning" and "0 of 3 keys" in finding["message"]
+    assert "detectable" in finding["effect"]
+
+
+def test_a_suite_may_say_repeat_auto(db):
+    (db / "auto.toml").write_text('repeat = "auto"\n' + SUITE)
+    proc = platperf(db, "run", "--suite", "auto.toml", "--cpus", "0", "--tolerance", "0.01%",
+                    "--budget", "1s", "--db", "g.db")
+    assert proc.returncode == 0 and "after 3 run(s)" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--repeat", "three"], "--repeat 'three': give a number of runs or auto"),
+    (["--repeat", "auto", "--budget", "soon"], "--budget 'soon': give a time such as 90s"),
+    (["--repeat", "auto", "--tolerance", "0%"], "--tolerance '0%': give a percentage above 0"),
+    (["--against", "v9.99"], "--against: no run 'v9.99'"),
+])
+def test_bad_gate_input_is_one_line_and_exit_2(db, args, words):
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--db", "g.db", *args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("platperf: error: ") and words in lines[0]
+    assert len(Store(str(db / "g.db"), write=False).runs()) == 3     # nothing measured
+
+
+def test_a_baseline_from_another_machine_is_refused_before_measuring(db):
+    baseline(db, {}, label="juno", cpu_model="Cortex-A57 (another board)")
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--against", "juno", "--db", "g.db")
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1].startswith("platperf: error: --against juno ran on another machine (cpu.model: ")
+    assert len(Store(str(db / "g.db"), write=False).runs()) == 6     # 3 real, 3 juno: none new
+
+
+def pool(medians):
+    return Pool("ns", "lower", [[m] for m in medians])
+
+
+def test_settling_rounds_follow_the_runs_needed_at_most_doubling():
+    # run medians as stored: one key spread 1% (3 runs detect 3.04%, just short of 3%), one
+    # spread 10% (176 runs needed: the next round only doubles, the spread is a guess)
+    verdict = Verdict(Goal(tolerance=3.0, budget_s=600))
+    pools = {("a",): pool([100.0, 101.0, 99.0]), ("b",): pool([100.0, 110.0, 90.0])}
+    judge(verdict, pools)
+    assert verdict.open_keys() == {("a",), ("b",)}
+    assert verdict.settled[("a",)].detectable_pct == pytest.approx(stats.minimum_detectable_effect(1.0, 3, 3))
+    assert more_runs(verdict, pools, {("a",)}) == stats.runs_needed(3.0, 1.0) - 3
+    assert more_runs(verdict, pools, {("a",), ("b",)}) == 3
+    calm = {("a",): pool([100.0, 100.1, 99.9, 100.0, 100.05, 99.95])}
+    judge(verdict, calm)
+    assert verdict.settled[("a",)].settled and verdict.open_keys() == set()
+
+
+def test_gate_rounds_go_to_the_next_look():
+    base = {("a",): pool([100.0, 100.2, 99.8, 100.1])}
+    verdict = Verdict(Goal(tolerance=3.0, budget_s=600, baseline=base, baseline_ref="v1"))
+    # 100x slower at the first look: regressed, and it stays so
+    judge(verdict, {("a",): pool([10000.0, 10010.0, 9990.0])})
+    assert verdict.decided[("a",)].word == "regressed" and verdict.open_keys() == set()
+    verdict = Verdict(Goal(tolerance=3.0, budget_s=600, baseline=base, baseline_ref="v1"))
+    noisy = {("a",): pool([90.0, 110.0, 100.0, 95.0])}
+    judge(verdict, noisy)
+    assert verdict.open_keys() == {("a",)} and more_runs(verdict, noisy, {("a",)}) == 2   # to 6
