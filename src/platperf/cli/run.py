@@ -181,6 +181,8 @@ def _measure(session, db: str, several: bool, quiet: bool):
     progress_for, bar = _progress(session.boards, several, quiet)
     with bar if bar is not None else contextlib.nullcontext():
         stop = session.run(store_for, on_ready=ready, progress_for=progress_for)
+    if store_for.opened is not None:
+        store_for.opened.close_writer()
     if store_for.problem is not None:
         fail_exit(store_for.problem)
     if not store_for.opened:   # nothing measured: no database opened, none created

@@ -11,6 +11,7 @@ the runs whose owner is gone ``abandoned`` (``store/sweep.py``).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as _dt
 import json
@@ -141,7 +142,15 @@ class Store:
             if self._writer is None:
                 from .writer import StoreWriter
                 self._writer = StoreWriter(self)
+                atexit.register(self.close_writer)
             return self._writer
+
+    def close_writer(self):
+        """The writer's records committed and its connection closed (at exit at the latest)."""
+        with _WRITER_LOCK:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
 
     @contextlib.contextmanager
     def transaction(self):

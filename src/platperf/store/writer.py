@@ -50,6 +50,9 @@ class _Op:
     value: object = None
 
 
+_CLOSE = object()      # the owner of the op that ends the writer
+
+
 class StoreWriter:
     """The writer of ``store``: a thread with one connection, fed through a bounded queue."""
 
@@ -83,6 +86,15 @@ class StoreWriter:
         self._queue.put(op)
         op.future.result()
 
+    def close(self):
+        """Everything handed over committed, the connection closed (SQLite then folds its
+        write-ahead log into the database file), the thread ended."""
+        if self._thread.is_alive():
+            op = _Op(None, owner=_CLOSE, future=Future())
+            self._queue.put(op)
+            op.future.result()
+            self._thread.join()
+
     def watch(self, run_id: int):
         self._live.add(run_id)
 
@@ -93,8 +105,20 @@ class StoreWriter:
     def _serve(self):
         while True:
             batch = self._gather()
+            closing = [op for op in batch if op.owner is _CLOSE]
+            batch = [op for op in batch if op.owner is not _CLOSE]
             if batch or time.monotonic() - self._last_beat >= HEARTBEAT_S:
                 self._commit(batch)
+            if closing:
+                if self._conn is not None:
+                    try:
+                        self._conn.close()
+                    except Exception:   # noqa: BLE001 -- closing what may be broken
+                        pass
+                    self._conn = None
+                for op in closing:
+                    op.future.set_result(None)
+                return
 
     def _gather(self) -> list[_Op]:
         """The next batch: what waits now, up to MAX_BATCH or BATCH_S after its first op;
