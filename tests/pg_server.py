@@ -9,6 +9,7 @@ PostgreSQL database.
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import pwd
@@ -55,9 +56,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def pg_server():
-    require_module("psycopg")
+@contextlib.contextmanager
+def running_pg(missing=missing, fail=pytest.fail):
+    """A PostgreSQL server of its own on a free 127.0.0.1 port, stopped at the end (the tests'
+    fixture and bench/fleet.py). ``missing(why)``/``fail(why)`` say what stops it from starting."""
     bin_dir = _bin_dir()
     if bin_dir is None:
         missing("PostgreSQL server binaries are not installed (Debian package postgresql; make deps)")
@@ -82,13 +84,20 @@ def pg_server():
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if started.returncode != 0:
         with open(log) as f:
-            pytest.fail(f"PostgreSQL did not start: {started.stderr.strip()} {f.read()[-2000:]}")
+            fail(f"PostgreSQL did not start: {started.stderr.strip()} {f.read()[-2000:]}")
     try:
         yield PgServer("127.0.0.1", port, user)
     finally:
         subprocess.run([*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    require_module("psycopg")
+    with running_pg() as server:
+        yield server
 
 
 @pytest.fixture

@@ -112,7 +112,10 @@ def _keygen(path: Path):
 class Sshd:
     """One sshd process and the client config that reaches it."""
 
-    def __init__(self, workdir: str | os.PathLike | None = None):
+    def __init__(self, workdir: str | os.PathLike | None = None, settings: str = ""):
+        """``settings``: sshd_config lines that come first (the first value of most keywords
+        wins; MaxStartups given there replaces the default of 64), e.g. ``MaxStartups 2:50:100``."""
+        self.settings = settings
         self._own_dir = workdir is None
         self.dir = Path(workdir or tempfile.mkdtemp(prefix="pp-sshd-"))
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -138,6 +141,7 @@ class Sshd:
         _write_exec(d / "liar", LIAR.replace("@DIR@", str(d)))
         (d / "noexec").mkdir(exist_ok=True)
         (d / "sshd_config").write_text(f"""\
+{self.settings}
 Port {self.port}
 ListenAddress 127.0.0.1
 HostKey {d}/host_key
@@ -152,7 +156,7 @@ PermitRootLogin prohibit-password
 AcceptEnv PLATPERF_TEST_BOARD
 ForceCommand {d}/login
 MaxSessions 64
-MaxStartups 64
+{"" if "MaxStartups" in self.settings else "MaxStartups 64"}
 LogLevel ERROR
 # scp speaks SFTP since OpenSSH 9.0; under ForceCommand the login wrapper runs the server.
 Subsystem sftp /usr/lib/openssh/sftp-server
@@ -257,6 +261,64 @@ def _descendants(root: int) -> list[int]:
         out.append(pid)
         todo.extend(children.get(pid, []))
     return out
+
+
+class HungServer:
+    """A port where the kernel accepts TCP connections (its backlog) that nobody ever answers:
+    a board whose sshd hangs before its banner."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+
+    def close(self):
+        self.sock.close()
+
+
+def start_fleet(root: Path, count: int, settings: str = "") -> list[Sshd]:
+    """``count`` sshd instances, one per board, sharing the first one's keys (ssh-keygen once)."""
+    servers = [Sshd(root / "sshd-0", settings)]
+    for i in range(1, count):
+        d = root / f"sshd-{i}"
+        d.mkdir(parents=True)
+        for key in ("host_key", "user_key", "other_key"):
+            for suffix in ("", ".pub"):
+                shutil.copy(servers[0].dir / (key + suffix), d / (key + suffix))
+        servers.append(Sshd(d, settings))
+    try:
+        for server in servers:
+            server.start()
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers
+
+
+def fleet_config(path: Path, boards: list[tuple[str, "Sshd | HungServer"]]) -> Path:
+    """An ssh_config with one Host alias per (name, server): the boards of a fleet. A name may
+    come with the same server as another (boards behind one gateway)."""
+    text = ""
+    for name, server in boards:
+        text += f"Host {name}\n  HostName 127.0.0.1\n  Port {server.port}\n"
+        if isinstance(server, Sshd):
+            text += (f"  User {server.user}\n  IdentityFile {server.dir}/user_key\n"
+                     f"  UserKnownHostsFile {server.dir}/known_hosts\n")
+        text += ("  IdentitiesOnly yes\n  GlobalKnownHostsFile /dev/null\n"
+                 "  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
+    path.write_text(text)
+    return path
+
+
+def signal_tree(server: Sshd, signum: int):
+    """``signum`` to sshd and everything under it (SIGSTOP: a board that hangs mid-run)."""
+    for pid in _descendants(server.proc.pid):
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
 
 def missing_parts() -> str | None:

@@ -264,11 +264,11 @@ def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, s
 
 
 def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch):
-    """While the probe says nothing (a long point), the storing thread keeps the run's
+    """While the probe says nothing (a long point), the store's writer keeps the run's
     heartbeat fresh, so that no later command takes the run for abandoned."""
     import time
-    import platperf.runner.sink as sink
-    monkeypatch.setattr(sink, "HEARTBEAT_S", 0.0)   # a beat at every poll: the test needs no wait
+    import platperf.store.writer as writer
+    monkeypatch.setattr(writer, "HEARTBEAT_S", 0.0)   # a beat at every batch: the test needs no wait
     run_id = store.begin_run(meta=META)
     started = store.run(run_id)["heartbeat_at"]
     beats = []

@@ -19,6 +19,11 @@ TargetOption = typer.Option(
 RemoteDirOption = typer.Option(
     None, "--remote-dir", help="Directory on the board in which platperf makes its private platperf-UID directory "
          "for the probe (default: $TMPDIR or /tmp).")
+MaxConnectOption = typer.Option(
+    8, "--max-connect", min=1, metavar="N",
+    help="Boards connecting and describing themselves at once at most (measuring has no bound): "
+         "a gateway's sshd drops logins beyond its MaxStartups (10 by default); a dropped one is "
+         "tried again.")
 KeepProbeOption = typer.Option(
     None, "--keep-probe/--remove-probe",
     help="Leave the probe on the board for the next run, which checks its sha256 before it runs "

@@ -8,9 +8,9 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
-from .measuring import (KeepProbeOption, RemoteDirOption, SuiteOption, TargetOption, print_findings,
-                        print_summary)
+from .common import DbOption, app, fail_exit, FormatOption, JsonOption, open_store, output_format
+from .measuring import (KeepProbeOption, MaxConnectOption, RemoteDirOption, SuiteOption, TargetOption,
+                        print_findings, print_summary)
 
 
 @app.command()
@@ -34,6 +34,7 @@ def run(
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs tree to describe a local target from."),
     guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
     peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` (start it there first) for the suite's iperf3 entries: the guide's Ethernet tables, 65-105 min with its 60 s runs."),
+    max_connect: int = MaxConnectOption,
 ):
     """Run a suite on a target, or on several boards at once, and store every result in the
     database as it arrives.
@@ -46,7 +47,7 @@ def run(
     A Ctrl-C stops the probe after its current sample and leaves the run 'partial' with
     everything measured so far. With several boards (--target a,b,c or --targets all), each
     is measured at the same time into its own run; one failing does not stop the others,
-    and a table at the end says how each went.
+    and a table at the end says how each went (a lab from one host: docs/boards.md).
 
     A suite's [[tool]] entries run tools the board already has (openssl, fio, iperf3, ...)
     into the same run; a tool, directory (--guide-dir) or peer (--peer) the board lacks is
@@ -58,7 +59,7 @@ def run(
       platperf run --suite memory --repeat 5 --label v2.12
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
       platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
-      platperf run --suite quick --target am62x,juno,agilex5 --label nightly
+      platperf run --suite quick --targets all --max-connect 4 --label nightly
       sudo platperf run --suite psci --label v2.10
       platperf run --suite my-suite.toml --quiet --json
       platperf run --suite guide --guide-dir /mnt/emmc --peer 192.168.0.1 --label sdk-11.1
@@ -88,17 +89,35 @@ def run(
     except (SuiteError, UnknownTarget, ValueError) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-    boards, store, stop = _measure(names, request, several, db=db, quiet=quiet,
-                                   remote_dir=remote_dir, keep_probe=keep_probe, root=root)
-    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    _measure_and_report(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
+                        max_connect=max_connect, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+
+
+def _measure_and_report(names, request, several: bool, *, db: str, label, quiet: bool,
+                        json_out: bool, max_connect: int, **options):
+    """--repeat auto / --against: one board, described before its database is opened; else every
+    board on its own (Session.run), within the descriptor limit."""
     if request.goal is not None:
-        from .gate import report_verdict
-        report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
+        return _run_goal(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
+                         **options)
+    _hold_fleet(len(names), max_connect)
+    from ..measure.boards import Session
+    session = Session(names, request, max_connect=max_connect, **options)
+    stop = _measure(session, db, several, quiet)
+    _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
 
 
-def _measure(names, request, several: bool, *, db: str, quiet: bool, **target_options):
-    """(the boards, the store, the stop request): every board described, its findings said,
-    then measured with a progress display."""
+def _run_goal(names, request, several: bool, *, db: str, label, quiet: bool, json_out: bool,
+              **target_options):
+    boards, store, stop = _measure_goal(names, request, several, db=db, quiet=quiet, **target_options)
+    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    from .gate import report_verdict
+    report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
+
+
+def _measure_goal(names, request, several: bool, *, db: str, quiet: bool, **target_options):
+    """--repeat auto / --against: (the boards, the store, the stop request): the board described,
+    its findings said, then measured with a progress display."""
     from ..measure.boards import Session
     from ..measure.until import refused
     if request.goal is not None and several:
@@ -120,6 +139,7 @@ def _measure(names, request, several: bool, *, db: str, quiet: bool, **target_op
         with bar if bar is not None else contextlib.nullcontext():
             stop = session.measure(store, progress_for=progress_for)
     return session.boards, store, stop
+
 
 def _repeat(text: str | None):
     """--repeat: None (the suite's), "auto", or a number of runs."""
@@ -147,6 +167,61 @@ def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
         goal.baseline, _ = load_pools(store, [r["id"] for r in goal.baseline_runs])
         goal.baseline_ref = against
     return goal
+
+
+def _measure(session, db: str, several: bool, quiet: bool):
+    """Every board measured, each on its own (Session.run); one line and exit 2 when the store
+    cannot be opened or no board could be measured (then no database is created)."""
+    store_for = _opened_once(db)
+
+    def ready(board):
+        if not quiet:
+            print_findings(board.description.findings, f"{board.name}: " if several else "")
+
+    progress_for, bar = _progress(session.boards, several, quiet)
+    with bar if bar is not None else contextlib.nullcontext():
+        stop = session.run(store_for, on_ready=ready, progress_for=progress_for)
+    if store_for.opened is not None:
+        store_for.opened.close_writer()
+    if store_for.problem is not None:
+        fail_exit(store_for.problem)
+    if not store_for.opened:   # nothing measured: no database opened, none created
+        for board in session.boards:
+            print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
+                  file=sys.stderr)
+        raise SystemExit(128 + stop.signal if stop.signal is not None else 2)
+    return stop
+
+
+def _hold_fleet(boards: int, max_connect: int):
+    """The descriptor limit raised for the boards, or one line and exit 2 (measure.limits)."""
+    from ..measure.limits import LimitError, hold_fleet
+    try:
+        hold_fleet(boards, max_connect)
+    except LimitError as exc:
+        fail_exit(str(exc))
+
+
+class _opened_once:
+    """The store, opened by the first board ready to measure (StoreError: its line kept in
+    ``problem``, the boards that asked failed with it)."""
+
+    def __init__(self, db: str):
+        import threading
+        self.db, self.opened, self.problem = db, None, None
+        self._lock = threading.Lock()
+
+    def __call__(self):
+        from ..store import Store, StoreError
+        with self._lock:
+            if self.opened is None and self.problem is None:
+                try:
+                    self.opened = Store(self.db)
+                except StoreError as exc:
+                    self.problem = str(exc)
+            if self.problem is not None:
+                raise StoreError(self.problem)
+            return self.opened
 
 
 def _progress(boards, several: bool, quiet: bool):

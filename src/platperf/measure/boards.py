@@ -1,9 +1,14 @@
 """A measuring command's boards, from their names to their runs.
 
-A :class:`Session` opens every board's target, describes it and plans its steps, all boards
-at once, with no database touched; the command then says what it must (findings, a board that
-failed) and calls :meth:`Session.measure`: a run per board (``repeat`` of them), every record
-stored as it arrives, all boards at once. Leaving the session closes the targets.
+:meth:`Session.run` gives each board a life of its own, all boards at once: its target opened,
+the board described and its steps planned, its runs measured (``repeat`` of them, every record
+stored as it arrives) and its target closed, none waiting for another. The store is opened by
+the first board that is ready to measure: when none is, no database is touched. A board that
+does not answer in time (connect, banner, describe, a step) is given up with one line, the
+others go on.
+
+Entered as a context (``with Session(...)``), a session opens and describes every board at
+once and :meth:`Session.measure` measures them; leaving it closes the targets, in parallel.
 """
 from __future__ import annotations
 
@@ -53,25 +58,56 @@ class Session:
     """The boards ``names`` for ``request`` (measure.requests: what to measure and under which
     label; None only describes them). ``target_options`` go to ``targets.get_target``."""
 
-    def __init__(self, names: list[str], request=None, **target_options):
+    def __init__(self, names: list[str], request=None, *, max_connect: int | None = None,
+                 **target_options):
+        from ..targets.ssh_master import DEFAULT_MAX_CONNECT, ConnectSlots
         self.boards = [Board(name) for name in names]
         self.request = request
-        self._options = target_options
+        limit = max_connect or DEFAULT_MAX_CONNECT
+        self._options = {**target_options, "connect_slots": ConnectSlots(limit)}
+        # Boards connecting and describing themselves at once: 200 boards' snapshots at once
+        # made each take minutes on a loaded host and fail their 120 s round trip; a board that
+        # hangs holds one of these for its timeout, never the others' measuring.
+        self._bringing_up = threading.BoundedSemaphore(limit)
         self.stop = StopRequest()
 
-    def __enter__(self) -> "Session":
+    def _prepare(self, board: Board):
         from ..targets import get_target
-
-        def prepare(board: Board):
+        with self._bringing_up:
+            if self.stop.is_set():
+                raise RuntimeError("interrupted before it was reached")
             board.target = get_target(board.name, **self._options)
             board.description = describe(board.target)
             board.steps = self.request.steps(board.target, board.description) if self.request else []
+
+    def __enter__(self) -> "Session":
         try:
-            _each(self.boards, prepare)
+            _each(self.boards, self._prepare)
         except BaseException:
             self.close()
             raise
         return self
+
+    def run(self, store_for, *, on_ready=lambda board: None,
+            progress_for=lambda board: None) -> StopRequest:
+        """Each board's whole life in its own thread, all at once (see the module's text).
+        ``store_for()`` is the store (opened once, by the first board ready); ``on_ready(board)``
+        is told of each board about to be measured."""
+        def life(board: Board):
+            try:
+                self._prepare(board)    # at most max_connect boards at once (see __init__)
+                if self.stop.is_set():
+                    board.error = "interrupted before it was measured"
+                    return
+                store = store_for()
+                on_ready(board)
+                self._measure_one(store, board, progress_for)
+            finally:
+                _close(board)
+
+        with self.stop.on_signals():
+            _each(self.boards, life)
+        return self.stop
 
     def __exit__(self, *exc):
         self.close()
@@ -84,33 +120,37 @@ class Session:
         """Measures every ready board at once: a thread each, with its own target and store
         connection. One board failing does not stop the others; a stop request (Ctrl-C,
         SIGTERM) interrupts them all, each run left partial."""
-        request = self.request
-
-        def measure_one(board: Board):
-            options = dict(suite=request.name, label=request.label, note=request.note,
-                           progress=progress_for(board), stop=self.stop, around=request.around,
-                           begun=board.run_ids.append)
-            if request.goal is None:
-                board.outcomes = measure_runs(store, board.target, board.description, board.steps,
-                                              repeat=request.repeat, **options)
-                return
-            from .until import measure_until
-            board.outcomes, board.verdict = measure_until(store, board.target, board.description,
-                                                          board.steps, request.goal,
-                                                          measure_runs=measure_runs, **options)
-
         with self.stop.on_signals():
-            _each(self.ready, measure_one)
+            _each(self.ready, lambda board: self._measure_one(store, board, progress_for))
         return self.stop
 
+    def _measure_one(self, store, board: Board, progress_for):
+        request = self.request
+        options = dict(suite=request.name, label=request.label, note=request.note,
+                       progress=progress_for(board), stop=self.stop, around=request.around,
+                       begun=board.run_ids.append)
+        if getattr(request, "goal", None) is None:
+            board.outcomes = measure_runs(store, board.target, board.description, board.steps,
+                                          repeat=request.repeat, **options)
+            return
+        from .until import measure_until
+        board.outcomes, board.verdict = measure_until(store, board.target, board.description,
+                                                      board.steps, request.goal,
+                                                      measure_runs=measure_runs, **options)
+
     def close(self):
-        for board in self.boards:
-            if board.target is not None:
-                try:
-                    board.target.close()
-                except Exception as exc:   # a board that vanished: its results are stored already
-                    board.error = board.error or f"closing the target: {exc}"
-                board.target = None
+        """Every target closed, all at once: a board that stopped answering holds only its own
+        close, for a bounded time (targets.ssh_master.STOP_TIMEOUT_S)."""
+        _each([b for b in self.boards if b.target is not None], _close)
+
+
+def _close(board: Board):
+    target, board.target = board.target, None
+    if target is not None:
+        try:
+            target.close()
+        except Exception as exc:   # a board that vanished: its results are stored already
+            board.error = board.error or f"closing the target: {exc}"
 
 
 def measure_runs(store, target, description: Description, steps: list[Step], *, suite: str,
@@ -122,9 +162,10 @@ def measure_runs(store, target, description: Description, steps: list[Step], *, 
     (runner.executor.execute_runs); ``begun(run_id)`` is called for each run as it is created."""
     sinks = []
     for _ in range(repeat):
-        run_id = store.begin_run(label=label, target=target.name, suite=suite,
-                                 fingerprint=description.fingerprint, findings=description.findings,
-                                 note=note, meta=description.meta)
+        # Through the store's one writer, as every record of the run (store/writer.py).
+        run_id = store.writer().call(store.begin_run, label=label, target=target.name, suite=suite,
+                                     fingerprint=description.fingerprint,
+                                     findings=description.findings, note=note, meta=description.meta)
         sinks.append(RunSink(store, run_id, description.place, findings=description.findings,
                              has_meta=description.meta is not None))
         if begun is not None:

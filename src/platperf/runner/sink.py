@@ -1,27 +1,18 @@
 """One run's records on their way into the store, probe steps and tool steps alike.
 
-A :class:`RunSink` places each result and histogram on its (package, cluster, core), writes it in
-batches (each record committed at most ``BATCH_S`` after it was read), counts it in the
-run's :class:`Outcome` and keeps the run's heartbeat fresh. The run's findings (the doctor's,
-a mitigation not applied, the probe's and the adapters' warnings) stay in memory and are
-written once, when the run finishes.
+A :class:`RunSink` places each result and histogram on its (package, cluster, core), hands it
+to the store's one writer (store/writer.py: shared batches, each record committed at most
+``BATCH_S`` after it was handed over, every live run's heartbeat) and counts it in the run's
+:class:`Outcome`. No board holds a connection: the number of boards does not change the
+number of connections. The run's findings (the doctor's, a mitigation not applied, the
+probe's and the adapters' warnings) stay in memory and are written once, when the run finishes.
 """
 from __future__ import annotations
 
-import contextlib
-
-import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from ..records import Result, result_from_record
-
-# Longest time a record read from the probe waits for its commit when more keep coming:
-# well inside the 100 ms in which a record must be durable.
-BATCH_S = 0.05
-# How often a run says its owner lives (store.heartbeat); a run silent for longer than
-# store.sweep.STALE_AFTER_S is taken for abandoned by later commands.
-HEARTBEAT_S = 10.0
 
 
 @dataclass
@@ -41,20 +32,21 @@ class RunSink:
 
     ``findings``: the run's findings as it was begun with them; ``has_meta``: whether it was
     begun with the probe's ``meta`` (else the first ``meta`` record the probe writes is kept).
-    One transaction per record costs about 0.15-0.5 ms; a probe writing 100,000 small
-    results in a burst would spend a minute in commits, so a burst shares transactions.
+    The counts of its :class:`Outcome` are what was handed over; when the store refuses a
+    batch they go back to what was committed, and the error is one line.
     """
 
     def __init__(self, store, run_id: int, place: Callable[[int], tuple], *,
                  findings=(), has_meta: bool = True):
         self.store, self.run_id, self.place = store, run_id, place
+        self.writer = store.writer()
+        self.writer.watch(run_id)
         self.outcome = Outcome(run_id)
         self.findings = list(findings or [])
         self.has_meta = has_meta
         self._findings_changed = False
-        self.conn, self.trans, self.oldest = None, None, None
         self._kept = (0, 0)          # results and histograms committed, so in the database
-        self.last_beat = time.monotonic()
+        self._problem: str | None = None    # the writer's one line, once it refused a record
 
     # -- records ---------------------------------------------------------------------------
     def probe_record(self, rec: dict, transform: Callable[[dict], dict] = lambda rec: rec,
@@ -79,13 +71,13 @@ class RunSink:
     def result(self, res: Result):
         if res.cpu is not None and res.cluster is None:
             res.set_place(self.place(res.cpu))
-        self._write(self.store.add_result, self.run_id, res)
         self.outcome.results += 1
+        self._write(self.store.add_result, self.run_id, res)
 
     def histogram(self, rec: dict):
         package, cluster, core = self.place(rec["cpu"]) if rec.get("cpu") is not None else (None, None, None)
-        self._write(self.store.add_histogram, self.run_id, rec, cluster=cluster, core=core, package=package)
         self.outcome.histograms += 1
+        self._write(self.store.add_histogram, self.run_id, rec, cluster=cluster, core=core, package=package)
 
     def warning(self, rec: dict):
         """A warning of the run in the probe's shape (an adapter's finding): kept as it comes."""
@@ -96,81 +88,64 @@ class RunSink:
         self.findings.append(finding)
         self._findings_changed = True
 
-    # -- transactions ----------------------------------------------------------------------
+    # -- the writer ------------------------------------------------------------------------
     def _write(self, add, *args, **kw):
-        from sqlalchemy.exc import SQLAlchemyError
-        try:
-            if self.conn is None:
-                self.conn = self.store.engine.connect()
-            if self.trans is None:
-                self.trans = self.conn.begin()
-                self.oldest = time.monotonic()
-            add(*args, conn=self.conn, **kw)
-        except SQLAlchemyError as exc:
-            self._failed(exc)
+        self._check()
+        self.writer.write(self, (self.outcome.results, self.outcome.histograms), add, *args, **kw)
 
-    def commit_due(self, more_waiting: bool):
-        """Commits when nothing more is waiting to be batched with it, or when the oldest
-        uncommitted record has waited BATCH_S: a burst is one transaction, a lone record is
-        durable at once. Beats the heartbeat when it is due."""
-        if self.trans is not None and (not more_waiting or time.monotonic() - self.oldest >= BATCH_S):
-            self.commit()
-        if time.monotonic() - self.last_beat >= HEARTBEAT_S:
-            self.beat()
+    def committed(self, kept: tuple):
+        """The writer's word that the counts ``kept`` are in the database."""
+        self._kept = kept
+
+    def store_failed(self, line: str):
+        """The writer's word that a record of this run was refused (``line`` says why)."""
+        self._problem = self._problem or line
+
+    def _check(self):
+        """The batch the store refused is lost: the counts go back to what the database
+        holds, and the error is one line (a full disk said as such)."""
+        if self._problem is not None:
+            from ..store import StoreError
+            self.outcome.results, self.outcome.histograms = self._kept
+            raise StoreError(self._problem)
+
+    def commit_due(self, more_waiting: bool = False):
+        """Between records: says at once when the store refused one (the writer batches,
+        commits and beats the heartbeat on its own)."""
+        self._check()
 
     def commit(self):
-        from sqlalchemy.exc import SQLAlchemyError
-        if self.trans is not None:
-            try:
-                self.trans.commit()
-            except SQLAlchemyError as exc:
-                self._failed(exc)
-            self.trans, self.oldest = None, None
-        self._kept = (self.outcome.results, self.outcome.histograms)
-
-    def _failed(self, exc):
-        """The batch not committed is lost with the transaction: the counts go back to what
-        the database holds, and the error is one line (a full disk said as such)."""
+        """Everything handed over is committed, or StoreError."""
         from ..store import StoreError
-        from ..store.url import write_problem
-        self.outcome.results, self.outcome.histograms = self._kept
-        if self.trans is not None:
-            with contextlib.suppress(Exception):
-                self.trans.rollback()
-            self.trans, self.oldest = None, None
-        raise StoreError(write_problem(self.store.url, exc)) from None
-
-    def beat(self):
-        # Inside an open batch the beat joins it: a second connection would wait on the
-        # batch's own write lock (SQLite has one writer).
-        from sqlalchemy.exc import SQLAlchemyError
-        self.last_beat = time.monotonic()
         try:
-            self.store.heartbeat(self.run_id, conn=self.conn if self.trans is not None else None)
-        except SQLAlchemyError as exc:
-            self._failed(exc)
+            self.writer.flush(self)
+        except StoreError:
+            pass        # the writer told this sink too: _check says it with the counts kept
+        self._check()
 
     def close(self):
-        try:
-            self.commit()
-        finally:
-            if self.conn is not None:
-                with contextlib.suppress(Exception):
-                    self.conn.close()
-                self.conn = None
+        self.commit()
 
     def finish(self, status: str, error: str | None = None):
         """Writes what is pending, the findings (once, when the run added any) and the run's
-        end."""
-        from sqlalchemy.exc import SQLAlchemyError
-        self.close()
+        end: the end is written even after a refused batch, whose records are not counted, and
+        the run is then failed with the store's line."""
+        from ..store import StoreError
         try:
+            try:
+                self.writer.flush(self)
+            except StoreError:
+                pass
+            if self._problem is not None:   # refused after the board's last record: not complete
+                self.outcome.results, self.outcome.histograms = self._kept
+                status, error = "failed", self._problem
+                self.outcome.status, self.outcome.error = status, error
             if self._findings_changed or self.outcome.warnings:
-                self.store.update_run(self.run_id, findings=with_probe_warnings(self.findings,
-                                                                                 self.outcome.warnings))
-            self.store.finish_run(self.run_id, status, error)
-        except SQLAlchemyError as exc:
-            self._failed(exc)
+                self.writer.call(self.store.update_run, self.run_id,
+                                 findings=with_probe_warnings(self.findings, self.outcome.warnings))
+            self.writer.call(self.store.finish_run, self.run_id, status, error)
+        finally:
+            self.writer.forget(self.run_id)
 
 
 def with_probe_warnings(findings, warnings):

@@ -11,11 +11,13 @@ the runs whose owner is gone ``abandoned`` (``store/sweep.py``).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as _dt
 import json
 import os
 import socket
+import threading
 from array import array
 
 from sqlalchemy import JSON, create_engine, event, func, select, update
@@ -118,6 +120,7 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(target.problem(exc)) from None
         self.abandoned: list[int] = []
+        self._writer = None
         if not self.read_only:
             from .sweep import sweep
             try:
@@ -131,6 +134,23 @@ class Store:
     def _migrate(self, db):
         from .migrations import upgrade
         upgrade(self.engine, self.url, write=not self.read_only)
+
+    def writer(self):
+        """The one writer of this store's measuring runs (store/writer.py): every board's
+        records go through it, on one connection, whatever the number of boards."""
+        with _WRITER_LOCK:
+            if self._writer is None:
+                from .writer import StoreWriter
+                self._writer = StoreWriter(self)
+                atexit.register(self.close_writer)
+            return self._writer
+
+    def close_writer(self):
+        """The writer's records committed and its connection closed (at exit at the latest)."""
+        with _WRITER_LOCK:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
 
     @contextlib.contextmanager
     def transaction(self):
@@ -156,10 +176,11 @@ class Store:
         with self._conn(conn) as c:
             return c.execute(runs.insert().values(**values)).inserted_primary_key[0]
 
-    def heartbeat(self, run_id: int, conn=None):
-        """Say the run's owner is alive; one beat at least every 30 s keeps it from being
+    def heartbeat(self, *run_ids: int, conn=None):
+        """Say the runs' owner is alive; one beat at least every 30 s keeps a run from being
         taken for abandoned (:data:`platperf.store.sweep.STALE_AFTER_S`)."""
-        self.update_run(run_id, conn=conn, heartbeat_at=now())
+        with self._conn(conn) as c:
+            c.execute(update(runs).where(runs.c.id.in_(run_ids)).values(heartbeat_at=now()))
 
     def update_run(self, run_id: int, conn=None, **values):
         with self._conn(conn) as c:
@@ -261,6 +282,9 @@ class Store:
                 yield c
         except SQLAlchemyError as exc:
             raise StoreError(write_problem(self.url, exc)) from None
+
+
+_WRITER_LOCK = threading.Lock()
 
 
 def _sqlite_pragmas(dbapi_conn, _record):

@@ -17,14 +17,15 @@ __all__ = ["NOT_FOUND", "SCHEMES", "TARGETS", "TIMED_OUT", "CommandResult", "Pro
 
 
 def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool | None = None,
-               root: str = "/") -> Target:
+               root: str = "/", connect_slots=None) -> Target:
     """The target called ``name``: a URL of one of the :data:`SCHEMES` (``local`` is described
     from ``root``), or an inventory name (its entry's URL and options, unless given here).
     ``keep_probe``: leave the probe on the board for the next run (None: the inventory's
-    choice, else yes: it is checked by its sha256 before it runs again)."""
+    choice, else yes: it is checked by its sha256 before it runs again). ``connect_slots``: the
+    command's bound on connections being opened at once (targets.ssh_master.ConnectSlots)."""
     scheme = scheme_of(name)
     if scheme is not None:
-        return scheme.open(name, remote_dir=remote_dir,
+        return scheme.open(name, remote_dir=remote_dir, connect_slots=connect_slots,
                            keep_probe=True if keep_probe is None else keep_probe, root=root)
     from .inventory import Inventory, InventoryError
     try:
@@ -37,7 +38,8 @@ def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool | N
         raise UnknownTarget(f"unknown target '{name}' (valid: {', '.join(TARGETS)}, or an "
                             f"inventory name: {names})")
     target = get_target(entry.url, remote_dir=remote_dir or entry.remote_dir,
-                        keep_probe=entry.keep_probe if keep_probe is None else keep_probe, root=root)
+                        keep_probe=entry.keep_probe if keep_probe is None else keep_probe, root=root,
+                        connect_slots=connect_slots)
     target.name = name   # runs are stored under the board's name, not its address
     target.tools = dict(entry.tools)
     return target

@@ -14,7 +14,7 @@ class Scheme:
 
     form: str                          # for help texts and errors
     matches: Callable[[str], bool]     # the target's name or URL is of this kind
-    open: Callable[..., "Target"]      # (url, remote_dir=, keep_probe=, root=) -> Target
+    open: Callable[..., "Target"]      # (url, remote_dir=, keep_probe=, root=, connect_slots=) -> Target
 
 
 def _local(url, *, root, **_):
@@ -22,9 +22,9 @@ def _local(url, *, root, **_):
     return LocalTarget(root=root)
 
 
-def _ssh(url, *, remote_dir, keep_probe, **_):
+def _ssh(url, *, remote_dir, keep_probe, connect_slots=None, **_):
     from .ssh import SshTarget
-    return SshTarget(url, remote_dir=remote_dir, keep_probe=keep_probe)
+    return SshTarget(url, remote_dir=remote_dir, keep_probe=keep_probe, connect_slots=connect_slots)
 
 
 SCHEMES = (

@@ -18,12 +18,9 @@ import contextlib
 import hashlib
 import os
 import shlex
-import shutil
 import subprocess
-import sys
 import tempfile
 import threading
-import time
 import weakref
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -35,6 +32,7 @@ from .board_scripts import RUN_WRAPPER, SETUP_SCRIPT, UPLOAD_SCRIPT
 from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
 from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
                              snapshot_sysroot)
+from .ssh_master import ConnectSlots, open_master, show_connecting, stop_master, sweep
 
 SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
@@ -42,6 +40,8 @@ ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board
 KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 # A board that is off, or an sshd that accepts and never answers: one line within 30 s.
 CONNECT_TIMEOUT_S = 15
+# Tidying the board at close (the probe removed) when it no longer answers: given up after this.
+CLOSE_TIMEOUT_S = 10
 # The sample the doctor compares: the same as doctor.check_busy_processes's default.
 SAMPLE_INTERVAL_S = 0.2
 
@@ -79,7 +79,8 @@ class SshTarget:
     local = False
 
     def __init__(self, url: str, remote_dir: str | None = None, keep_probe: bool = True,
-                 ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S):
+                 ssh_options=(), connect_timeout: float = CONNECT_TIMEOUT_S,
+                 connect_slots: ConnectSlots | None = None):
         self.name = url
         self.tools: dict = {}
         self.user, self.host, self.port = parse_ssh_url(url)
@@ -89,6 +90,7 @@ class SshTarget:
         self.remote_dir = remote_dir
         self.keep_probe = keep_probe
         self.connect_timeout = connect_timeout
+        self.connect_slots = connect_slots   # shared by a command's boards (--max-connect)
         self.uploads = 0          # how many times the probe was copied over: 0 when it was there
         self.arch: str | None = None
         self._ssh_options = list(ssh_options)
@@ -97,14 +99,14 @@ class SshTarget:
             self._ssh_options = ["-F", config, *self._ssh_options]
         # Short: a ControlPath is a unix socket, and those are limited to about 100 bytes. The
         # pid in the name lets a later platperf remove what a killed one left (_sweep).
-        _sweep(Path(tempfile.gettempdir()))
+        _sweep_once(Path(tempfile.gettempdir()))
         self._tmp = Path(tempfile.mkdtemp(prefix=f"pp-ssh-{os.getpid()}-"))
         self._control = self._tmp / "cm"
         self._connected = False
         self._master: dict = {}             # "proc": the master, a child of this process
         self._probe: str | None = None      # the probe's path on the board, once set up
         # A caller that exits without close() still leaves no master or temp dir behind.
-        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp,
+        self._finalizer = weakref.finalize(self, stop_master, self._ssh("-O", "exit"), self._tmp,
                                            self._master)
 
     # -- ssh command lines ------------------------------------------------------------------
@@ -119,14 +121,17 @@ class SshTarget:
 
     def _session(self, command: str) -> list[str]:
         """One remote command over the master connection (never a second master: a master
-        started here would hold our pipes open)."""
-        return [*self._ssh("-T", "-o", "ControlMaster=no"), command]
+        started here would hold our pipes open). Never a connection of its own either: once
+        the master is gone ssh would dial the board again, and a hung board would hold the
+        session until its timeout; the ProxyCommand that fails makes it fail at once."""
+        return [*self._ssh("-T", "-o", "ControlMaster=no", "-o", "ProxyCommand=exit 255"), command]
 
-    def _round_trip(self, command: str, stdin: bytes = b"", limit: int = MAX_OUTPUT) -> subprocess.CompletedProcess:
+    def _round_trip(self, command: str, stdin: bytes = b"", limit: int = MAX_OUTPUT,
+                    timeout: float = ROUND_TRIP_TIMEOUT_S) -> subprocess.CompletedProcess:
         self._connect()
-        done = capture(self._session(command), stdin, ROUND_TRIP_TIMEOUT_S, limit)
+        done = capture(self._session(command), stdin, timeout, limit)
         if done.returncode == TIMED_OUT_CAPTURE:
-            raise TargetError(f"{self.name}: no answer in {ROUND_TRIP_TIMEOUT_S} s")
+            raise TargetError(f"{self.name}: no answer in {timeout:g} s")
         if done.returncode == TOO_LONG:
             raise TargetError(f"{self.host}: the board sent more than {limit >> 20} MiB for one "
                               f"request; platperf stopped reading (docs/security.md)")
@@ -140,50 +145,27 @@ class SshTarget:
         """The master connection: a child of this process whose own session is a lifeline (a
         `cat` on the board reading this process's pipe). When platperf ends in any way, even
         SIGKILL, the pipe closes, the lifeline ends, and the master leaves once the sessions
-        it carries have ended (each stops its probe when its own pipe closes: RUN_WRAPPER)."""
+        it carries have ended (each stops its probe when its own pipe closes: RUN_WRAPPER).
+        At most --max-connect boards connect at once; a dropped connection is tried again
+        (targets/ssh_master.py)."""
         if self._connected:
             return
-        log = self._tmp / "master.log"
-        if sys.stderr.isatty():
-            print(f"connecting to {self.host}...", end="\r", file=sys.stderr, flush=True)
-        # ConnectTimeout bounds the TCP connect and the banner exchange; the deadline below
+        show_connecting(self.host)
+        # ConnectTimeout bounds the TCP connect and the banner exchange; open_master's deadline
         # whatever comes after (a server that stalls in the key exchange or the login).
         argv = [*self._ssh("-M", "-T", "-o", "ControlPersist=no",
                            "-o", f"ConnectTimeout={self.connect_timeout:g}", *KEEPALIVE),
                 "exec cat > /dev/null"]
-        with open(log, "w") as err:
-            master = self._master["proc"] = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-        # A board that answered its banner is alive: the login may take a while on a slow or
-        # busy one, but not for ever.
-        deadline = time.monotonic() + 4 * self.connect_timeout
-        why = None
-        while not self._control.exists():
-            if master.poll() is not None:
-                why = self._connect_error(_last_line(log.read_text(errors="replace")))
-                break
-            if time.monotonic() > deadline:
-                why = (f"cannot reach {self.host}: no answer in {4 * self.connect_timeout:g} s "
-                       f"(is the board on, and its sshd answering?)")
-                break
-            time.sleep(0.02)
-        if sys.stderr.isatty():
-            print(" " * (len(self.host) + 16), end="\r", file=sys.stderr, flush=True)
-        if why is not None:
-            master.kill()
-            master.wait()
-            raise TargetError(why)
+        try:
+            self._master["proc"] = open_master(self, self.connect_slots, argv, self._tmp / "master.log")
+        finally:
+            show_connecting(self.host, done=True)
         self._connected = True
 
-    def _connect_error(self, why: str) -> str:
-        host = self.host
-        if "Host key verification failed" in why or "host key for" in why.lower():
-            return (f"{host}: the board's host key is not known or has changed ({why}); "
-                    f"check it and accept it once with 'ssh {host}'")
-        if "Permission denied" in why:
-            return (f"{host} refused the key ({why}); install yours with 'ssh-copy-id {host}' "
-                    f"or name it with IdentityFile in ~/.ssh/config")
-        return f"cannot reach {host}: {why or 'ssh failed'}"
+    def alive(self) -> bool:
+        """The master connection is up (False before it is opened and once it is lost)."""
+        proc = self._master.get("proc")
+        return self._connected and proc is not None and proc.poll() is None
 
     # -- the probe on the board -------------------------------------------------------------
     def _setup(self) -> str:
@@ -327,7 +309,8 @@ class SshTarget:
                 remove = (f"rm -f {shlex.quote(self._probe)}; "
                           f"rmdir {shlex.quote(self._probe.rsplit('/', 1)[0])} 2>/dev/null")
                 try:
-                    self._round_trip(remove + "; exit 0")
+                    if self.alive():
+                        self._round_trip(remove + "; exit 0", timeout=CLOSE_TIMEOUT_S)
                 except TargetError:
                     pass    # the board is gone: nothing left to tidy there
             self._connected = False
@@ -341,37 +324,14 @@ class SshTarget:
         self.close()
 
 
-def _stop_master(exit_argv: list[str], tmp: Path, master: dict):
-    """The master told to exit, its lifeline closed, waited for; the temp dir removed."""
-    proc = master.get("proc")
-    if (tmp / "cm").exists():
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=30)
-    if proc is not None:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    shutil.rmtree(tmp, ignore_errors=True)
+_SWEPT: list[Path] = []
 
 
-def _sweep(tmp: Path):
-    """Remove the temp dirs (pp-ssh-PID-*) of platperf processes that are gone: a SIGKILL
-    leaves its directory behind (its master, whose lifeline closed, is gone by then)."""
-    for entry in tmp.glob("pp-ssh-*-*"):
-        pid = entry.name.split("-")[2]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry, ignore_errors=True)
-        except PermissionError:
-            pass              # another user's platperf, alive
+def _sweep_once(tmp: Path):
+    """What killed platperfs left in ``tmp`` removed, once a process (ssh_master.sweep)."""
+    if tmp not in _SWEPT:
+        _SWEPT.append(tmp)
+        sweep(tmp)
 
 
 class RemoteProbe:

@@ -1,0 +1,214 @@
+"""One writer for every run of a measuring command: the boards hand it their records, it
+writes them on one connection in shared transactions and beats every live run's heartbeat.
+
+Why one: a connection per board, and a second one for its heartbeat, exhausted SQLAlchemy's
+pool (5 + 10) at 15 boards and lost every result of the boards that waited for one; a
+PostgreSQL server's max_connections (100 by default) would stop a 200-board lab the same way.
+One connection holds for any number of boards, and SQLite has one writer at a time anyway.
+
+Back-pressure, not failure: the records waiting are bounded (:data:`MAX_PENDING`); a board
+that finds the queue full waits, its probe's output waits in the pipe, and the probe waits on
+its write. A database that is busy (another process's write lock outlasting SQLite's busy
+timeout, a PostgreSQL serialization failure or deadlock) has the batch written again after
+a pause, for up to :data:`BUSY_GIVE_UP_S`. Any other error fails only the runs whose records
+were refused: each run's part of the batch is tried on its own.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from .url import StoreError, write_problem
+
+# Records (and requests) waiting for the writer at most: beyond it the boards wait.
+MAX_PENDING = 20_000
+# Longest time a record waits for its commit while more keep coming (a lone record is
+# committed at once): well inside the 100 ms in which a record must be durable.
+BATCH_S = 0.05
+MAX_BATCH = 5_000
+# How often every live run says its owner lives; store.sweep.STALE_AFTER_S is the limit.
+HEARTBEAT_S = 10.0
+# How long a busy database is waited for, batch after batch, before the runs fail.
+BUSY_GIVE_UP_S = 600.0
+_BUSY_SQLSTATES = {"40001", "40P01", "55P03"}   # serialization failure, deadlock, lock not available
+
+
+@dataclass
+class _Op:
+    fn: Callable | None             # fn(*args, conn=..., **kw); None: a flush
+    args: tuple = ()
+    kw: dict = field(default_factory=dict)
+    owner: object = None            # the RunSink whose record this is (None: a plain call)
+    kept: tuple | None = None       # the owner's counts once this op is committed
+    future: Future | None = None    # a call's or flush's answer
+    value: object = None
+
+
+_CLOSE = object()      # the owner of the op that ends the writer
+
+
+class StoreWriter:
+    """The writer of ``store``: a thread with one connection, fed through a bounded queue."""
+
+    def __init__(self, store):
+        self.store = store
+        self._queue: queue.Queue = queue.Queue(MAX_PENDING)
+        self._live: set[int] = set()
+        self._conn = None
+        self._last_beat = time.monotonic()
+        self.connections = 0          # connections the writer opened (1 unless one was lost)
+        self.busy_retries = 0         # batches written again because the database was busy
+        self._thread = threading.Thread(target=self._serve, name="store writer", daemon=True)
+        self._thread.start()
+
+    # -- the boards' side -------------------------------------------------------------------
+    def write(self, owner, kept: tuple, fn: Callable, *args, **kw):
+        """``fn(*args, conn=, **kw)`` in a coming batch; ``owner.committed(kept)`` once it is
+        committed, ``owner.store_failed(line)`` if it cannot be. Waits while the queue is full."""
+        self._queue.put(_Op(fn, args, kw, owner, kept))
+
+    def call(self, fn: Callable, *args, **kw):
+        """``fn(*args, conn=, **kw)`` written and committed; its value, or StoreError."""
+        op = _Op(fn, args, kw, future=Future())
+        self._queue.put(op)
+        return op.future.result()
+
+    def flush(self, owner=None):
+        """Returns once everything handed over before it is committed (StoreError when what
+        ``owner`` handed over could not be)."""
+        op = _Op(None, owner=owner, future=Future())
+        self._queue.put(op)
+        op.future.result()
+
+    def close(self):
+        """Everything handed over committed, the connection closed (SQLite then folds its
+        write-ahead log into the database file), the thread ended."""
+        if self._thread.is_alive():
+            op = _Op(None, owner=_CLOSE, future=Future())
+            self._queue.put(op)
+            op.future.result()
+            self._thread.join()
+
+    def watch(self, run_id: int):
+        self._live.add(run_id)
+
+    def forget(self, run_id: int):
+        self._live.discard(run_id)
+
+    # -- the writer's side ------------------------------------------------------------------
+    def _serve(self):
+        while True:
+            batch = self._gather()
+            closing = [op for op in batch if op.owner is _CLOSE]
+            batch = [op for op in batch if op.owner is not _CLOSE]
+            if batch or time.monotonic() - self._last_beat >= HEARTBEAT_S:
+                self._commit(batch)
+            if closing:
+                if self._conn is not None:
+                    try:
+                        self._conn.close()
+                    except Exception:   # noqa: BLE001 -- closing what may be broken
+                        pass
+                    self._conn = None
+                for op in closing:
+                    op.future.set_result(None)
+                return
+
+    def _gather(self) -> list[_Op]:
+        """The next batch: what waits now, up to MAX_BATCH or BATCH_S after its first op;
+        a call or flush ends it (its caller is waiting)."""
+        try:
+            first = self._queue.get(timeout=max(0.05, min(HEARTBEAT_S, 1.0)))
+        except queue.Empty:
+            return []
+        batch, started = [first], time.monotonic()
+        while first.future is None and len(batch) < MAX_BATCH and time.monotonic() - started < BATCH_S:
+            try:
+                op = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            batch.append(op)
+            if op.future is not None:
+                break
+        return batch
+
+    def _commit(self, batch: list[_Op]):
+        started, pause = time.monotonic(), 0.05
+        while True:
+            try:
+                self._apply(batch, beat=True)
+                return
+            except Exception as exc:      # noqa: BLE001 -- whatever it is, the boards hear of it
+                self._rollback()
+                if not _busy(exc) or time.monotonic() - started > BUSY_GIVE_UP_S:
+                    break
+                self.busy_retries += 1
+                time.sleep(pause)
+                pause = min(2 * pause, 2.0)
+        # Not busy: each run's part on its own, so that one board's refused record (or a lost
+        # server) fails the runs it touches and not the ones that shared its batch.
+        groups: dict[int, list[_Op]] = {}
+        for op in batch:
+            groups.setdefault(id(op.owner) if op.owner is not None else id(op), []).append(op)
+        for ops in groups.values():
+            try:
+                self._apply(ops, beat=False)
+            except Exception as exc:      # noqa: BLE001
+                self._rollback()
+                self._refuse(ops, exc)
+
+    def _apply(self, ops: list[_Op], beat: bool):
+        if self._conn is None:
+            self._conn = self.store.engine.connect()
+            self.connections += 1
+        with self._conn.begin():
+            for op in ops:
+                if op.fn is not None:
+                    op.value = op.fn(*op.args, conn=self._conn, **op.kw)
+            if beat and self._live and time.monotonic() - self._last_beat >= HEARTBEAT_S:
+                self.store.heartbeat(*sorted(self._live), conn=self._conn)
+                self._last_beat = time.monotonic()
+        for op in ops:
+            if op.kept is not None:
+                op.owner.committed(op.kept)
+            if op.future is not None and not op.future.done():
+                op.future.set_result(op.value)
+
+    def _rollback(self):
+        """The connection back to a clean state; a broken one is dropped (the next batch opens
+        another)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                if conn.in_transaction():
+                    conn.rollback()
+                self._conn = conn if not conn.invalidated else None
+            except Exception:
+                pass
+            if self._conn is None:
+                try:
+                    conn.close()
+                except Exception:
+                    pass
+
+    def _refuse(self, ops: list[_Op], exc: Exception):
+        line = write_problem(self.store.url, exc) if isinstance(exc, SQLAlchemyError) else str(exc)
+        for op in ops:
+            if op.owner is not None:
+                op.owner.store_failed(line)
+            if op.future is not None and not op.future.done():
+                op.future.set_exception(exc if isinstance(exc, StoreError) else StoreError(line))
+
+
+def _busy(exc) -> bool:
+    if not isinstance(exc, SQLAlchemyError):
+        return False
+    orig = getattr(exc, "orig", None)
+    return ("database is locked" in str(orig or exc) or "database is busy" in str(orig or exc)
+            or getattr(orig, "sqlstate", None) in _BUSY_SQLSTATES)
