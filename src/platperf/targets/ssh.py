@@ -17,12 +17,10 @@ given after ``--``, so it is never read as an option. $PLATPERF_SSH_CONFIG names
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import secrets
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ from .board_scripts import STEP_SERVER, UPLOAD_SCRIPT
 from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
 from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
                              snapshot_sysroot)
+from .ssh_master import stop_master, sweep
 from .ssh_steps import SSH_EXIT_ERROR, RemoteProbe, StepSession
 
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
@@ -99,8 +98,8 @@ class SshTarget:
         if config:
             self._ssh_options = ["-F", config, *self._ssh_options]
         # Short: a ControlPath is a unix socket, and those are limited to about 100 bytes. The
-        # pid in the name lets a later platperf remove what a killed one left (_sweep).
-        _sweep(Path(tempfile.gettempdir()))
+        # pid in the name lets a later platperf remove what a killed one left (ssh_master.sweep).
+        sweep(Path(tempfile.gettempdir()))
         self._tmp = Path(tempfile.mkdtemp(prefix=f"pp-ssh-{os.getpid()}-"))
         self._control = self._tmp / "cm"
         self._connected = False
@@ -113,7 +112,7 @@ class SshTarget:
         self._idle: list[StepSession] = []  # step sessions with no step running
         self._sessions: list[StepSession] = []    # every one, closed at close()
         # A caller that exits without close() still leaves no master or temp dir behind.
-        self._finalizer = weakref.finalize(self, _stop_master, self._ssh("-O", "exit"), self._tmp,
+        self._finalizer = weakref.finalize(self, stop_master, self._ssh("-O", "exit"), self._tmp,
                                            self._master)
 
     # -- ssh command lines ------------------------------------------------------------------
@@ -392,7 +391,7 @@ class SshTarget:
         with self._lock:
             sessions, self._sessions, self._idle = self._sessions, [], []
         for session in sessions:     # their pipes closed: a probe still running stops
-            session.close()
+            session.hang_up()
         if self._connected:
             if self._probe is not None and not self.keep_probe:
                 # The directory goes too when nothing else (another arch's probe kept) is in it.
@@ -405,42 +404,11 @@ class SshTarget:
             self._connected = False
         self._probe = None
         self._finalizer()
+        for session in sessions:     # ended with the master, at the latest
+            session.close()
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
-
-
-def _stop_master(exit_argv: list[str], tmp: Path, master: dict):
-    """The master told to exit, its lifeline closed, waited for; the temp dir removed."""
-    proc = master.get("proc")
-    if (tmp / "cm").exists():
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=30)
-    if proc is not None:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _sweep(tmp: Path):
-    """Remove the temp dirs (pp-ssh-PID-*) of platperf processes that are gone: a SIGKILL
-    leaves its directory behind (its master, whose lifeline closed, is gone by then)."""
-    for entry in tmp.glob("pp-ssh-*-*"):
-        pid = entry.name.split("-")[2]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry, ignore_errors=True)
-        except PermissionError:
-            pass              # another user's platperf, alive

@@ -112,10 +112,14 @@ class StepSession:
         self.failure = why
         self.close(wait=0)
 
-    def close(self, wait: float = CLOSE_WAIT_S):
+    def hang_up(self):
         """Close the lifeline: the board stops a running probe and ends the session."""
         with contextlib.suppress(OSError, ValueError):
             self.proc.stdin.close()
+
+    def close(self, wait: float = CLOSE_WAIT_S):
+        """Hang up and wait for the session to end (killed here after ``wait`` seconds)."""
+        self.hang_up()
         try:
             self.proc.wait(wait)
         except subprocess.TimeoutExpired:
@@ -139,6 +143,11 @@ class RemoteProbe:
         self._held = "" if self.pid is not None or first.startswith(session.marker) else first
         if first.startswith(session.marker) or not first:
             self._ended(first)
+
+    @property
+    def proc(self) -> subprocess.Popen:
+        """The ssh client of the session the step runs in: killing it cuts the session."""
+        return self.session.proc
 
     def _ended(self, line: str):
         """The step's end: its marker line (or "" when the session is gone)."""
