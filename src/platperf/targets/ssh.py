@@ -149,6 +149,8 @@ class SshTarget:
         `cat` on the board reading this process's pipe). When platperf ends in any way, even
         SIGKILL, the pipe closes, the lifeline ends, and the master leaves once the sessions
         it carries have ended (each stops its probe when its own pipe closes: STEP_SERVER)."""
+        if self._connected:     # without the lock: a step session's setup may hold it
+            return
         with self._lock:
             if self._connect_failed is not None:     # once: not one ConnectTimeout per caller
                 raise self._connect_failed
