@@ -108,7 +108,8 @@ class SshTarget:
         self._digest = ""                   # and its sha256
         self._connect_failed: TargetError | None = None   # why the board cannot be reached
         self._setup_failed: TargetError | None = None     # why its probe cannot be set up
-        self._lock = threading.RLock()      # the connection and the step sessions
+        self._connect_lock = threading.Lock()
+        self._lock = threading.RLock()      # the step sessions
         self._idle: list[StepSession] = []  # step sessions with no step running
         self._sessions: list[StepSession] = []    # every one, closed at close()
         # A caller that exits without close() still leaves no master or temp dir behind.
@@ -149,9 +150,7 @@ class SshTarget:
         `cat` on the board reading this process's pipe). When platperf ends in any way, even
         SIGKILL, the pipe closes, the lifeline ends, and the master leaves once the sessions
         it carries have ended (each stops its probe when its own pipe closes: STEP_SERVER)."""
-        if self._connected:     # without the lock: a step session's setup may hold it
-            return
-        with self._lock:
+        with self._connect_lock:     # not the sessions' lock: the snapshot runs during a setup
             if self._connect_failed is not None:     # once: not one ConnectTimeout per caller
                 raise self._connect_failed
             if not self._connected:
