@@ -20,7 +20,7 @@ from .base import TargetError
 
 SSH_EXIT_ERROR = 255      # ssh's own failure: the connection, not the remote command
 CLOSE_WAIT_S = 5          # for the session to end once its pipe is closed
-KILL_WAIT_S = 10          # for a killed probe's step to end before its session is given up
+KILLED = 128 + 9          # the exit status of a probe killed by SIGKILL, as the board's shell says it
 STDERR_WAIT_S = 2         # for a step's stderr to arrive after its stdout has ended
 
 
@@ -135,6 +135,7 @@ class RemoteProbe:
     def __init__(self, target, session: StepSession, argv: list[str], release):
         self.target, self.session, self._release = target, session, release
         self.code: int | None = None
+        self._killed = False
         self._read = threading.Lock()
         self._answer = session.answers
         session.send(" ".join(map(shlex.quote, argv)))
@@ -156,8 +157,8 @@ class RemoteProbe:
             self.code = int(words[1])
             self.session.answers += 1
             self._release(self.session)
-        else:
-            self.code = SSH_EXIT_ERROR
+        else:     # the session is gone: we killed the step, or the connection was lost
+            self.code = KILLED if self._killed else SSH_EXIT_ERROR
             self.session.close(wait=0)
 
     def _next_line(self) -> str | None:
@@ -192,19 +193,15 @@ class RemoteProbe:
             self.target.signal(self.pid, "INT")
 
     def kill(self):
-        """SIGKILL to the probe on the board; a board that does not end the step then loses
-        the session (its pipe closed stops the probe there too)."""
+        """SIGKILL to the probe on the board, and its session given up (its pipe closed stops
+        the probe there too), rather than read what the probe still sends: the next step has
+        a new session."""
         if self.code is not None:
             return
+        self._killed = True
         if self.pid is not None:
             self.target.signal(self.pid, "KILL")
-        timer = threading.Timer(KILL_WAIT_S, self._give_up)
-        timer.daemon = True
-        timer.start()
-
-    def _give_up(self):
-        if self.code is None:
-            self.session.close(wait=0)
+        self.session.close(wait=0)
 
     def wait(self, timeout: float | None = None) -> int:
         """The probe's exit status (a signal's as 128+N; 255: the connection was lost), once
