@@ -39,9 +39,12 @@ def platperf(*args, env) -> subprocess.CompletedProcess:
 
 
 def one_run(target: str, suite: str, db: Path, env) -> tuple[float, int]:
+    # The board's probe in a directory of the bench's own: tests that remove theirs from the
+    # default one (/tmp/platperf-UID) at close cannot take it away mid-run.
+    remote = ["--remote-dir", str(db.parent / "remote")] if target.startswith("ssh://") else []
     start = time.monotonic()
     proc = platperf("run", "--suite", suite, "--target", target, "--db", str(db), "--label", target,
-                    "--json", "--quiet", env=env)
+                    "--json", "--quiet", *remote, env=env)
     wall = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"platperf run --target {target} failed: {proc.stderr.strip()}")
