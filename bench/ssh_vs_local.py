@@ -3,7 +3,8 @@
 Starts its own sshd (tests/sshd_server.py), then runs `platperf run --suite quick` alternately
 on `local` and `ssh://board` (the same machine through sshd), ROUNDS times each, and prints:
   * the wall time of each run and the ratio of the medians, ssh / local (target <= 1.15: the
-    transport, upload and board snapshot cost little next to the measuring);
+    transport, upload and board snapshot cost little next to the measuring), with each round's
+    own ratio (its two runs side by side) for the spread a busy machine gives it;
   * per result key (benchmark, params, cpu, mode, metric) whether the SSH runs' medians
     overlap the local runs' (min..max of each side's run medians): SSH must not change what is
     measured. Runs are the unit (samples of one run share its conditions). For two sides drawn
@@ -38,9 +39,12 @@ def platperf(*args, env) -> subprocess.CompletedProcess:
 
 
 def one_run(target: str, suite: str, db: Path, env) -> tuple[float, int]:
+    # The board's probe in a directory of the bench's own: tests that remove theirs from the
+    # default one (/tmp/platperf-UID) at close cannot take it away mid-run.
+    remote = ["--remote-dir", str(db.parent / "remote")] if target.startswith("ssh://") else []
     start = time.monotonic()
     proc = platperf("run", "--suite", suite, "--target", target, "--db", str(db), "--label", target,
-                    "--json", "--quiet", env=env)
+                    "--json", "--quiet", *remote, env=env)
     wall = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"platperf run --target {target} failed: {proc.stderr.strip()}")
@@ -83,9 +87,15 @@ def main() -> int:
             sshd.stop()
 
     ratio = statistics.median(walls["ssh://board"]) / statistics.median(walls["local"])
-    print(f"\nwall time, median of {args.rounds}: local {statistics.median(walls['local']):.2f} s, "
-          f"ssh {statistics.median(walls['ssh://board']):.2f} s, ratio {ratio:.3f} "
-          f"(target <= {RATIO_TARGET})")
+    # Each round's own ratio: a neighbour's load that comes and goes moves both runs of a round
+    # alike, so their spread says how far the machine's noise carries the ratio of medians.
+    rounds = sorted(s / loc for s, loc in zip(walls["ssh://board"], walls["local"]))
+    print(f"\nwall time, median of {args.rounds}: local {statistics.median(walls['local']):.2f} s "
+          f"(min {min(walls['local']):.2f}, max {max(walls['local']):.2f}), "
+          f"ssh {statistics.median(walls['ssh://board']):.2f} s "
+          f"(min {min(walls['ssh://board']):.2f}, max {max(walls['ssh://board']):.2f})")
+    print(f"ratio ssh/local of the medians {ratio:.3f} (target <= {RATIO_TARGET}); per round "
+          f"{', '.join(f'{r:.3f}' for r in rounds)} (median {statistics.median(rounds):.3f})")
 
     print(f"\n{'key':70s} {'local min..max':>25s} {'ssh min..max':>25s}  overlap")
     inside = 0

@@ -95,6 +95,49 @@ def test_list_info_and_a_small_run_on_the_board(sshd, tmp_path, board, arch):
         assert target.uploads == 1          # once for the whole target, not once per run()
 
 
+def board_ppid(pid: int) -> int:
+    """The parent of a process of the board (this machine, behind sshd)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2:].split()[1])
+
+
+def test_the_steps_of_a_target_run_one_after_another_in_one_session(sshd, tmp_path):
+    """No session set up per step: every probe of a target is a child of the same shell on the
+    board, and that shell ends when the target is closed."""
+    parents = []
+    with board_target(sshd, "board", tmp_path / "remote") as target:
+        for _ in range(3):
+            proc = target.run(LONG_RUN)
+            stream = iter(proc)
+            assert json.loads(next(stream))["type"] == "meta"
+            parents.append(board_ppid(proc.pid))
+            proc.interrupt()
+            assert [json.loads(line) for line in stream][-1]["type"] == "end"
+            assert proc.wait() == 130
+        assert records(target.run(["info"]))[0]["type"] == "meta"
+    assert len(set(parents)) == 1
+    assert not Path(f"/proc/{parents[0]}").exists()
+
+
+def test_a_session_runs_nothing_once_the_probe_there_is_not_the_one_checked(sshd, tmp_path):
+    """A second session (a step asked while another runs) checks the probe's sha256 itself:
+    a file put in its place after the setup never runs."""
+    with board_target(sshd, "board", tmp_path / "remote") as target:
+        running = target.run(LONG_RUN)
+        assert json.loads(next(iter(running)))["type"] == "meta"
+        marker = tmp_path / "ran"
+        path = tmp_path / "remote" / f"platperf-{os.getuid()}" / f"platperf-probe-{target.arch}"
+        path.unlink()                      # the running probe keeps its inode
+        path.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        path.chmod(0o700)
+        with pytest.raises(TargetError) as err:
+            target.run(["info"])
+        assert "sha256" in str(err.value) and "\n" not in str(err.value)
+        assert not marker.exists()
+        running.interrupt()
+        assert running.wait() == 130
+
+
 def test_upload_is_skipped_when_the_probe_there_has_the_same_hash(sshd, tmp_path):
     remote = tmp_path / "remote"
     with board_target(sshd, "board", remote) as first:

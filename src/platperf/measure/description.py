@@ -3,9 +3,11 @@ its target) and its probe's ``info``, each file read once."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from dataclasses import dataclass
 
 from ..runner.probe import probe_meta
+from ..targets.base import TargetError
 
 
 @dataclass
@@ -35,10 +37,31 @@ def describe(target) -> Description:
     Raises SuiteError/ProbeNotFound (the probe) or ValueError (a sysroot without the
     machine's description): the caller says it in one line.
     """
-    # The sysroot first: a board's snapshot spends most of its round trip waiting between its
-    # two /proc samples, and the SSH target sets up the probe meanwhile.
-    sysroot = target.sysroot()
-    return describe_machine(sysroot, probe_meta(target))
+    # The probe's `info` meanwhile: a board's snapshot spends most of its round trip waiting
+    # between its two /proc samples, and the SSH target sets up the probe in that time too.
+    meta: dict = {}
+    failed: list[BaseException] = []
+
+    def info():
+        try:
+            meta.update(probe_meta(target))
+        except BaseException as exc:       # raised below, in the caller's thread
+            failed.append(exc)
+
+    asking = threading.Thread(target=info, daemon=True, name=f"info {target.name}")
+    asking.start()
+    try:
+        sysroot = target.sysroot()
+    except BaseException:
+        asking.join()
+        # The probe's setup failing says more than the snapshot that then fails too.
+        if failed and isinstance(failed[0], TargetError):
+            raise failed[0] from None
+        raise
+    asking.join()
+    if failed:
+        raise failed[0]
+    return describe_machine(sysroot, meta)
 
 
 def describe_machine(sysroot, meta: dict | None) -> Description:

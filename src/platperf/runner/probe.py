@@ -35,16 +35,20 @@ def probe_records(target, args: list[str], timeout: float = QUERY_TIMEOUT_S) -> 
     prints a bad record)."""
     name = f"platperf-probe {args[0]}"
     proc = target.run(args)
-    watchdog = threading.Timer(timeout, proc.kill)
+    stopping = threading.Event()     # set before the kill: the probe may end before kill returns
+
+    def stop():
+        stopping.set()
+        proc.kill()
+    watchdog = threading.Timer(timeout, stop)
     watchdog.daemon = True
     watchdog.start()
     try:
         records = list(read_stream(proc, name))
     finally:
         code = proc.wait()
-        stopped = not watchdog.is_alive() and watchdog.finished.is_set() and code != 0
         watchdog.cancel()
-    if stopped:
+    if stopping.is_set() and code != 0:
         raise SuiteError(f"{name} did not answer in {timeout:g} s on {target.name}; stopped")
     if code != 0 or not records:
         raise SuiteError(f"{name} failed (exit {code}): {proc.stderr_tail()}")

@@ -44,20 +44,38 @@ chmod 700 "$T" && mv -f "$T" "$P" || { rm -f "$T"; echo "cannot rename $T" >&2; 
 tail -n 1 "$P.err" >&2; rm -f "$P.err"; exit $s
 """
 
-# The probe's command on the board, after P=<probe> and `set -- <its arguments>`. The first line
-# out is the probe's PID (interrupt() and kill() signal it). The probe's session stdin is a pipe
-# platperf holds and never writes: when it closes (platperf ended in any way, the master or the
-# connection lost) the watcher stops the probe at once, not at its next write. The probe's own
-# exit status is passed on, a signal's as 128+N (with the probe killed by SIGKILL: 137, where
-# `exec` used to make ssh say 255, "connection lost").
-RUN_WRAPPER = r"""exec 3<&0 </dev/null
+# The session that runs every probe step of a target, one after another (the probe's command on
+# the board), after M=<marker> B=<base directory> P=<probe, or empty> H=<its sha256>. Without P
+# it first runs `uname -m` and SETUP_SCRIPT (in a subshell: their exits end only it) and reads the
+# probe and its hash from the host once the host has uploaded it if needed. Nothing runs before
+# that file's sha256 is the probe's (where the board has sha256sum). Then each line in is one
+# step's arguments, shell-quoted by the host; the first line out is the probe's PID (interrupt()
+# and kill() signal it), a line "M end STATUS" ends the step's stdout and a line "M" its stderr.
+# The session's stdin is a pipe platperf holds: when it closes (platperf ended in any way, the
+# master or the connection lost) the watcher stops the probe at once, not at its next write, and
+# the loop ends. The probe's exit status is passed on, a signal's as 128+N (SIGKILL: 137).
+STEP_SERVER = r"""exec 3<&0 </dev/null
+say() { printf '\n%s %s\n' "$M" "$*"; printf '\n%s\n' "$M" >&2; }
+if [ -z "$P" ]; then
+( uname -m || exit 127
+""" + SETUP_SCRIPT + r"""); say "setup $?"
+    IFS= read -r go <&3 || exit 0
+    eval "$go"
+fi
+[ -f "$P" ] && [ ! -L "$P" ] || { say "bad $P is not a regular file"; exit 0; }
+if h=$(sha256sum "$P" 2>/dev/null); then
+    [ "${h%% *}" = "$H" ] || { say "bad the sha256 of $P is not the probe's"; exit 0; }
+fi
+say ready
+while IFS= read -r line <&3; do
+    eval "set -- $line"
 "$P" "$@" 3<&- &
-p=$!
-echo $p
-( read -r _ <&3; kill -TERM $p 2>/dev/null ) &
-w=$!
-exec 3<&-
-while :; do wait $p; s=$?; kill -0 $p 2>/dev/null || break; done
-kill $w 2>/dev/null
-exit $s
+    p=$!
+    echo $p
+    ( read -r _ <&3; kill -TERM $p 2>/dev/null ) &
+    w=$!
+    while :; do wait $p; s=$?; kill -0 $p 2>/dev/null || break; done
+    kill $w 2>/dev/null; wait $w 2>/dev/null
+    say "end $s"
+done
 """

@@ -2,21 +2,24 @@
 
 The system OpenSSH client does the connecting, so ``~/.ssh/config`` works as the user already
 has it (Host aliases, Port, User, IdentityFile, ProxyJump). One master connection carries the
-whole run: it is opened once with a private ControlPath in a temp dir, every probe step and
-every `kill -INT` is a session multiplexed over it, and close() shuts it. BatchMode: ssh never
-prompts; a key or host key problem is an error line instead.
+whole run: it is opened once with a private ControlPath in a temp dir, and close() shuts it.
+Over it, one session runs every probe step in turn (ssh_steps.StepSession: a session costs
+65 ms and more on a busy board); the snapshot, the upload, a `kill -INT` and the board's tools
+are sessions of their own. BatchMode: ssh never prompts; a key or host key problem is an error
+line instead.
 
 On the board: ``uname -m`` picks the probe build; the probe goes to a private per-user
 directory (``platperf-UID`` in ``$TMPDIR``, /tmp or ``remote_dir``: mode 0700, checked, see
-_setup) only when its sha256 differs from what is there, and is removed at close unless
-``keep_probe``. The host is always given after ``--``, so it is never read as an option. $PLATPERF_SSH_CONFIG names an extra ``ssh -F`` config file.
+_ready) only when its sha256 differs from what is there, runs only once the session that runs
+it has checked that sha256, and is removed at close unless ``keep_probe``. The host is always
+given after ``--``, so it is never read as an option. $PLATPERF_SSH_CONFIG names an extra
+``ssh -F`` config file.
 """
 from __future__ import annotations
 
-import collections
-import contextlib
 import hashlib
 import os
+import secrets
 import shlex
 import subprocess
 import tempfile
@@ -26,15 +29,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
-from ..records import MAX_LINE
 from .base import TIMED_OUT, CommandResult, TargetError
-from .board_scripts import RUN_WRAPPER, SETUP_SCRIPT, UPLOAD_SCRIPT
+from .board_scripts import STEP_SERVER, UPLOAD_SCRIPT
 from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
 from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
                              snapshot_sysroot)
 from .ssh_master import ConnectSlots, open_master, show_connecting, stop_master, sweep
+from .ssh_steps import SSH_EXIT_ERROR, RemoteProbe, StepSession
 
-SSH_EXIT_ERROR = 255        # ssh's own failure: the connection, not the remote command
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
 # A board that reboots sends no FIN: without keep-alives the stream would hang for ever.
 KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
@@ -105,6 +107,13 @@ class SshTarget:
         self._connected = False
         self._master: dict = {}             # "proc": the master, a child of this process
         self._probe: str | None = None      # the probe's path on the board, once set up
+        self._digest = ""                   # and its sha256
+        self._connect_failed: TargetError | None = None   # why the board cannot be reached
+        self._setup_failed: TargetError | None = None     # why its probe cannot be set up
+        self._connect_lock = threading.Lock()
+        self._lock = threading.RLock()      # the step sessions
+        self._idle: list[StepSession] = []  # step sessions with no step running
+        self._sessions: list[StepSession] = []    # every one, closed at close()
         # A caller that exits without close() still leaves no master or temp dir behind.
         self._finalizer = weakref.finalize(self, stop_master, self._ssh("-O", "exit"), self._tmp,
                                            self._master)
@@ -145,11 +154,20 @@ class SshTarget:
         """The master connection: a child of this process whose own session is a lifeline (a
         `cat` on the board reading this process's pipe). When platperf ends in any way, even
         SIGKILL, the pipe closes, the lifeline ends, and the master leaves once the sessions
-        it carries have ended (each stops its probe when its own pipe closes: RUN_WRAPPER).
+        it carries have ended (each stops its probe when its own pipe closes: STEP_SERVER).
         At most --max-connect boards connect at once; a dropped connection is tried again
         (targets/ssh_master.py)."""
-        if self._connected:
-            return
+        with self._connect_lock:     # not the sessions' lock: the snapshot runs during a setup
+            if self._connect_failed is not None:     # once: not one ConnectTimeout per caller
+                raise self._connect_failed
+            if not self._connected:
+                try:
+                    self._open_master()
+                except TargetError as exc:
+                    self._connect_failed = exc
+                    raise
+
+    def _open_master(self):
         show_connecting(self.host)
         # ConnectTimeout bounds the TCP connect and the banner exchange; open_master's deadline
         # whatever comes after (a server that stalls in the key exchange or the login).
@@ -168,23 +186,65 @@ class SshTarget:
         return self._connected and proc is not None and proc.poll() is None
 
     # -- the probe on the board -------------------------------------------------------------
-    def _setup(self) -> str:
-        """The board's probe path, uploaded if needed: one round trip, two when it uploads.
+    def _ready(self) -> StepSession:
+        """A step session with no step running, its probe checked by its own shell before it
+        runs anything: an idle one, else a new one; the first one sets the probe up."""
+        with self._lock:
+            if self._setup_failed is not None:
+                raise self._setup_failed
+            while self._idle:
+                session = self._idle.pop()
+                if not session.lost and session.proc.poll() is None:
+                    return session
+            session = self._open_steps()
+            try:
+                path, digest = (self._probe, self._digest) if self._probe else self._setup(session)
+                lines, end = self._answer(session)
+                if end != "ready":
+                    raise self._dir_error(path.rsplit("/", 1)[0], end[4:] if end.startswith("bad ")
+                                          else "the setup script failed")
+            except TargetError as exc:
+                session.close()
+                if self._probe is None:
+                    self._setup_failed = exc
+                raise
+            self._probe, self._digest = path, digest
+            return session
+
+    def _open_steps(self) -> StepSession:
+        """A new session running STEP_SERVER: with the probe already known, straight to its
+        check; else through the setup first (_setup)."""
+        self._connect()
+        marker = f"platperf-{secrets.token_hex(8)}"
+        base = shlex.quote(self.remote_dir) if self.remote_dir else '"${TMPDIR:-/tmp}"'
+        session = StepSession(self._session(f"M={marker}\nB={base}\nP={shlex.quote(self._probe or '')}\n"
+                                            f"H={self._digest}\n{STEP_SERVER}"), marker)
+        self._sessions.append(session)
+        return session
+
+    def _answer(self, session: StepSession) -> tuple[list[str], str]:
+        """The session's next answer: (its lines, the words after its marker)."""
+        lines, end = session.answer(ROUND_TRIP_TIMEOUT_S, MAX_OUTPUT)
+        if end is not None:
+            return lines, end
+        if session.failure:
+            raise TargetError(f"{self.host}: {session.failure}")
+        why = session.stderr_tail(session.answers) or "ssh exited 255"
+        raise TargetError(f"connection to {self.host} lost: {why}")
+
+    def _setup(self, session: StepSession) -> tuple[str, str]:
+        """The board's probe (path, sha256), uploaded if needed, told to the first step session.
 
         The probe lives in a directory of the login user's own, ``BASE/platperf-UID`` (BASE:
         --remote-dir, else $TMPDIR or /tmp), made with mode 0700 and checked after it is made:
         a directory that exists with another owner or mode, a symbolic link, or one inside a
         directory others could swap it out of, is refused. Nothing in it is executed before
         its sha256 matches the probe this host carries (docs/security.md)."""
-        if self._probe is not None:
-            return self._probe
-        base = shlex.quote(self.remote_dir) if self.remote_dir else '"${TMPDIR:-/tmp}"'
-        # Prints the arch, then "dir D" or "bad D WHY", then per probe file there its sha256.
-        done = self._round_trip(f"uname -m || exit 127\nB={base}\n{SETUP_SCRIPT}")
-        lines = done.stdout.decode(errors="replace").splitlines()
-        if done.returncode == 127 or not lines or not lines[0].strip():
+        # The arch, then "dir D" or "bad D WHY", then per probe file there its sha256.
+        lines, end = self._answer(session)
+        if end.split()[-1:] == ["127"] or not lines or not lines[0].strip():
             raise TargetError(f"{self.host}: 'uname -m' did not run on the board "
-                              f"({_last_line(done.stderr.decode(errors='replace')) or 'no output'}); "
+                              f"({session.stderr_tail(0) or 'no output'}); "
                               f"platperf needs uname to pick the probe")
         try:
             self.arch = probe_arch(lines[0])
@@ -195,8 +255,7 @@ class SshTarget:
         if status[0] != "dir" or len(status) < 2:
             raise self._dir_error(status[1] if len(status) > 1 else "?",
                                   status[2] if len(status) > 2 else "the setup script failed")
-        remote_dir = status[1]
-        path = f"{remote_dir}/platperf-probe-{self.arch}"
+        path = f"{status[1]}/platperf-probe-{self.arch}"
         there = {}
         for line in lines[2:]:
             fields = line.split(" ", 2)
@@ -206,14 +265,22 @@ class SshTarget:
         digest = hashlib.sha256(binary).hexdigest()
         if there.get(path) != digest:
             self._upload(binary, digest, path)
-        self._probe = path
-        return path
+        session.send(f"P={shlex.quote(path)} H={digest}")
+        return path, digest
 
-    def _setup_into(self, failed: list):
+    def _set_up_into(self, failed: list):
         try:
-            self._setup()
+            with self._lock:
+                if self._probe is None:
+                    self._release(self._ready())
         except TargetError as exc:
             failed.append(exc)
+
+    def _release(self, session: StepSession):
+        """A step session whose step has ended, for the next step."""
+        with self._lock:
+            if self._connected and not session.lost:
+                self._idle.append(session)
 
     def _upload(self, binary: bytes, digest: str, path: str):
         """Copy the probe to ``path``: written aside, its sha256 checked (its size where the
@@ -235,10 +302,11 @@ class SshTarget:
         return TargetError(f"{self.host}: cannot run the probe from {remote_dir} ({why}); "
                            f"choose a writable, exec-mounted directory with --remote-dir DIR")
 
-    def run(self, argv: list[str]) -> "RemoteProbe":
-        path = self._setup()
-        command = f"P={shlex.quote(path)}\nset -- {' '.join(map(shlex.quote, argv))}\n{RUN_WRAPPER}"
-        return RemoteProbe(self, self._session(command))
+    def run(self, argv: list[str]) -> RemoteProbe:
+        """The probe run with ``argv`` on the board: a step of the idle step session."""
+        if any("\n" in arg for arg in argv):
+            raise TargetError(f"a probe argument holds a newline: {argv!r}")
+        return RemoteProbe(self, self._ready(), argv, self._release)
 
     def signal(self, pid: int, name: str):
         """Send SIGname to a process on the board (a negative pid: its process group), over the
@@ -283,7 +351,7 @@ class SshTarget:
         """The board's files in one round trip; ``later(interval)`` is its /proc sampled again."""
         # The probe's setup goes on meanwhile: the snapshot spends most of its time in `sleep`.
         failed: list[TargetError] = []
-        setup = threading.Thread(target=self._setup_into, args=(failed,), daemon=True)
+        setup = threading.Thread(target=self._set_up_into, args=(failed,), daemon=True)
         self._connect()
         setup.start()
         try:
@@ -303,6 +371,10 @@ class SshTarget:
 
     # -- the end ----------------------------------------------------------------------------
     def close(self):
+        with self._lock:
+            sessions, self._sessions, self._idle = self._sessions, [], []
+        for session in sessions:     # their pipes closed: a probe still running stops
+            session.hang_up()
         if self._connected:
             if self._probe is not None and not self.keep_probe:
                 # The directory goes too when nothing else (another arch's probe kept) is in it.
@@ -316,6 +388,8 @@ class SshTarget:
             self._connected = False
         self._probe = None
         self._finalizer()
+        for session in sessions:     # ended with the master, at the latest
+            session.close()
 
     def __enter__(self):
         return self
@@ -332,59 +406,3 @@ def _sweep_once(tmp: Path):
     if tmp not in _SWEPT:
         _SWEPT.append(tmp)
         sweep(tmp)
-
-
-class RemoteProbe:
-    """The probe running on the board, its stdout streamed back through ssh."""
-
-    def __init__(self, target: SshTarget, argv: list[str]):
-        self.target = target
-        # stdin: the session's lifeline (RUN_WRAPPER), never written, closed when we are done
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     stdin=subprocess.PIPE, text=True, bufsize=1,
-                                     start_new_session=True)
-        self._stderr = collections.deque(maxlen=20)
-        self._drain = threading.Thread(target=self._read_stderr, daemon=True)
-        self._drain.start()
-        first = self.proc.stdout.readline(MAX_LINE + 1)
-        self.pid = int(first) if first.strip().isdigit() else None
-        self._first = "" if self.pid is not None else first
-        self._lost: str | None = None
-
-    def _read_stderr(self):
-        for line in iter(lambda: self.proc.stderr.readline(4096), ""):
-            if line.strip():
-                self._stderr.append(line.rstrip("\n"))
-
-    def __iter__(self):
-        if self._first:
-            yield self._first
-        # At most MAX_LINE + 1 characters a line: read_stream refuses a longer one.
-        yield from iter(lambda: self.proc.stdout.readline(MAX_LINE + 1), "")
-
-    def interrupt(self):
-        """SIGINT to the probe on the board: it finishes its sample and writes `end`."""
-        if self.pid is not None and self.proc.poll() is None:
-            self.target.signal(self.pid, "INT")
-
-    def kill(self):
-        if self.pid is not None and self.proc.poll() is None:
-            self.target.signal(self.pid, "KILL")
-        if self.proc.poll() is None:
-            self.proc.kill()
-
-    def wait(self, timeout=None) -> int:
-        code = self.proc.wait(timeout)
-        self._drain.join(1)
-        self.proc.stdout.close()
-        with contextlib.suppress(OSError):
-            self.proc.stdin.close()
-        if code == SSH_EXIT_ERROR:
-            why = self._stderr[-1] if self._stderr else "ssh exited 255"
-            self._lost = f"connection to {self.target.host} lost: {why}"
-        return code
-
-    def stderr_tail(self) -> str:
-        if self._lost:
-            return self._lost
-        return self._stderr[-1] if self._stderr else ""

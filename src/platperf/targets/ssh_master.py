@@ -35,6 +35,8 @@ DROPPED = ("kex_exchange_identification", "Connection reset by", "Connection clo
            "banner exchange: Connection to", "ssh_exchange_identification")
 # Telling the master to exit, and waiting for it: a hung board gets no longer than this.
 STOP_TIMEOUT_S = 5
+# How long a master whose lifeline closed gets to leave by itself before `ssh -O exit`.
+LIFELINE_WAIT_S = 2
 
 
 class ConnectSlots:
@@ -114,18 +116,20 @@ def connect_error(host: str, why: str) -> str:
 
 
 def stop_master(exit_argv: list[str], tmp: Path, master: dict):
-    """The master told to exit, its lifeline closed, waited for (STOP_TIMEOUT_S each, then
-    killed: a board that stopped answering cannot hold platperf's shutdown); the temp dir
-    removed."""
+    """The master's lifeline closed: it leaves once its sessions have ended, in a round trip.
+    One that has not within LIFELINE_WAIT_S is told to exit, and killed after STOP_TIMEOUT_S
+    (a board that stopped answering cannot hold platperf's shutdown). The temp dir removed."""
     proc = master.get("proc")
-    alive = proc is None or proc.poll() is None
-    if alive and (tmp / "cm").exists():
+    if proc is not None:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(LIFELINE_WAIT_S)
+    if (proc is None or proc.poll() is None) and (tmp / "cm").exists():
         with contextlib.suppress(subprocess.TimeoutExpired):
             subprocess.run(exit_argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL, timeout=STOP_TIMEOUT_S)
     if proc is not None:
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
         try:
             proc.wait(STOP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
