@@ -220,18 +220,27 @@ def welch_t_test(x: Sequence[float], y: Sequence[float]) -> float:
     p = 0 when their means differ and 1 when they are equal.
     Needs at least two values a side.
     """
+    mx, my, se2, df = welch_parts(x, y, "Welch's t test")
+    if se2 == 0:
+        return 1.0 if mx == my else 0.0
+    t = (mx - my) / math.sqrt(se2)
+    return min(1.0, _betainc(df / 2.0, 0.5, df / (df + t * t)))
+
+
+def welch_parts(x: Sequence[float], y: Sequence[float], what: str) -> tuple[float, float, float, float]:
+    """(mean x, mean y, the squared standard error of their difference, Welch-Satterthwaite's
+    degrees of freedom; 0 when there is no variance) for :func:`welch_t_test` and
+    :func:`platperf.stats.sequential.welch_interval`. ``what`` names the caller in the error
+    raised with fewer than two values a side."""
     nx, ny = len(x), len(y)
     if nx < 2 or ny < 2:
-        raise ValueError("Welch's t test needs at least two values a side")
+        raise ValueError(f"{what} needs at least two values a side")
     mx, my = math.fsum(x) / nx, math.fsum(y) / ny
     vx = math.fsum((v - mx) ** 2 for v in x) / (nx - 1)
     vy = math.fsum((v - my) ** 2 for v in y) / (ny - 1)
     se2 = vx / nx + vy / ny
-    if se2 == 0:
-        return 1.0 if mx == my else 0.0
-    t = (mx - my) / math.sqrt(se2)
-    df = se2 ** 2 / ((vx / nx) ** 2 / (nx - 1) + (vy / ny) ** 2 / (ny - 1))
-    return min(1.0, _betainc(df / 2.0, 0.5, df / (df + t * t)))
+    df = se2 ** 2 / ((vx / nx) ** 2 / (nx - 1) + (vy / ny) ** 2 / (ny - 1)) if se2 else 0.0
+    return mx, my, se2, df
 
 
 def _betainc(a: float, b: float, x: float) -> float:

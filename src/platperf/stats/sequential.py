@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from . import student_t_ppf
+from . import student_t_ppf, welch_parts
 
 
 def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tuple[float, float, float]:
@@ -16,17 +16,10 @@ def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tupl
     difference of two means with unequal variances (Welch 1947): d +- t_{(1+level)/2, df} *
     sqrt(sx^2/nx + sy^2/ny), df by Welch-Satterthwaite, as :func:`welch_t_test`. Two samples
     with no variance at all give the point (d, d, d). Needs at least two values a side."""
-    nx, ny = len(x), len(y)
-    if nx < 2 or ny < 2:
-        raise ValueError("Welch's interval needs at least two values a side")
-    mx, my = math.fsum(x) / nx, math.fsum(y) / ny
-    vx = math.fsum((v - mx) ** 2 for v in x) / (nx - 1)
-    vy = math.fsum((v - my) ** 2 for v in y) / (ny - 1)
-    se2 = vx / nx + vy / ny
+    mx, my, se2, df = welch_parts(x, y, "Welch's interval")
     d = my - mx
     if se2 == 0:
         return d, d, d
-    df = se2 ** 2 / ((vx / nx) ** 2 / (nx - 1) + (vy / ny) ** 2 / (ny - 1))
     half = student_t_ppf((1 + level) / 2, df) * math.sqrt(se2)
     return d, d - half, d + half
 
