@@ -53,6 +53,15 @@ _RULE = re.compile(r"^\+([-=]+\+)+$")
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
 
 
+def _grid_lines(lines: list[str], i: int) -> tuple[list[str], int]:
+    """The lines of an RST grid table from line ``i`` on, and the line after it."""
+    grid = []
+    while i < len(lines) and lines[i].strip().startswith(("+", "|")):
+        grid.append(lines[i].strip())
+        i += 1
+    return grid, i
+
+
 def _grid(lines: list[str]) -> tuple[list[str], list[list[str]], list[str]]:
     """(header, rows, caption rows) of a grid table's lines (stripped)."""
     rows, pending, header_rule = [], [], None
@@ -103,19 +112,13 @@ def rst_tables(text: str) -> list[Table]:
             while i < len(lines) and not lines[i].strip():
                 i += 1
             start = i
-            grid = []
-            while i < len(lines) and lines[i].strip().startswith(("+", "|")):
-                grid.append(lines[i].strip())
-                i += 1
+            grid, i = _grid_lines(lines, i)
             header, rows, captions = _grid(grid)
             out.append(Table(title, header, rows, captions, start + 1))
             continue
         if line.strip().startswith("+") and _RULE.match(line.strip()):
             start = i
-            grid = []
-            while i < len(lines) and lines[i].strip().startswith(("+", "|")):
-                grid.append(lines[i].strip())
-                i += 1
+            grid, i = _grid_lines(lines, i)
             header, rows, captions = _grid(grid)
             after = next((lines[j] for j in range(i, min(i + 3, len(lines))) if lines[j].strip()), "")
             named = re.match(r"^Table:\s+(.*)$", after.strip())

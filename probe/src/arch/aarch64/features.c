@@ -8,7 +8,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 
-#include "timed_loops.h"
+#include "peak_dispatch.h"
 
 #ifndef HWCAP_ASIMD
 #define HWCAP_ASIMD (1 << 1)
@@ -25,10 +25,6 @@
 #define SVE_VL_LEN_MASK 0xffff
 #define NEON_BYTES 16
 
-static const char *isa;
-static void (*read_fn)(const void *, size_t, uint64_t);
-static void (*write_fn)(void *, size_t, uint64_t);
-static void (*copy_fn)(void *, const void *, size_t, uint64_t);
 
 const char *const peak_isa_choices[] = {"auto", "sve", "neon", NULL};
 
@@ -62,16 +58,6 @@ int peak_select(const char *name)
     return 0;
 }
 
-static void choose(void)
-{
-    if (!isa)
-        peak_select("auto");
-}
-
-const char *peak_isa(void) { choose(); return isa; }
-void pp_peak_read(const void *buf, size_t bytes, uint64_t passes) { choose(); read_fn(buf, bytes, passes); }
-void pp_peak_write(void *buf, size_t bytes, uint64_t passes) { choose(); write_fn(buf, bytes, passes); }
-void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes) { choose(); copy_fn(dst, src, bytes, passes); }
 int timed_loops_fallback(void) { return 0; }
 
 /* "asimd", "sve", "sve2", and the SVE vector length as "sve-vl512" (bits). */

@@ -5,12 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "timed_loops.h"
+#include "peak_dispatch.h"
 
-static const char *isa;
-static void (*read_fn)(const void *, size_t, uint64_t);
-static void (*write_fn)(void *, size_t, uint64_t);
-static void (*copy_fn)(void *, const void *, size_t, uint64_t);
 
 const char *const peak_isa_choices[] = {"auto", "avx512", "avx2", "sse2", NULL};
 
@@ -63,16 +59,6 @@ int peak_select(const char *name)
     return 0;
 }
 
-static void choose(void)
-{
-    if (!isa)
-        peak_select("auto");
-}
-
-const char *peak_isa(void) { choose(); return isa; }
-void pp_peak_read(const void *buf, size_t bytes, uint64_t passes) { choose(); read_fn(buf, bytes, passes); }
-void pp_peak_write(void *buf, size_t bytes, uint64_t passes) { choose(); write_fn(buf, bytes, passes); }
-void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes) { choose(); copy_fn(dst, src, bytes, passes); }
 int timed_loops_fallback(void) { return 0; }
 
 int cpu_features(const char **out, int max)
