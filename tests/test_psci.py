@@ -371,15 +371,20 @@ def test_only_the_measured_state_is_enabled_while_it_is_measured(tmp_path):
     root = juno_copy(tmp_path)
     proc = start_probe(probe, "cpu-idle", "--root", str(root), "--cpus", "1", "--samples", "3",
                        "--sleep", "100000")
-    seen = set()
+    readings = []
     while proc.poll() is None:
+        # three files read one after another can straddle a switch: a reading counts once a
+        # second one agrees with it (the probe holds a state for 300 ms, a switch takes microseconds)
         now = disables(root, 1)
-        if now != ["0", "0", "0"]:
-            assert now.count("0") == 1, now
-            seen.add(now.index("0"))
+        if now == disables(root, 1) and (not readings or readings[-1] != now):
+            readings.append(now)
         time.sleep(0.01)
     assert proc.returncode == 0, proc.stderr.read()
-    assert seen == {0, 1, 2}
+    alone = [i for i, r in enumerate(readings) if r.count("0") == 1]
+    assert [readings[i].index("0") for i in alone] == [0, 1, 2], readings
+    # from the first state measured to the last, never two states enabled at once (all disabled
+    # for the instant of a switch); before and after, the restore may pass through any mix
+    assert all(r.count("0") <= 1 for r in readings[alone[0]:alone[-1] + 1]), readings
     assert disables(root, 1) == ["0", "0", "0"]
 
 

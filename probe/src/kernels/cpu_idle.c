@@ -97,13 +97,17 @@ static int enumerate(const struct idle_plan *plan, int cpu, struct idle_state *o
     return n;
 }
 
-/* Only `only` enabled among the states of `cpu`. 0 or an errno value. */
+/* Only `only` enabled among the states of `cpu`. The others are disabled first and `only`
+ * enabled last, so that no moment of the switch has two states enabled. 0 or an errno value. */
 static int enable_only(const struct idle_plan *plan, int cpu, const struct idle_state *st, int n, int only)
 {
     char path[PATH_LEN];
-    for (int i = 0; i < n; i++) {
-        state_path(plan, cpu, st[i].index, "disable", path);
-        int e = sysfs_write(path, i == only ? "0" : "1");
+    for (int i = 0; i <= n; i++) {
+        int s = i < n ? i : only;
+        if (i < n && i == only)
+            continue;
+        state_path(plan, cpu, st[s].index, "disable", path);
+        int e = sysfs_write(path, s == only ? "0" : "1");
         if (e)
             return e;
     }
