@@ -157,12 +157,11 @@ def test_hotplug_splits_each_operation_into_cpuhp_phases(tracefs):
         assert all(s > 0 for s in phases[(op, "ap_states")]["samples"])
 
 
-def test_both_kernels_refuse_parallel_mode_and_bad_values():
+def test_hotplug_refuses_parallel_mode_and_both_kernels_bad_values():
     probe = require_probe()
     for kernel, args, says in (("cpu-hotplug", ["--mode", "parallel"], "--mode parallel is not valid"),
                                ("cpu-hotplug", ["--offline-for", "-1"], "--offline-for '-1' is not valid"),
                                ("cpu-hotplug", ["--from", "4096"], "--from '4096' is not valid"),
-                               ("cpu-idle", ["--mode", "parallel"], "--mode parallel is not valid"),
                                ("cpu-idle", ["--sleep", "0"], "--sleep '0' is not valid")):
         done = subprocess.run([probe, "run", kernel, *args], capture_output=True, text=True)
         assert done.returncode == 2 and says in done.stderr and done.stdout == ""
@@ -386,6 +385,45 @@ def test_only_the_measured_state_is_enabled_while_it_is_measured(tmp_path):
     # for the instant of a switch); before and after, the restore may pass through any mix
     assert all(r.count("0") <= 1 for r in readings[alone[0]:alone[-1] + 1]), readings
     assert disables(root, 1) == ["0", "0", "0"]
+
+
+def job_thread_cpus(pid: int) -> set[int]:
+    """The CPUs the probe's threads other than its main one last ran on (stat field 39)."""
+    cpus = set()
+    for task in Path(f"/proc/{pid}/task").glob("[0-9]*"):
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        if int(task.name) != pid:
+            cpus.add(int(stat.rsplit(")", 1)[1].split()[36]))
+    return cpus
+
+
+def test_in_parallel_every_cpu_has_the_state_alone_and_sleeps_in_it_at_once(tmp_path):
+    """TF-A's "in parallel": state by state, the state alone enabled on every CPU, and one
+    thread a CPU sleeping at the same time (so that a cluster can go down)."""
+    probe = require_probe()
+    root = juno_copy(tmp_path)
+    proc = start_probe(probe, "cpu-idle", "--root", str(root), "--cpus", "0,1", "--mode", "parallel",
+                       "--samples", "3", "--sleep", "100000")
+    readings, threads_on = [], set()
+    while proc.poll() is None:
+        now = (disables(root, 0), disables(root, 1))
+        if now == (disables(root, 0), disables(root, 1)) and (not readings or readings[-1] != now):
+            readings.append(now)
+        threads_on.add(frozenset(job_thread_cpus(proc.pid)))
+        time.sleep(0.01)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    both = [cpu0.index("0") for cpu0, cpu1 in readings if cpu0 == cpu1 and cpu0.count("0") == 1]
+    assert both == [0, 1, 2], readings
+    assert frozenset({0, 1}) in threads_on          # two measuring threads, one on each CPU
+    recs = [r for r in records(out) if r["type"] == "result" and r["metric"] == "wakeup_lateness"]
+    assert {(r["cpu"], r["params"]["state"], r["mode"]) for r in recs} == {
+        (c, s, "parallel") for c in (0, 1) for s in ("WFI", "cpu-sleep-0", "cluster-sleep-0")}
+    assert all(len(r["samples"]) == 3 for r in recs)
+    assert disables(root, 0) == disables(root, 1) == ["0", "0", "0"]
 
 
 def test_a_killed_idle_run_has_its_states_restored_by_the_guardian(tmp_path):

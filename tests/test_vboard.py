@@ -63,6 +63,14 @@ def table(tables: dict, starts: str) -> dict | None:
     return found[0] if found else None
 
 
+def idle_table(tables: dict, state: str, mode: str) -> dict | None:
+    """The psci suite's table of one idle state in one mode (serial or parallel)."""
+    found = [t for title, t in tables.items()
+             if title.startswith(f"Idle state {state} ") and f" in {mode} (" in title]
+    assert len(found) <= 1, [t["title"] for t in found]
+    return found[0] if found else None
+
+
 def is_figure(cell) -> bool:
     return bool(re.fullmatch(r"-?\d+(\.\d+)?", str(cell).strip()))
 
@@ -235,13 +243,14 @@ def test_an_idle_state_the_firmware_rejects_is_said_and_has_no_figures(vboard_aa
     rejected = vboard_aarch64.ssh("cat /sys/devices/system/cpu/cpu1/cpuidle/state2/rejected").stdout
     assert int(rejected) > 0                    # the board does reject it
     tables = report_tables(vboard_aarch64, "psci", "p.db", cwd)
-    retention = table(tables, "Idle state cpu-retention")
-    assert len(retention["rows"]) == 4
-    assert all(is_figure(row[2]) for row in retention["rows"])
-    power_down = table(tables, "Idle state cpu-power-down")
-    if power_down is not None:
-        lateness = power_down["headers"].index("Wakeup Lateness")
-        assert not [row for row in power_down["rows"] if is_figure(row[lateness])], power_down["rows"]
+    for mode in ("serial", "parallel"):          # one CPU at a time, then all four at once
+        retention = idle_table(tables, "cpu-retention", mode)
+        assert len(retention["rows"]) == 4
+        assert all(is_figure(row[2]) for row in retention["rows"])
+        power_down = idle_table(tables, "cpu-power-down", mode)
+        if power_down is not None:
+            lateness = power_down["headers"].index("Wakeup Lateness")
+            assert not [row for row in power_down["rows"] if is_figure(row[lateness])], power_down["rows"]
     findings = table(tables, "Findings")
     code = findings["headers"].index("Code")     # the probe's findings about the idle states
     said = [row for row in findings["rows"] if str(row[code]).startswith("idle-state")

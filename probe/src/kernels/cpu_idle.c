@@ -9,6 +9,11 @@
  * The `usage` counter of the state tells whether the CPU entered it (a warning if never), the
  * `rejected` counter (Linux 5.5+) whether the driver or firmware refused it (PSCI CPU_SUSPEND
  * returning DENIED, say: a warning, and both counts in the result for the host to mark it).
+ * Serial (the default): one CPU after another, each with its own states switched in turn
+ * (the other CPUs keep theirs). Parallel: state by state, that state alone enabled on every
+ * CPU of --cpus and one thread a CPU sleeping at once behind a barrier, so that the CPUs go
+ * down and wake together, as TF-A's "in parallel" tests do, and a cluster's or the
+ * system's state can be entered (it needs every CPU of the cluster idle).
  * The `disable` files are restored by the restore guardian (sysfs_guard.h) whatever ends
  * the probe. Without cpuidle (a VM, a kernel without a driver) the kernel writes a warning
  * `no-cpuidle` and no result.
@@ -134,6 +139,33 @@ static void write_state_run(const void *arg)
     jw_int("rejected_delta", sr->rejected);
 }
 
+/* A state's usage and rejected counters (-1 where the kernel has none). */
+struct state_counts {
+    long usage, rejected;
+};
+
+static struct state_counts state_counts(const struct idle_plan *plan, int cpu, int index)
+{
+    char path[PATH_LEN];
+    struct state_counts c;
+    state_path(plan, cpu, index, "usage", path);
+    c.usage = read_long(path, -1);
+    state_path(plan, cpu, index, "rejected", path);
+    c.rejected = read_long(path, -1);
+    return c;
+}
+
+static void counts_since(struct state_run *sr, struct state_counts before, struct state_counts after)
+{
+    sr->entered = before.usage >= 0 && after.usage >= 0 ? after.usage - before.usage : -1;
+    sr->rejected = before.rejected >= 0 && after.rejected >= 0 ? after.rejected - before.rejected : -1;
+}
+
+static double lateness_us(uint64_t ticks, long sleep_us)
+{
+    return (ticks_to_ns(ticks) - (double)sleep_us * 1000.0) / 1000.0;
+}
+
 /* The sleeps of one state on `cpu` (pinned): late[] (us) and ticks[]; returns how many. */
 static int sleep_in_state(struct run_ctx *ctx, int cpu, long sleep_us, double *late, uint64_t *ticks)
 {
@@ -148,7 +180,7 @@ static int sleep_in_state(struct run_ctx *ctx, int cpu, long sleep_us, double *l
         if (k < 0)
             continue;
         ticks[n] = t1 - t0;
-        late[n] = (ticks_to_ns(t1 - t0) - (double)sleep_us * 1000.0) / 1000.0;
+        late[n] = lateness_us(t1 - t0, sleep_us);
         n++;
     }
     return n;
@@ -187,38 +219,112 @@ static void emit_state(struct run_ctx *ctx, int cpu, const struct idle_state *st
     }
 }
 
+/* The sleep of one state: --sleep, else 4x its target residency, at least 1 ms. */
+static long state_sleep_us(const struct idle_plan *plan, const struct idle_state *st)
+{
+    if (plan->sleep_us)
+        return plan->sleep_us;
+    long us = st->residency_us > 0 ? 4 * st->residency_us : 0;
+    return us < 1000 ? 1000 : us;
+}
+
+static int write_failed(int cpu, int e)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, "cannot disable the other idle states of CPU %d: %s (root only)", cpu, strerror(e));
+    emit_error("cpuidle-write-failed", msg);
+    return 1;
+}
+
 /* Every state of one CPU, the others disabled while it is measured. 0, or 1 after an error record. */
 static int measure_cpu(struct run_ctx *ctx, const struct idle_plan *plan, int cpu, const struct idle_state *states,
                        int nstates, double *late, uint64_t *ticks)
 {
-    char path[PATH_LEN], rejected_path[PATH_LEN], msg[PATH_LEN + 200];
     for (int s = 0; s < nstates && !stop_requested(); s++) {
         const struct idle_state *st = &states[s];
         int e = enable_only(plan, cpu, states, nstates, s);
-        if (e) {
-            snprintf(msg, sizeof msg, "cannot disable the other idle states of CPU %d: %s "
-                     "(root only)", cpu, strerror(e));
-            emit_error("cpuidle-write-failed", msg);
-            return 1;
-        }
-        struct state_run sr = {plan->sleep_us, -1, -1, st->index};
-        if (!sr.sleep_us) {
-            sr.sleep_us = st->residency_us > 0 ? 4 * st->residency_us : 0;
-            if (sr.sleep_us < 1000)
-                sr.sleep_us = 1000;
-        }
-        state_path(plan, cpu, st->index, "rejected", rejected_path);
-        state_path(plan, cpu, st->index, "usage", path);
-        long usage_before = read_long(path, -1), rejected_before = read_long(rejected_path, -1);
+        if (e)
+            return write_failed(cpu, e);
+        struct state_run sr = {state_sleep_us(plan, st), -1, -1, st->index};
+        struct state_counts before = state_counts(plan, cpu, st->index);
         int n = sleep_in_state(ctx, cpu, sr.sleep_us, late, ticks);
-        long usage_after = read_long(path, -1), rejected_after = read_long(rejected_path, -1);
         if (n == 0)
             break;
-        sr.entered = usage_before >= 0 && usage_after >= 0 ? usage_after - usage_before : -1;
-        sr.rejected = rejected_before >= 0 && rejected_after >= 0 ? rejected_after - rejected_before : -1;
+        counts_since(&sr, before, state_counts(plan, cpu, st->index));
         emit_state(ctx, cpu, st, &sr, late, ticks, n);
     }
     return 0;
+}
+
+/* Parallel mode: one thread a CPU, pinned, sleeping `sleep_us` at once behind a barrier
+ * before every sleep, so that the CPUs go down and wake together. */
+static int sleep_together(struct cpu_job *job)
+{
+    const long sleep_us = *(const long *)job->arg;
+    exec_ready(job);
+    for (int k = -job->ctx->warmup; k < job->ctx->samples; k++) {
+        if (!exec_barrier() || stop_requested())
+            break;
+        struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
+        uint64_t t0 = counter_read();
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
+            ;
+        uint64_t t1 = counter_read();
+        if (k >= 0)
+            job->ticks[job->nsamples++] = t1 - t0;
+    }
+    return 0;
+}
+
+/* Parallel mode, state by state: the state at position s alone enabled on every CPU that
+ * has one there, then all of them sleep at once; the sleep is the longest any of them asks.
+ * 0, or 1 after an error record. */
+static int measure_parallel(struct run_ctx *ctx, const struct idle_plan *plan, struct idle_state (*states)[MAX_STATES],
+                            const int *nstates, double *late)
+{
+    struct run_ctx *group = malloc(sizeof *group);
+    struct cpu_job *jobs = calloc((size_t)ctx->ncpus, sizeof *jobs);
+    struct state_counts *before = calloc((size_t)ctx->ncpus, sizeof *before);
+    int *of = calloc((size_t)ctx->ncpus, sizeof *of), rc = 0;
+    *group = *ctx;
+    for (int s = 0; s < MAX_STATES && rc == 0 && !stop_requested(); s++) {
+        long sleep_us = 0;
+        group->ncpus = 0;
+        for (int i = 0; i < ctx->ncpus && rc == 0; i++) {
+            if (nstates[i] <= s)
+                continue;
+            int e = enable_only(plan, ctx->cpus[i], states[i], nstates[i], s);
+            if (e)
+                rc = write_failed(ctx->cpus[i], e);
+            long us = state_sleep_us(plan, &states[i][s]);
+            sleep_us = us > sleep_us ? us : sleep_us;
+            of[group->ncpus] = i;
+            group->cpus[group->ncpus++] = ctx->cpus[i];
+        }
+        if (rc || group->ncpus == 0)
+            break;
+        for (int j = 0; j < group->ncpus; j++)
+            before[j] = state_counts(plan, group->cpus[j], states[of[j]][s].index);
+        if (exec_each_cpu(group, sleep_together, &sleep_us, jobs) != 0) {
+            emit_error("thread-failed", "cpu-idle could not start a thread on every CPU of --cpus");
+            rc = 1;
+        }
+        for (int j = 0; j < group->ncpus && rc == 0; j++) {
+            const struct idle_state *st = &states[of[j]][s];
+            struct state_run sr = {sleep_us, -1, -1, st->index};
+            counts_since(&sr, before[j], state_counts(plan, group->cpus[j], st->index));
+            for (int k = 0; k < jobs[j].nsamples; k++)
+                late[k] = lateness_us(jobs[j].ticks[k], sleep_us);
+            if (jobs[j].nsamples > 0)
+                emit_state(ctx, group->cpus[j], st, &sr, late, jobs[j].ticks, jobs[j].nsamples);
+        }
+        exec_free_jobs(group, jobs);
+    }
+    free(of);
+    free(before);
+    free(jobs);
+    free(group);
+    return rc;
 }
 
 /* Every state's disable file kept by the guard. 0; 1 after an error record; 2 when no CPU
@@ -272,14 +378,17 @@ static int run(struct run_ctx *ctx)
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* the default 50 us slack would be counted as lateness */
         double *late = malloc(sizeof(double) * (size_t)ctx->samples);
         uint64_t *ticks = malloc(sizeof(uint64_t) * (size_t)ctx->samples);
-        for (int i = 0; i < ctx->ncpus && rc == 0 && !stop_requested(); i++) {
+        for (int i = 0; i < ctx->ncpus; i++)
             if (nstates[i] == 0) {
                 snprintf(msg, sizeof msg, "CPU %d has no cpuidle states: not measured", ctx->cpus[i]);
                 emit_warning("no-cpuidle", msg, ctx->cpus[i]);
-                continue;
             }
-            rc = measure_cpu(ctx, plan, ctx->cpus[i], states[i], nstates[i], late, ticks);
-        }
+        if (ctx->mode == MODE_PARALLEL)
+            rc = measure_parallel(ctx, plan, states, nstates, late);
+        else
+            for (int i = 0; i < ctx->ncpus && rc == 0 && !stop_requested(); i++)
+                if (nstates[i] > 0)
+                    rc = measure_cpu(ctx, plan, ctx->cpus[i], states[i], nstates[i], late, ticks);
         free(late);
         free(ticks);
         if (guard_finish(&guard) != 0) {
@@ -295,10 +404,10 @@ static int run(struct run_ctx *ctx)
 
 const struct kernel cpu_idle_kernel = {
     .name = "cpu-idle",
-    .help = "timer wake-up lateness from each cpuidle state, others disabled (PSCI CPU_SUSPEND on Arm), root only",
+    .help = "timer wake-up lateness from each cpuidle state, others disabled (PSCI CPU_SUSPEND on Arm); "
+            "--mode parallel: every CPU at once, root only",
     .params = params,
     .available = NULL,
     .prepare = prepare,
     .run = run,
-    .serial_only = "each CPU's states are measured in turn",
 };
