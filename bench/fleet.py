@@ -15,7 +15,7 @@ answers, at that N: its wall time against the row above it is what the hung boar
 target: no more than its own connect timeout, 15 s).
 
 Run: flock /tmp/heavy.lock .venv/bin/python bench/fleet.py --boards 1,16,64,200 --db sqlite,postgresql
-     [--step-s 60] [--gateway] [--hung-at 64] [--python OTHER_CHECKOUT/.venv/bin/python] (a peer: the
+     [--step-s 60] [--gateway [--max-startups 10:30:100]] [--hung-at 64] [--python OTHER_CHECKOUT/.venv/bin/python] (a peer: the
      same bench on another checkout's platperf, for a before/after table)
 """
 from __future__ import annotations
@@ -140,6 +140,8 @@ def main():
     parser.add_argument("--db", default="sqlite,postgresql")
     parser.add_argument("--step-s", type=float, default=60.0)
     parser.add_argument("--gateway", action="store_true", help="every board behind one sshd")
+    parser.add_argument("--max-startups", default="10:30:100",
+                        help="the gateway sshd's MaxStartups (OpenSSH's default: 10:30:100)")
     parser.add_argument("--hung-at", default="", help="the N (e.g. 64) also measured with one hung board added")
     parser.add_argument("--python", default=sys.executable, help="the Python whose platperf runs")
     args = parser.parse_args()
@@ -153,13 +155,14 @@ def main():
     from platperf.probe_path import find_probe
     records.write_text(subprocess.run([str(find_probe()), *PROBE_ARGS], capture_output=True,
                                       text=True, check=True).stdout)
-    servers = start_fleet(work / "sshd", 1 if args.gateway else max(counts))
+    servers = start_fleet(work / "sshd", 1 if args.gateway else max(counts),
+                          f"MaxStartups {args.max_startups}" if args.gateway else "")
     hung_at = {int(n) for n in args.hung_at.split(",") if n}
     hung = HungServer() if hung_at else None
     for server in servers:
         make_liar(server, records, args.step_s)
     print(f"platperf of {args.python}; step {args.step_s:g} s; "
-          f"{'one sshd for every board' if args.gateway else 'one sshd per board'}")
+          f"{f'one sshd for every board (MaxStartups {args.max_startups})' if args.gateway else 'one sshd per board'}")
     print(f"{'db':12} {'N':>4} {'wall s':>7} {'cpu/board s':>11} {'host cpu/board s':>16} "
           f"{'RSS/board MB':>12} {'RSS MB':>7} {'fds':>5} {'threads':>7} {'procs':>5} {'complete':>9}")
     base_rss = None
