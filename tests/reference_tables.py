@@ -10,6 +10,7 @@ own, then one row a line, the figures last).
 from __future__ import annotations
 
 import csv
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +18,9 @@ from pathlib import Path
 from conftest import missing
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-# The reference documents sit beside the checkout (../shared/reference), as CI lays them out.
-REFERENCE = REPOSITORY.parent / "shared" / "reference"
+# The reference documents sit beside the checkout (../shared/reference), as CI lays them out,
+# or PLATPERF_REFERENCE names their directory (a checkout cloned elsewhere).
+REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", REPOSITORY.parent / "shared" / "reference"))
 TFA = "tf-a-psci-performance-juno-v2.10.rst"
 TI = "am62x-linux-performance-guide.rst"
 AGILEX = "agilex5-hps-cpu-cluster-latency.md"
@@ -28,7 +30,8 @@ def reference(name: str) -> Path:
     """A reference document; without it the test skips (fails under CI=true)."""
     path = REFERENCE / name
     if not path.exists():
-        missing(f"{path}: the reference documents are not beside this checkout (../shared/reference)")
+        missing(f"{path}: the reference documents are not beside this checkout "
+                "(../shared/reference, or set PLATPERF_REFERENCE to their directory)")
     return path
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import missing, require_probe
 from ingest_samples import SAMPLES
+from reference_tables import REFERENCE, TI
 from platperf import guide, placement
 from platperf.compare import Pool
 from platperf.guide import fallback
@@ -21,11 +22,8 @@ from platperf.records import canonical_params
 from platperf.vocab.figures import number
 
 # TI's whole guide is not ours to copy into the repository (tests/fixtures/ingest/rst/guide.rst
-# is an excerpt). The reference documents sit beside the checkout, in ../shared/reference (CI
-# lays them out so), or PLATPERF_REFERENCE names their directory.
-REPOSITORY = Path(__file__).resolve().parent.parent
-REFERENCE = Path(os.environ.get("PLATPERF_REFERENCE", REPOSITORY.parent / "shared" / "reference"))
-GUIDE = REFERENCE / "am62x-linux-performance-guide.rst"
+# is an excerpt). The reference documents: tests/reference_tables.REFERENCE.
+GUIDE = REFERENCE / TI
 
 
 EXCERPT = Path(__file__).parent / "fixtures" / "ingest" / "rst" / "guide.rst"
