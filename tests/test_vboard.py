@@ -57,16 +57,8 @@ def report_tables(board, label: str, db, cwd) -> dict[str, dict]:
     return {t["title"]: t for t in json.loads(done.stdout)["tables"]}
 
 
-def table(tables: dict, starts: str) -> dict | None:
-    found = [t for title, t in tables.items() if title.startswith(starts)]
-    assert len(found) <= 1, [t["title"] for t in found]
-    return found[0] if found else None
-
-
-def idle_table(tables: dict, state: str, mode: str) -> dict | None:
-    """The psci suite's table of one idle state in one mode (serial or parallel)."""
-    found = [t for title, t in tables.items()
-             if title.startswith(f"Idle state {state} ") and f" in {mode} (" in title]
+def table(tables: dict, starts: str, contains: str = "") -> dict | None:
+    found = [t for title, t in tables.items() if title.startswith(starts) and contains in title]
     assert len(found) <= 1, [t["title"] for t in found]
     return found[0] if found else None
 
@@ -244,10 +236,10 @@ def test_an_idle_state_the_firmware_rejects_is_said_and_has_no_figures(vboard_aa
     assert int(rejected) > 0                    # the board does reject it
     tables = report_tables(vboard_aarch64, "psci", "p.db", cwd)
     for mode in ("serial", "parallel"):          # one CPU at a time, then all four at once
-        retention = idle_table(tables, "cpu-retention", mode)
+        retention = table(tables, "Idle state cpu-retention ", f" in {mode} (")
         assert len(retention["rows"]) == 4
         assert all(is_figure(row[2]) for row in retention["rows"])
-        power_down = idle_table(tables, "cpu-power-down", mode)
+        power_down = table(tables, "Idle state cpu-power-down ", f" in {mode} (")
         if power_down is not None:
             lateness = power_down["headers"].index("Wakeup Lateness")
             assert not [row for row in power_down["rows"] if is_figure(row[lateness])], power_down["rows"]

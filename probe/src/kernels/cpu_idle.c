@@ -107,16 +107,14 @@ static int enumerate(const struct idle_plan *plan, int cpu, struct idle_state *o
 static int enable_only(const struct idle_plan *plan, int cpu, const struct idle_state *st, int n, int only)
 {
     char path[PATH_LEN];
-    for (int i = 0; i <= n; i++) {
-        int s = i < n ? i : only;
-        if (i < n && i == only)
-            continue;
-        state_path(plan, cpu, st[s].index, "disable", path);
-        int e = sysfs_write(path, s == only ? "0" : "1");
+    for (int i = 0; i < n; i++) {
+        state_path(plan, cpu, st[i].index, "disable", path);
+        int e = i == only ? 0 : sysfs_write(path, "1");
         if (e)
             return e;
     }
-    return 0;
+    state_path(plan, cpu, st[only].index, "disable", path);
+    return sysfs_write(path, "0");
 }
 
 static int stop_requested(void)
@@ -166,21 +164,28 @@ static double lateness_us(uint64_t ticks, long sleep_us)
     return (ticks_to_ns(ticks) - (double)sleep_us * 1000.0) / 1000.0;
 }
 
+/* One relative sleep of `sleep_us` (resumed after a signal unless the run is interrupted):
+ * the counter ticks it took. */
+static uint64_t timed_sleep(long sleep_us)
+{
+    struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
+    uint64_t t0 = counter_read();
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
+        ;
+    return counter_read() - t0;
+}
+
 /* The sleeps of one state on `cpu` (pinned): late[] (us) and ticks[]; returns how many. */
 static int sleep_in_state(struct run_ctx *ctx, int cpu, long sleep_us, double *late, uint64_t *ticks)
 {
     int n = 0;
     pin_to_cpu(cpu);
     for (int k = -ctx->warmup; k < ctx->samples && !stop_requested(); k++) {
-        struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
-        uint64_t t0 = counter_read();
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
-            ;
-        uint64_t t1 = counter_read();
+        uint64_t took = timed_sleep(sleep_us);
         if (k < 0)
             continue;
-        ticks[n] = t1 - t0;
-        late[n] = lateness_us(t1 - t0, sleep_us);
+        ticks[n] = took;
+        late[n] = lateness_us(took, sleep_us);
         n++;
     }
     return n;
@@ -265,13 +270,9 @@ static int sleep_together(struct cpu_job *job)
     for (int k = -job->ctx->warmup; k < job->ctx->samples; k++) {
         if (!exec_barrier() || stop_requested())
             break;
-        struct timespec req = {sleep_us / 1000000, (sleep_us % 1000000) * 1000L};
-        uint64_t t0 = counter_read();
-        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &req) == EINTR && !probe_interrupted())
-            ;
-        uint64_t t1 = counter_read();
+        uint64_t took = timed_sleep(sleep_us);
         if (k >= 0)
-            job->ticks[job->nsamples++] = t1 - t0;
+            job->ticks[job->nsamples++] = took;
     }
     return 0;
 }
@@ -290,12 +291,14 @@ static int measure_parallel(struct run_ctx *ctx, const struct idle_plan *plan, s
     for (int s = 0; s < MAX_STATES && rc == 0 && !stop_requested(); s++) {
         long sleep_us = 0;
         group->ncpus = 0;
-        for (int i = 0; i < ctx->ncpus && rc == 0; i++) {
+        for (int i = 0; i < ctx->ncpus; i++) {
             if (nstates[i] <= s)
                 continue;
             int e = enable_only(plan, ctx->cpus[i], states[i], nstates[i], s);
-            if (e)
+            if (e) {
                 rc = write_failed(ctx->cpus[i], e);
+                break;
+            }
             long us = state_sleep_us(plan, &states[i][s]);
             sleep_us = us > sleep_us ? us : sleep_us;
             of[group->ncpus] = i;
@@ -404,8 +407,8 @@ static int run(struct run_ctx *ctx)
 
 const struct kernel cpu_idle_kernel = {
     .name = "cpu-idle",
-    .help = "timer wake-up lateness from each cpuidle state, others disabled (PSCI CPU_SUSPEND on Arm); "
-            "--mode parallel: every CPU at once, root only",
+    .help = "timer wake-up lateness from each cpuidle state, others disabled (PSCI CPU_SUSPEND on Arm), "
+            "root only; --mode parallel: every CPU at once",
     .params = params,
     .available = NULL,
     .prepare = prepare,
