@@ -106,3 +106,38 @@ def test_simulated_error_rates_hold_under_optional_stopping():
     assert big["regressed"] / trials >= 0.8
     # the simulation is sharp enough to catch the naive rule's inflated false alarm
     assert naive(tolerance, spread, tolerance, alpha, 10, trials, seed=2) > alpha
+
+
+def test_session_interval_counts_the_drift_between_sessions():
+    groups = [[0.0, 0.02, -0.02], [0.10, 0.12, 0.08], [-0.10, -0.08, -0.12]]
+    y = [0.01, -0.01, 0.0, 0.02]
+    d, low, high = sequential.session_interval(groups, y, 0.95)
+    assert d == pytest.approx(sum(y) / 4 - 0.0)
+    # by hand: v = var(0, 0.1, -0.1) = 0.01, a = v (1 + 1/3), b = var(y) / 4
+    a, b = 0.01 * 4 / 3, (sum((v - 0.005) ** 2 for v in y) / 3) / 4
+    df = (a + b) ** 2 / (a ** 2 / 2 + b ** 2 / 3)
+    scipy_stats = require_module("scipy.stats")
+    half = scipy_stats.t.ppf(0.975, df) * math.sqrt(a + b)
+    assert (low, high) == pytest.approx((d - half, d + half), rel=1e-7)
+    # the runs of the sessions pooled make a far narrower (Welch) interval: the drift hidden
+    flat = [v for g in groups for v in g]
+    _, wl, wh = sequential.welch_interval(flat, y, 0.95)
+    assert wh - wl < (high - low) / 3
+    assert sequential.grouped(flat, [0, 0, 0, 1, 1, 1, 2, 2, 2]) == groups
+    assert sequential.grouped(flat, [7] * 9) is None and sequential.grouped(flat, None) is None
+
+
+def test_drift_between_sessions_breaks_a_one_session_gate_and_not_a_counted_one():
+    """A/A with each session offset by 5% (a shared machine): runs of one baseline session
+    pooled as if they were every session call the same code regressed far above alpha; with
+    the baseline's sessions counted the false alarm stays within alpha."""
+    alpha, tolerance, trials = 0.05, 3.0, 300
+    common = dict(tolerance=tolerance, alpha=alpha, base_runs=40, trials=trials, seed=4,
+                  drift_pct=5.0, base_sessions=4)
+    hidden = decisions.simulate(0.0, 3.0, **common, count_drift=False)
+    counted = decisions.simulate(0.0, 3.0, **common)
+    assert hidden["regressed"] / trials > alpha
+    assert (counted["regressed"] + counted["improved"]) / trials <= alpha
+    # a change far beyond the drift is still found
+    big = decisions.simulate(30.0, 3.0, **{**common, "drift_pct": 2.0, "base_sessions": 8, "base_runs": 64})
+    assert big["regressed"] / trials >= 0.8

@@ -63,7 +63,7 @@ def db(measured, tmp_path):
     return tmp_path
 
 
-def baseline(where, factors: dict[str, float], label="base", cpu_model=None):
+def baseline(where, factors: dict[str, float], label="base", cpu_model=None, sessions=False):
     """The real runs again under ``label``, each benchmark's samples times its factor: a
     stored release whose figures differ from today's by a known ratio. A list of factors
     gives each run its own (a release whose runs scatter)."""
@@ -81,6 +81,8 @@ def baseline(where, factors: dict[str, float], label="base", cpu_model=None):
             r.samples = [s * factor for s in r.samples]
         store.add_results(new, results)
         store.finish_run(new, "complete")
+        if sessions:                   # each run measured by a platperf run of its own
+            store.update_run(new, owner_pid=10_000_000 + i)
 
 
 def keys_of_run(where, run_id):
@@ -210,3 +212,45 @@ def test_gate_rounds_go_to_the_next_look():
     noisy = {("a",): pool([90.0, 110.0, 100.0, 95.0])}
     judge(verdict, noisy)
     assert verdict.open_keys() == {("a",)} and more_runs(verdict, noisy, {("a",)}) == 2   # to 6
+
+
+def test_a_baseline_of_several_sessions_counts_their_drift(db):
+    # three sessions, each its own figures: far from today's (1000x), the gate still decides;
+    # 1.3x apart from each other around today's, no number of runs of one new session decides
+    baseline(db, {"mem-bandwidth": 1000.0, "mem-latency": 1000.0}, label="far", sessions=True)
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "far",
+                    "--tolerance", "3%", "--budget", "5m", "--db", "g.db", "-q")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("rc against far: 1 regressed, 2 improved")
+    assert "counted from the baseline's 3 sessions" in " ".join(proc.stdout.split())
+    baseline(db, {"mem-bandwidth": [1.0, 1.3, 1 / 1.3], "mem-latency": [1.0, 1.3, 1 / 1.3]},
+             label="drifting", sessions=True)
+    out = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc2", "--against", "drifting",
+                   "--tolerance", "3%", "--budget", "5m", "--db", "g.db", "--json")
+    assert out.returncode == 3, out.stdout + out.stderr
+    doc = json.loads(out.stdout.splitlines()[-1])
+    assert doc["decisions"]["undecided"] == 3
+    assert all(r["decision_ci"][1] < -3 and r["decision_ci"][2] > 3 for r in doc["rows"])
+    # the same runs as one session: the method says that drift was not counted
+    one = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc3", "--against", "real",
+                   "--tolerance", "3%", "--budget", "20s", "--db", "g.db", "-q")
+    assert "the baseline is one session" in " ".join(one.stdout.split())
+
+
+def test_the_gate_counts_the_baselines_sessions_when_it_has_several():
+    # four sessions of two runs each, 4% apart from one another; today 7% slower, tight
+    runs = [100.0, 100.1, 104.0, 104.1, 96.0, 96.1, 100.0, 100.1]
+    base = {("a",): Pool("ns", "lower", [[v] for v in runs], run_ids=list(range(1, 9)))}
+    today = {("a",): pool([107.0, 107.1, 106.9, 107.0, 107.05, 106.95])}
+
+    def decided(pids):
+        goal = Goal(tolerance=3.0, budget_s=600, baseline=base, baseline_ref="v1",
+                    baseline_runs=[{"id": i, "owner_host": "h", "owner_pid": p} for i, p in enumerate(pids, 1)])
+        verdict = Verdict(goal)
+        judge(verdict, today)
+        return verdict.decided[("a",)]
+    # one session: its runs stand for every session, and today's 7% is beyond the tolerance
+    assert decided([5] * 8).word == "regressed"
+    # four: a fifth session may sit as far off as those four, so 7% is not shown beyond 3%
+    four = decided([5, 5, 6, 6, 7, 7, 8, 8])
+    assert four.word == "undecided" and "the baseline's 4 sessions differ by" in four.why

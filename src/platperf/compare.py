@@ -182,6 +182,7 @@ class Pool:
     pages: set = field(default_factory=set)   # page backings of the runs' buffers
     not_measured: str = ""   # a run's result left out (records.not_measured); with no runs: the key's
     page_deltas: list = field(default_factory=list)   # a published page's (+x.xx%), per sample
+    run_ids: list = field(default_factory=list)   # the stored run of each of runs (None: not stored)
 
     @property
     def page_delta(self) -> float | None:
@@ -229,6 +230,7 @@ def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[
         p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
     else:
         p.runs.append(list(samples))
+        p.run_ids.append(run)
         runs_seen[key] = run
 
 

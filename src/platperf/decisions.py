@@ -79,7 +79,7 @@ def equivalence(base: Sequence[float], new: Sequence[float], tolerance: float,
 
 
 def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direction: str,
-           *, alpha: float, keys: int = 1) -> Decision:
+           *, alpha: float, keys: int = 1, sessions: Sequence | None = None) -> Decision:
     """A key's decision at the latest look its new runs allow (the first g of them, g one of
     :data:`platperf.stats.sequential.LOOKS`): regressed or improved when the change interval lies wholly
     beyond the tolerance, equivalent when the equivalence interval lies wholly within it,
@@ -91,13 +91,19 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     called equivalent with probability at most alpha (a gate passes only when every key is
     equivalent, so that error needs no sharing: Berger, "Multiparameter hypothesis testing
     and acceptance sampling", Technometrics 24(4), 1982, intersection-union tests). Both hold
-    over every look together (:func:`platperf.stats.sequential.repeated_interval`)."""
+    over every look together (:func:`platperf.stats.sequential.repeated_interval`).
+
+    ``sessions`` names the session (the ``platperf run`` invocation) of each base value: with
+    two or more, the drift between sessions is counted (:func:`platperf.stats.sequential.session_interval`);
+    without, runs of one session stand for every session, and a machine that drifts between
+    invocations by more than the tolerance is then seen as changed."""
     lb, ln = logs(base), logs(new)
     if lb is None or ln is None:
         return Decision("undecided", why="a figure that is not positive has no ratio")
     if len(lb) < 2:
         return Decision("undecided", why="the baseline has fewer than 2 runs")
-    look = sequential.repeated_interval(lb, ln, alpha=alpha, alpha_change=alpha / max(1, keys))
+    look = sequential.repeated_interval(lb, ln, alpha=alpha, alpha_change=alpha / max(1, keys),
+                                        sessions=sessions)
     if look is None:
         return Decision("undecided", runs=len(ln), why=f"fewer than {sequential.LOOKS[0]} runs")
     low, high = margins(tolerance)
@@ -108,27 +114,43 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     within = percent(look.within)
     if low < look.within[1] and look.within[2] < high:
         return Decision("equivalent", within, look.runs)
-    return Decision("undecided", within, look.runs, why=f"interval {within[1]:+.2f}% .. "
-                                                        f"{within[2]:+.2f}% crosses +-{tolerance:g}%")
+    why = f"interval {within[1]:+.2f}% .. {within[2]:+.2f}% crosses +-{tolerance:g}%"
+    groups = sequential.grouped(lb, sessions)
+    if groups is not None:
+        means = [sum(g) / len(g) for g in groups]
+        drift = stats.summary(means)["stdev"] if len(means) > 1 else 0.0
+        why += (f"; the baseline's {len(groups)} sessions differ by {math.expm1(drift) * 100:.2f}% "
+                f"(sd of their means), which more runs cannot narrow")
+    return Decision("undecided", within, look.runs, why=why)
 
 
 def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: float,
-             base_runs: int, trials: int, seed: int, keys: int = 1) -> dict[str, int]:
+             base_runs: int, trials: int, seed: int, keys: int = 1, drift_pct: float = 0.0,
+             base_sessions: int = 1, count_drift: bool = True) -> dict[str, int]:
     """How often each word is said of one key whose true change is ``change_pct``, its runs'
     figures log-normal with a spread of ``spread_pct``, when new runs are added look after look
     (:data:`platperf.stats.sequential.LOOKS`) and measuring stops at the first decision --
     the optional stopping of ``platperf run --against``. Seeded: the same counts every time.
     At ``change_pct`` = 0 the share called regressed is the gate's false alarm; at the
-    tolerance itself, the share called regressed or equivalent is each error's worst case."""
+    tolerance itself, the share called regressed or equivalent is each error's worst case.
+
+    ``drift_pct``: every session (each of the ``base_sessions`` the baseline's runs are split
+    into, and the new side's one) is offset by a draw of that spread; ``count_drift`` False
+    hides the sessions from :func:`decide`, as a gate on a one-session baseline sees them."""
     rng = random.Random(seed)
     shift, sigma = math.log1p(change_pct / 100.0), math.log1p(spread_pct / 100.0)
+    between = math.log1p(drift_pct / 100.0)
+    sessions = [i * base_sessions // base_runs for i in range(base_runs)]
     counts = dict.fromkeys(DECISIONS, 0)
     for _ in range(trials):
-        base = [math.exp(rng.gauss(0.0, sigma)) for _ in range(base_runs)]
+        offsets = [rng.gauss(0.0, between) for _ in range(base_sessions)]
+        base = [math.exp(offsets[s] + rng.gauss(0.0, sigma)) for s in sessions]
+        here = shift + rng.gauss(0.0, between)
         new: list[float] = []
         for g in sequential.LOOKS:
-            new += [math.exp(rng.gauss(shift, sigma)) for _ in range(g - len(new))]
-            decision = decide(base, new, tolerance, "lower", alpha=alpha, keys=keys)
+            new += [math.exp(rng.gauss(here, sigma)) for _ in range(g - len(new))]
+            decision = decide(base, new, tolerance, "lower", alpha=alpha, keys=keys,
+                              sessions=sessions if count_drift else None)
             if decision.word != "undecided":
                 break
         counts[decision.word] += 1

@@ -67,7 +67,8 @@ def run(
 
     --repeat auto measures until each key's smallest detectable change is within --tolerance,
     --against REF until each is regressed, improved or equivalent to REF, re-running only the
-    open keys' steps, or until --budget ends (docs/gate.md).
+    open keys' steps, or until --budget ends. A REF measured by several `platperf run`
+    invocations (sessions) has the drift between sessions counted (docs/gate.md).
 
     \b
     Exit codes: 0 complete (--against: every key equivalent or improved); 1 a confirmed

@@ -36,6 +36,23 @@ class Goal:
     alpha: float = ALPHA
     baseline_runs: list = field(default_factory=list)   # the stored runs of baseline_ref
 
+    def sessions(self, pool) -> list | None:
+        """The session (:func:`session_of`) of each of a baseline pool's runs."""
+        of = {r["id"]: session_of(r) for r in self.baseline_runs}
+        found = [of.get(i) for i in pool.run_ids]
+        return found if len(found) == len(pool.runs) and None not in found else None
+
+    def session_count(self) -> int:
+        return len({session_of(r) for r in self.baseline_runs})
+
+
+def session_of(run: dict) -> tuple:
+    """The session a stored run was measured in: the ``platperf run`` invocation that made
+    it (its host and process), or for an imported run its start time."""
+    if run.get("owner_pid"):
+        return run.get("owner_host"), run["owner_pid"]
+    return (run.get("started_at"),)
+
 
 def refused(goal: Goal, description) -> str:
     """Why the board cannot be gated against the baseline (another CPU model or architecture,
@@ -119,7 +136,8 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
         if verdict.decided.get(k) is None or verdict.decided[k].word == "undecided":
             verdict.decided[k] = decisions.decide(goal.baseline[k].run_medians, pools[k].run_medians,
                                                   goal.tolerance, pools[k].direction,
-                                                  alpha=goal.alpha, keys=len(both))
+                                                  alpha=goal.alpha, keys=len(both),
+                                                  sessions=goal.sessions(goal.baseline[k]))
 
 
 def more_runs(verdict: Verdict, pools: dict, open_keys: set) -> int:
@@ -256,8 +274,18 @@ def gate_comparison(store, verdict: Verdict, new_run_ids: list[int], new_ref: st
     apply_decisions(cmp, verdict.decided,
                     f"repeated confidence intervals at {', '.join(map(str, LOOKS))} new runs, "
                     f"alpha {goal.alpha:g} spent evenly over the looks, Jennison & Turnbull 1989; "
-                    f"a regression at alpha/{keys} a key, over the {keys} keys")
+                    f"a regression at alpha/{keys} a key, over the {keys} keys; " + drift_text(goal))
     return cmp
+
+
+def drift_text(goal: Goal) -> str:
+    """Whether the gate's intervals count the drift between sessions (measure.until.Goal)."""
+    n = goal.session_count()
+    if n >= 2:
+        return (f"the drift between sessions counted from the baseline's {n} sessions "
+                "(one-way random effects, Searle et al. 1992)")
+    return ("the baseline is one session: drift between sessions is not counted -- measure it "
+            "in several (platperf run --label REF, at different times) to have it counted")
 
 
 def apply_decisions(cmp, decided: dict, method: str):

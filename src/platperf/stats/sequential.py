@@ -24,6 +24,48 @@ def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tupl
     return d, d - half, d + half
 
 
+def session_interval(groups: Sequence[Sequence[float]], y: Sequence[float],
+                     level: float) -> tuple[float, float, float]:
+    """(mean(y) - mean of the groups' means, low, high): the ``level`` interval of the
+    difference between one new session's mean (``y``, its runs) and a baseline measured in
+    several sessions (``groups``, each session's runs), when every session carries an offset
+    of its own -- a machine whose other tenants, temperature or page placement move between
+    invocations more than within one.
+
+    Method: the one-way random-effects model x = mu + b_session + e_run (Searle, Casella &
+    McCulloch, "Variance Components", 1992, ch. 3), analysed on the S session means m_s,
+    whose sample variance v estimates sigma_b^2 + sigma_w^2/n_s. The new session's mean
+    carries one more session offset, so Var(d) = v/S + sigma_b^2 + s_y^2/n, taken as
+    v (1 + 1/S) + s_y^2/n -- conservative by sigma_w^2/n_s -- with Satterthwaite's degrees of
+    freedom (Biometrics Bulletin 2(6), 1946) from v's S - 1 and s_y^2's n - 1. However many
+    runs the new side adds, the interval stays as wide as v (1 + 1/S) makes it: only more
+    baseline sessions narrow that part. Needs two groups and two new values."""
+    means = [math.fsum(g) / len(g) for g in groups if len(g)]
+    s, n = len(means), len(y)
+    if s < 2 or n < 2:
+        raise ValueError("a session interval needs two baseline sessions and two new values")
+    mb, my = math.fsum(means) / s, math.fsum(y) / n
+    a = math.fsum((m - mb) ** 2 for m in means) / (s - 1) * (1 + 1 / s)
+    b = math.fsum((v - my) ** 2 for v in y) / (n - 1) / n
+    d = my - mb
+    if a + b == 0:
+        return d, d, d
+    df = (a + b) ** 2 / (a ** 2 / (s - 1) + b ** 2 / (n - 1))
+    half = student_t_ppf((1 + level) / 2, df) * math.sqrt(a + b)
+    return d, d - half, d + half
+
+
+def grouped(values: Sequence[float], sessions: Sequence | None) -> list[list[float]] | None:
+    """``values`` split by their ``sessions`` (one key per value, in order of first
+    appearance), or None without keys or with fewer than two sessions."""
+    if sessions is None or len(sessions) != len(values):
+        return None
+    groups: dict = {}
+    for v, key in zip(values, sessions):
+        groups.setdefault(key, []).append(v)
+    return list(groups.values()) if len(groups) >= 2 else None
+
+
 # The run counts at which a sequential decision may look (platperf run --against): doubling,
 # so that six looks cover 3 to 96 runs and each keeps a sixth of the error.
 LOOKS = (3, 6, 12, 24, 48, 96)
@@ -49,7 +91,7 @@ class Sequential(NamedTuple):
 
 
 def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: float,
-                      alpha_change: float | None = None) -> Sequential | None:
+                      alpha_change: float | None = None, sessions: Sequence | None = None) -> Sequential | None:
     """Repeated confidence intervals of mean(new) - mean(base) at the latest look the new
     side's values allow: the first g of them, g the largest of :data:`LOOKS` at most
     len(new); None before the first look (or with fewer than two base values).
@@ -65,6 +107,8 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     ``within`` interval inside the margins; a change beyond a margin, the ``change``
     interval (level 1 - 2 alpha_change_k, default alpha) wholly past it. A baseline is
     fixed: only the new side grows, so its runs bound how narrow any interval gets.
+    With ``sessions`` (a session key per base value) naming two or more, each look's interval
+    is :func:`session_interval`'s instead, so that the drift between sessions is counted.
     """
     if len(base) < 2 or len(new) < LOOKS[0]:
         return None
@@ -72,6 +116,8 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     g = LOOKS[look - 1]
     first = list(new[:g])
     a_change = alpha if alpha_change is None else alpha_change
-    return Sequential(g, look,
-                      welch_interval(base, first, 1 - 2 * look_alpha(a_change)),
-                      welch_interval(base, first, 1 - 2 * look_alpha(alpha)))
+    groups = grouped(base, sessions)
+
+    def interval(level):
+        return welch_interval(base, first, level) if groups is None else session_interval(groups, first, level)
+    return Sequential(g, look, interval(1 - 2 * look_alpha(a_change)), interval(1 - 2 * look_alpha(alpha)))
