@@ -156,6 +156,12 @@ def main() -> int:
                 print(f"{kind + ' ' + str(i + 1):8} {doc['wall_s']:5.0f} {doc['runs']:5} {doc['exit']:4} "
                       f"{d['regressed']:5} {d['improved']:5} {d['equivalent']:6} {d['undecided']:6} "
                       f"{sum(d.values()):5}  {doc['dram'][0]}/{doc['dram'][1]}", flush=True)
+                if kind == "A/A":      # each false alarm, to see what moved
+                    for r in doc["rows"]:
+                        if r.get("decision") == "regressed":
+                            low, high = r["decision_ci"][1:]
+                            print(f"         regressed: {r['benchmark']} {r['params']} {r['mode']} "
+                                  f"{r['metric']}: {low:+.1f}% .. {high:+.1f}%", flush=True)
     aa, ab = results["A/A"], results["A/B"]
     false_regr = sum(doc["decisions"]["regressed"] for doc in aa)
     keys = sum(sum(doc["decisions"].values()) for doc in aa)
