@@ -115,11 +115,8 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     if low < look.within[1] and look.within[2] < high:
         return Decision("equivalent", within, look.runs)
     why = f"interval {within[1]:+.2f}% .. {within[2]:+.2f}% crosses +-{tolerance:g}%"
-    groups = sequential.grouped(lb, sessions)
-    if groups is not None:
-        means = [sum(g) / len(g) for g in groups]
-        drift = stats.summary(means)["stdev"] if len(means) > 1 else 0.0
-        why += (f"; the baseline's {len(groups)} sessions differ by {math.expm1(drift) * 100:.2f}% "
+    if look.sessions > 1:
+        why += (f"; the baseline's {look.sessions} sessions differ by {math.expm1(look.drift) * 100:.2f}% "
                 f"(sd of their means), which more runs cannot narrow")
     return Decision("undecided", within, look.runs, why=why)
 

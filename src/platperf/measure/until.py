@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .. import decisions, stats
 from ..compare import ALPHA, Pool, load_pools
@@ -36,14 +37,18 @@ class Goal:
     alpha: float = ALPHA
     baseline_runs: list = field(default_factory=list)   # the stored runs of baseline_ref
 
+    @cached_property
+    def session_by_run(self) -> dict:
+        """Run id -> its session (:func:`session_of`), of every baseline run."""
+        return {r["id"]: session_of(r) for r in self.baseline_runs}
+
     def sessions(self, pool) -> list | None:
-        """The session (:func:`session_of`) of each of a baseline pool's runs."""
-        of = {r["id"]: session_of(r) for r in self.baseline_runs}
-        found = [of.get(i) for i in pool.run_ids]
+        """The session of each of a baseline pool's runs."""
+        found = [self.session_by_run.get(i) for i in pool.run_ids]
         return found if len(found) == len(pool.runs) and None not in found else None
 
     def session_count(self) -> int:
-        return len({session_of(r) for r in self.baseline_runs})
+        return len(set(self.session_by_run.values()))
 
 
 def session_of(run: dict) -> tuple:

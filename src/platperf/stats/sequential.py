@@ -88,6 +88,8 @@ class Sequential(NamedTuple):
     look: int          # its number, from 1
     change: tuple      # (estimate, low, high) of mean(new) - mean(base), to test a change
     within: tuple      # (estimate, low, high), to test equivalence
+    sessions: int = 1  # the baseline's sessions the intervals counted
+    drift: float = 0.0 # the standard deviation of their means (0 with one session)
 
 
 def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: float,
@@ -117,7 +119,10 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     first = list(new[:g])
     a_change = alpha if alpha_change is None else alpha_change
     groups = grouped(base, sessions)
-
-    def interval(level):
-        return welch_interval(base, first, level) if groups is None else session_interval(groups, first, level)
-    return Sequential(g, look, interval(1 - 2 * look_alpha(a_change)), interval(1 - 2 * look_alpha(alpha)))
+    if groups is None:
+        return Sequential(g, look, welch_interval(base, first, 1 - 2 * look_alpha(a_change)),
+                          welch_interval(base, first, 1 - 2 * look_alpha(alpha)))
+    means = [math.fsum(v) / len(v) for v in groups]
+    drift = math.sqrt(math.fsum((m - math.fsum(means) / len(means)) ** 2 for m in means) / (len(means) - 1))
+    return Sequential(g, look, session_interval(groups, first, 1 - 2 * look_alpha(a_change)),
+                      session_interval(groups, first, 1 - 2 * look_alpha(alpha)), len(groups), drift)
