@@ -63,13 +63,14 @@ def db(measured, tmp_path):
     return tmp_path
 
 
-def baseline(where, factors: dict[str, float], label="base", cpu_model=None, sessions=False):
+def baseline(where, factors: dict[str, float], label="base", cpu_model=None, sessions=False, facts=None):
     """The real runs again under ``label``, each benchmark's samples times its factor: a
     stored release whose figures differ from today's by a known ratio. A list of factors
-    gives each run its own (a release whose runs scatter)."""
+    gives each run its own (a release whose runs scatter). ``facts`` replace fingerprint
+    entries (virtualization, caches)."""
     store = Store(str(where / "g.db"))
     for i, run in enumerate(store.runs_for("real")):
-        fingerprint = run["fingerprint"]
+        fingerprint = {**run["fingerprint"], **(facts or {})}
         if cpu_model is not None:
             fingerprint = {**fingerprint, "cpu": {**fingerprint["cpu"], "model": cpu_model}}
         new = store.begin_run(label=label, target=run["target"], suite=run["suite"],
@@ -136,6 +137,35 @@ def test_an_undecided_key_measures_again_only_its_step_and_exits_3(db):
     assert all(keys_of_run(db, i) == {"mem-latency"} for i in ids[3:])
     # the rounds go to the looks: 3 runs, then 6, 12, ... of the open key
     assert len(ids) in (6, 12, 24, 48, 96)
+
+
+# A virtual machine whose 64 KiB L2 is private and 1 MiB L3 shared with the host's tenants:
+# the suite's mem-bandwidth rd 64k (64 KiB of buffer) lives in the L3, mem-latency 16k in L1/L2
+VM_CACHES = {"virtualization": {"vm": True, "hypervisor": "KVM", "evidence": ["cpuinfo flag 'hypervisor'"]},
+             "caches": [{"name": "L1d", "level": 1, "type": "data", "size": 16384},
+                        {"name": "L2", "level": 2, "type": "unified", "size": 65536},
+                        {"name": "L3", "level": 3, "type": "unified", "size": 1048576}]}
+
+
+def test_on_a_virtual_machine_a_key_in_the_shared_cache_is_not_decided_nor_measured_again(db):
+    # bandwidth 1000x lower than the baseline's would be a regression; its buffer lies in the
+    # cache the VM shares, so the gate leaves it undecided at once; latency improved
+    baseline(db, {"mem-bandwidth": 1000.0, "mem-latency": 1000.0}, facts=VM_CACHES)
+    proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "base",
+                    "--tolerance", "3%", "--budget", "5m", "--db", "g.db")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "rc against base: 0 regressed, 2 improved, 0 equivalent within 3%, 1 undecided" in proc.stdout
+    assert "undecided (shared cache)" in proc.stdout
+    assert ("Not decided here: 1 key (shared cache): its working set lies in the 1M last-level cache "
+            "that this virtual machine (KVM) shares") in " ".join(proc.stdout.split())
+    assert "gate: 3 run(s) in" in proc.stdout and "1 key(s) cannot be decided here" in proc.stdout
+    assert "a regression at alpha/2 a key, over the 2 keys" in " ".join(proc.stdout.split())
+    out = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc2", "--against", "base",
+                   "--budget", "5m", "--db", "g.db", "--json")
+    doc = json.loads(out.stdout.splitlines()[-1])
+    row = next(r for r in doc["rows"] if r["decision"] == "undecided")
+    assert row["benchmark"] == "mem-bandwidth" and "shares with the host's other tenants" in row["decision_why"]
+    assert all(r["decision_why"] == "" for r in doc["rows"] if r["benchmark"] == "mem-latency")
 
 
 def test_repeat_auto_makes_the_minimum_runs_and_says_what_did_not_settle(db):

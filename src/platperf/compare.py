@@ -101,6 +101,7 @@ class Row:
     decision: str = ""       # regressed | improved | equivalent | undecided ("" one side only)
     decision_ci: tuple | None = None   # the change's interval in % that backs it (estimate, low, high)
     decided_runs: int | None = None    # new runs a sequential decision rests on (run --against)
+    decision_why: str = ""   # why a key the gate did not measure further stayed undecided
     equivalent: bool = False # the equivalence test passed (decisions.equivalence)
     base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
     new_not_measured: str = ""

@@ -38,6 +38,7 @@ class Decision:
     change: tuple | None = None    # (estimate, low, high) of the change, % of the base figure
     runs: int | None = None        # the new side's runs it rests on
     why: str = ""                  # what an undecided key lacks
+    final: bool = False            # undecided, and more runs cannot decide it (shared_cache)
 
 
 def margins(tolerance: float) -> tuple[float, float]:

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .. import decisions, stats
+from .. import decisions, shared_cache, stats
 from ..compare import ALPHA, Pool, load_pools
 from ..records import canonical_params
 from ..runner.executor import Progress
@@ -80,10 +80,11 @@ class Verdict:
     why_stopped: str = ""            # "" every key settled / decided
     settled: dict = field(default_factory=dict)    # key -> decisions.Settling
     decided: dict = field(default_factory=dict)    # key -> decisions.Decision
+    shared: shared_cache.Zone | None = None        # keys a shared cache moves are not decided
 
     def open_keys(self) -> set:
         if self.goal.baseline is not None:
-            return {k for k, d in self.decided.items() if d.word == "undecided"}
+            return {k for k, d in self.decided.items() if d.word == "undecided" and not d.final}
         return {k for k, s in self.settled.items() if not s.settled}
 
 
@@ -137,6 +138,11 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
         return
     both = [k for k, p in pools.items() if p.runs and goal.baseline.get(k) is not None
             and goal.baseline[k].runs]
+    moved = {k for k in both if verdict.shared is not None and verdict.shared.moves(k)}
+    for k in moved:
+        verdict.decided[k] = decisions.Decision("undecided", runs=len(pools[k].runs),
+                                                why=verdict.shared.why(), final=True)
+    both = [k for k in both if k not in moved]
     for k in both:
         if verdict.decided.get(k) is None or verdict.decided[k].word == "undecided":
             verdict.decided[k] = decisions.decide(goal.baseline[k].run_medians, pools[k].run_medians,
@@ -167,6 +173,9 @@ def measure_until(store, target, description, steps: list, goal: Goal, *, measur
     no key is open, the looks run out, or the next round does not fit in the budget."""
     watch, started, run_ids, outcomes = StepKeys(progress), time.monotonic(), [], []
     verdict = Verdict(goal)
+    if goal.baseline is not None:
+        verdict.shared = shared_cache.zone([r.get("fingerprint") for r in goal.baseline_runs]
+                                           + [description.fingerprint])
     todo, runs = list(steps), LOOKS[0]
 
     def begin(run_id):
@@ -186,6 +195,8 @@ def measure_until(store, target, description, steps: list, goal: Goal, *, measur
         judge(verdict, pools)
         open_keys = verdict.open_keys()
         if not open_keys:
+            held = sum(d.final for d in verdict.decided.values())
+            verdict.why_stopped = f"{held} key(s) cannot be decided here" if held else ""
             break
         todo, runs = watch.steps_for(steps, open_keys), more_runs(verdict, pools, open_keys)
         left = goal.budget_s - (time.monotonic() - started)
@@ -275,7 +286,7 @@ def gate_comparison(store, verdict: Verdict, new_run_ids: list[int], new_ref: st
     goal = verdict.goal
     cmp = compare_runs(store, store.runs_for(goal.baseline_ref), [store.run(i) for i in new_run_ids],
                        goal.baseline_ref, new_ref, tolerance=goal.tolerance)
-    keys = max(1, len(verdict.decided))
+    keys = max(1, sum(not d.final for d in verdict.decided.values()))
     apply_decisions(cmp, verdict.decided,
                     f"repeated confidence intervals at {', '.join(map(str, LOOKS))} new runs, "
                     f"alpha {goal.alpha:g} spent evenly over the looks, Jennison & Turnbull 1989; "
@@ -302,6 +313,7 @@ def apply_decisions(cmp, decided: dict, method: str):
         if r.status != "both" or d is None:
             continue
         r.decision, r.decision_ci, r.decided_runs = d.word, d.change, d.runs
+        r.decision_why = d.why if d.final else ""
         r.regression, r.improvement = d.word == "regressed", d.word == "improved"
         r.equivalent = d.word == "equivalent"
         r.confirmed = r.shown = r.regression or r.improvement

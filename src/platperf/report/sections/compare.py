@@ -60,6 +60,8 @@ def verdict(row: compare.Row) -> str:
         return row.status
     if row.decision == "regressed":
         return "REGRESSED"
+    if row.decision == "undecided" and row.decision_why:
+        return "undecided (shared cache)"
     if row.unconfirmed:
         worse = row.new > row.base if row.direction == "lower" else row.new < row.base
         return f"undecided (unconfirmed, {'worse' if worse else 'better'})"
@@ -344,6 +346,10 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
         lines.append(p_legend(cmp))
     if any(r.decision_ci for r in cmp.rows) or cmp.sequential:
         lines.append(decision_text(cmp))
+    held = [r for r in cmp.rows if r.decision == "undecided" and r.decision_why]
+    if held:
+        lines.append(f"Not decided here: {_count(len(held), 'key')} (shared cache): "
+                     f"{held[0].decision_why}.")
     detect = detectable_text(cmp)
     if detect:
         lines.append(detect)
