@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +60,46 @@ def dram_rows(doc: dict, llc: int) -> list[dict]:
         return int(params.get("size", "0")) if params.get("size", "0").isdigit() else 0
     return [r for r in doc["rows"] if r["status"] == "both" and r["benchmark"] == "mem-bandwidth"
             and size(r) > llc]
+
+
+def session_drift(db: Path) -> str:
+    """What the cache a VM shares moves, measured on the baseline: for the keys the gate holds
+    (platperf.shared_cache) and those it decides, the spread of the baseline's session means
+    and of the runs within a session (sd of the logs, in %), and how many keys' run medians
+    sit at two levels (platperf.levels.two_levels)."""
+    from platperf import levels, shared_cache
+    from platperf.compare import load_pools
+    from platperf.measure.until import session_of
+    from platperf.stats import median
+    from platperf.stats.sequential import grouped
+    from platperf.store import Store
+    store = Store(str(db), write=False)
+    runs = store.runs_for("base")
+    zone = shared_cache.zone([r["fingerprint"] for r in runs])
+    session = {r["id"]: session_of(r) for r in runs}
+    pools, _ = load_pools(store, [r["id"] for r in runs])
+    found = {"held": [], "gated": []}
+    for key, pool in pools.items():
+        medians = pool.run_medians
+        groups = grouped([math.log(v) for v in medians if v > 0], [session[i] for i in pool.run_ids])
+        if groups is None or len(medians) != sum(map(len, groups)):
+            continue
+        means = [math.fsum(g) / len(g) for g in groups]
+        between = math.expm1(statistics.stdev(means)) * 100
+        within = math.expm1(math.sqrt(math.fsum(statistics.variance(g) * (len(g) - 1) for g in groups if len(g) > 1)
+                                      / max(1, sum(len(g) - 1 for g in groups)))) * 100
+        cls = "held" if zone is not None and zone.moves(key) else "gated"
+        found[cls].append((between, within, levels.two_levels(medians) is not None, key))
+    out = []
+    for cls, rows in found.items():
+        if not rows:
+            continue
+        worst = max(rows)
+        out.append(f"  {cls:5} {len(rows):3} keys: sessions differ by {median([r[0] for r in rows]):5.1f}% "
+                   f"(median), runs within one by {median([r[1] for r in rows]):4.1f}%; the most "
+                   f"{worst[0]:.1f}% ({worst[3][0]} {worst[3][1]} {worst[3][2]} {worst[3][-1]}); "
+                   f"at two levels: {sum(r[2] for r in rows)}")
+    return "\n".join(out)
 
 
 def start_hog(probe: str, cpu: int) -> subprocess.Popen:
@@ -137,6 +179,8 @@ def main() -> int:
         print(f"baseline: {opts.suite}, {opts.base_sessions} session(s) of {opts.base_runs} runs on CPU {opts.cpu} in "
               f"{time.monotonic() - t0:.0f} s; tolerance {opts.tolerance:g}%, budget {opts.budget} "
               f"a gate; DRAM keys: mem-bandwidth above the {llc >> 20} MiB last-level cache")
+        print("the baseline's drift (sd of the logs: session means; runs within a session):")
+        print(session_drift(db))
         print(f"{'gate':8} {'s':>5} {'runs':>5} {'exit':>4} {'regr':>5} {'impr':>5} {'equiv':>6} "
               f"{'undec':>6} {'held':>5} {'keys':>5}  DRAM regressed")
         results = {"A/A": [], "A/B": []}
@@ -157,12 +201,13 @@ def main() -> int:
                 print(f"{kind + ' ' + str(i + 1):8} {doc['wall_s']:5.0f} {doc['runs']:5} {doc['exit']:4} "
                       f"{d['regressed']:5} {d['improved']:5} {d['equivalent']:6} {d['undecided']:6} "
                       f"{doc['held']:5} {sum(d.values()):5}  {doc['dram'][0]}/{doc['dram'][1]}", flush=True)
-                if kind == "A/A":      # each false alarm, to see what moved
-                    for r in doc["rows"]:
-                        if r.get("decision") == "regressed":
-                            low, high = r["decision_ci"][1:]
-                            print(f"         regressed: {r['benchmark']} {r['params']} {r['mode']} "
-                                  f"{r['metric']}: {low:+.1f}% .. {high:+.1f}%", flush=True)
+                # A/A: each false alarm, to see what moved; A/B: what the hog did to the DRAM keys
+                shown = [r for r in doc["rows"] if r.get("decision") == "regressed"] if kind == "A/A" else dram
+                for r in shown:
+                    if r.get("decision_ci"):
+                        est, low, high = r["decision_ci"]
+                        print(f"         {r['decision']}: {r['benchmark']} {r['params']} {r['mode']} "
+                              f"{r['metric']}: {est:+.1f}% ({low:+.1f}% .. {high:+.1f}%)", flush=True)
     aa, ab = results["A/A"], results["A/B"]
     false_regr = sum(doc["decisions"]["regressed"] for doc in aa)
     keys = sum(sum(doc["decisions"].values()) for doc in aa)

@@ -156,7 +156,7 @@ def test_on_a_virtual_machine_a_key_in_the_shared_cache_is_not_decided_nor_measu
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "rc against base: 0 regressed, 2 improved, 0 equivalent within 3%, 1 undecided" in proc.stdout
     assert "undecided (shared cache)" in proc.stdout
-    assert ("Not decided here: 1 key (shared cache): its working set lies in the 1M last-level cache "
+    assert ("Not decided here: 1 key (shared cache): the working set lies in the 1M last-level cache "
             "that this virtual machine (KVM) shares") in " ".join(proc.stdout.split())
     assert "gate: 3 run(s) in" in proc.stdout and "1 key(s) cannot be decided here" in proc.stdout
     assert "a regression at alpha/2 a key, over the 2 keys" in " ".join(proc.stdout.split())

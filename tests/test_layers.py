@@ -31,7 +31,7 @@ LAYERS = [
                "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml",
                "platperf.atomic", "platperf.findings", "platperf.levels")),
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",
-                     "platperf.code_placement", "platperf.mitigations")),
+                     "platperf.code_placement", "platperf.mitigations", "platperf.shared_cache")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",
               "platperf.placement", "platperf.decisions", "platperf.compare", "platperf.compare_json", "platperf.history",
               "platperf.lava.log", "platperf.annotations")),

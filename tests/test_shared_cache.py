@@ -44,6 +44,7 @@ def test_a_board_or_unknown_caches_hold_no_key():
     assert zone([{"caches": EPYC}]) is None                           # an import says nothing
     assert zone([{"virtualization": KVM, "caches": []}]) is None      # a device tree without caches
     assert zone([]) is None
+    assert zone([None, {"virtualization": KVM, "caches": EPYC}]).llc == 32 << 20   # an imported run: no fingerprint
 
 
 def test_either_side_in_a_virtual_machine_holds_the_keys_with_the_first_caches_listed():

@@ -54,7 +54,7 @@ class Zone:
         return ws is not None and self.low < ws <= self.high
 
     def why(self) -> str:
-        return (f"its working set lies in the {size_label(self.llc)} last-level cache that this virtual "
+        return (f"the working set lies in the {size_label(self.llc)} last-level cache that this virtual "
                 f"machine ({self.hypervisor}) shares with the host's other tenants "
                 f"(working sets over {size_label(self.low)}, up to {size_label(self.high)}): their use of it "
                 "moves the figure between a cache's and DRAM's, which no statistics of the runs can tell "
@@ -64,8 +64,8 @@ class Zone:
 def zone(fingerprints: list[dict]) -> Zone | None:
     """The shared-cache zone when any side ran in a virtual machine and the caches are known
     (from the first fingerprint that lists them), else None: every key is gated."""
-    virt = [(fp.get("virtualization") or {}) for fp in fingerprints if fp]
-    vm = next((v for v in virt if v.get("vm")), None)
+    fingerprints = [fp for fp in fingerprints if isinstance(fp, dict)]
+    vm = next((v for v in (fp.get("virtualization") or {} for fp in fingerprints) if v.get("vm")), None)
     if vm is None:
         return None
     for fp in fingerprints:

@@ -3,6 +3,8 @@ CPU isolation, and whether the machine is a virtual one."""
 from __future__ import annotations
 
 from ..machine.sysroot import format_cpu_list
+from ..shared_cache import zone
+from ..vocab.sizes import size_label
 from .finding import Finding, cpus_text, mhz_text
 
 
@@ -101,10 +103,13 @@ def check_vm(fp: dict) -> list[Finding]:
     vm = fp.get("virtualization") or {}
     if not vm.get("vm"):
         return [Finding("ok", "bare-metal", "no sign of a hypervisor: bare metal")]
+    shared = zone([fp])
+    held = (f"; a gate (run --against) leaves undecided the keys whose working set lies in the "
+            f"cache the host shares ({size_label(shared.low)} .. {size_label(shared.high)})" if shared else "")
     return [Finding(
         "warn", "virtual-machine",
         f"running in a virtual machine ({vm.get('hypervisor')}; {', '.join(vm.get('evidence') or [])})",
         "vCPUs are host threads: the host preempts them (latency maxima are the host's), caches and "
-        "memory bandwidth are shared with other guests, and the counter may be virtualised",
+        "memory bandwidth are shared with other guests, and the counter may be virtualised" + held,
         "measure releases on bare metal; in a VM pin the vCPUs on the host and compare only runs "
         "from the same host and guest size")]

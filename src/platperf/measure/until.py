@@ -138,16 +138,16 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
         return
     both = [k for k, p in pools.items() if p.runs and goal.baseline.get(k) is not None
             and goal.baseline[k].runs]
-    moved = {k for k in both if verdict.shared is not None and verdict.shared.moves(k)}
-    for k in moved:
+    held = {k for k in both if verdict.shared is not None and verdict.shared.moves(k)}
+    for k in held:                  # a VM's shared cache moves them: not decided (shared_cache)
         verdict.decided[k] = decisions.Decision("undecided", runs=len(pools[k].runs),
                                                 why=verdict.shared.why(), final=True)
-    both = [k for k in both if k not in moved]
-    for k in both:
+    gated = [k for k in both if k not in held]
+    for k in gated:
         if verdict.decided.get(k) is None or verdict.decided[k].word == "undecided":
             verdict.decided[k] = decisions.decide(goal.baseline[k].run_medians, pools[k].run_medians,
                                                   goal.tolerance, pools[k].direction,
-                                                  alpha=goal.alpha, keys=len(both),
+                                                  alpha=goal.alpha, keys=len(gated),
                                                   sessions=goal.sessions(goal.baseline[k]))
 
 
