@@ -55,9 +55,11 @@ def llc_bytes(cpu: int) -> int:
 
 
 def dram_rows(doc: dict, llc: int) -> list[dict]:
+    from platperf.records import params_of
+    from platperf.vocab.sizes import size_or_none
+
     def size(r):
-        params = dict(p.split("=", 1) for p in r["params"].split(",") if "=" in p)
-        return int(params.get("size", "0")) if params.get("size", "0").isdigit() else 0
+        return size_or_none(params_of(r["params"]).get("size")) or 0
     return [r for r in doc["rows"] if r["status"] == "both" and r["benchmark"] == "mem-bandwidth"
             and size(r) > llc]
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import stats
 from .guide.keys import Key
-from .records import ResultKey, canonical_params
+from .records import ResultKey, canonical_params, params_of
 from .vocab.lmbench import STREAM_KERNELS
 
 SERIAL = "serial"
@@ -126,10 +126,6 @@ def pair_board_level(base: dict, new: dict) -> tuple[dict, dict]:
     return _meet(base, new), _meet(new, base)
 
 
-def _params_dict(params_key: str) -> dict:
-    return dict(item.partition("=")[::2] for item in params_key.split(",") if item)
-
-
 def _meet(side: dict, other: dict) -> dict:
     wanted = {k for k in map(ResultKey._make, other)
               if _whole_board(k.cluster, k.core, package=k.package) and k.mode == SERIAL and k not in side}
@@ -139,7 +135,7 @@ def _meet(side: dict, other: dict) -> dict:
     for key in map(ResultKey._make, side):
         if key.mode != SERIAL:
             continue
-        params, rank = _unprinted(key.benchmark, _params_dict(key.params))
+        params, rank = _unprinted(key.benchmark, params_of(key.params))
         board = ResultKey(key.benchmark, canonical_params(params), key.mode, None, None, None, key.metric)
         if board not in wanted:
             continue

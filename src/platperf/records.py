@@ -86,6 +86,12 @@ def canonical_params(params: dict) -> str:
     return ",".join(f"{k}={_param_text(params[k])}" for k in sorted(params))
 
 
+def params_of(text: str) -> dict[str, str]:
+    """The inverse of :func:`canonical_params`, values as text: ``pattern=random,size=16384``
+    -> ``{"pattern": "random", "size": "16384"}``."""
+    return dict(item.partition("=")[::2] for item in (text or "").split(",") if item)
+
+
 def _param_text(value) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .records import params_of
 from .vocab.sizes import size_label, size_or_none
 
 # Buffers a mem-bandwidth kernel touches, each of `size` bytes (probe/src/kernels/mem_bandwidth.c);
@@ -31,7 +32,7 @@ BUFFERS = {"cp": 2, "fcp": 2, "bcopy": 2, "peak-copy": 2, "copy": 2, "scale": 2,
 def working_set(benchmark: str, params: str) -> int | None:
     """Bytes a key's kernel cycles through (``params`` as stored: ``kernel=cp,size=1048576``),
     or None for a benchmark without a buffer of its own."""
-    values = dict(p.split("=", 1) for p in params.split(",") if "=" in p) if params else {}
+    values = params_of(params)
     size = size_or_none(values.get("size"))
     if size is None:
         return None

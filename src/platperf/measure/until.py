@@ -82,6 +82,10 @@ class Verdict:
     decided: dict = field(default_factory=dict)    # key -> decisions.Decision
     shared: shared_cache.Zone | None = None        # keys a shared cache moves are not decided
 
+    def held(self) -> list:
+        """The keys left undecided for good (a VM's shared cache moves them: shared_cache)."""
+        return [k for k, d in self.decided.items() if d.final]
+
     def open_keys(self) -> set:
         if self.goal.baseline is not None:
             return {k for k, d in self.decided.items() if d.word == "undecided" and not d.final}
@@ -139,7 +143,7 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
     both = [k for k, p in pools.items() if p.runs and goal.baseline.get(k) is not None
             and goal.baseline[k].runs]
     held = {k for k in both if verdict.shared is not None and verdict.shared.moves(k)}
-    for k in held:                  # a VM's shared cache moves them: not decided (shared_cache)
+    for k in held - set(verdict.held()):    # a VM's shared cache moves them (shared_cache)
         verdict.decided[k] = decisions.Decision("undecided", runs=len(pools[k].runs),
                                                 why=verdict.shared.why(), final=True)
     gated = [k for k in both if k not in held]
@@ -195,7 +199,7 @@ def measure_until(store, target, description, steps: list, goal: Goal, *, measur
         judge(verdict, pools)
         open_keys = verdict.open_keys()
         if not open_keys:
-            held = sum(d.final for d in verdict.decided.values())
+            held = len(verdict.held())
             verdict.why_stopped = f"{held} key(s) cannot be decided here" if held else ""
             break
         todo, runs = watch.steps_for(steps, open_keys), more_runs(verdict, pools, open_keys)
@@ -286,7 +290,7 @@ def gate_comparison(store, verdict: Verdict, new_run_ids: list[int], new_ref: st
     goal = verdict.goal
     cmp = compare_runs(store, store.runs_for(goal.baseline_ref), [store.run(i) for i in new_run_ids],
                        goal.baseline_ref, new_ref, tolerance=goal.tolerance)
-    keys = max(1, sum(not d.final for d in verdict.decided.values()))
+    keys = max(1, len(verdict.decided) - len(verdict.held()))
     apply_decisions(cmp, verdict.decided,
                     f"repeated confidence intervals at {', '.join(map(str, LOOKS))} new runs, "
                     f"alpha {goal.alpha:g} spent evenly over the looks, Jennison & Turnbull 1989; "
