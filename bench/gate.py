@@ -4,7 +4,9 @@ One script run:
 
   * a baseline: the suite measured --base-runs times under one label, in --base-sessions
     separate `platperf run` invocations (sessions), so that the gate counts the drift between
-    sessions (platperf.stats.sequential.session_interval);
+    sessions (platperf.stats.sequential.session_interval). The baseline bounds the gate's
+    power: the interval's variance is at least v (1 + 1/S), v the variance of the S session
+    means, which holds each session's run noise over its m runs; hence 16 sessions of 10 runs;
   * A/A: --gates gates of the same code against that baseline, tolerance --tolerance, budget
     --budget each: every key called regressed is a false alarm; the share of keys shown
     equivalent, and how long each gate took;
@@ -21,7 +23,7 @@ One script run:
 Targets (the issue's): 0 false regressions in the A/A gates; the hog caught in at least 8 of
 10 gates within a 10-minute budget; simulated false-alarm rates within the nominal level.
 Run: .venv/bin/python bench/gate.py [--gates 10] [--budget 10m] [--suite quick] [--cpu 0]
-                                    [--hog-cpu 1] [--base-runs 5] [--base-sessions 8]
+                                    [--hog-cpu 1] [--base-runs 10] [--base-sessions 16]
                                     [--tolerance 3] [--drift 5]
      (up to gates x 2 x budget, plus the baseline: over 3 hours with the defaults; exit 1 when
      a target is missed)
@@ -158,8 +160,8 @@ def main() -> int:
     ap.add_argument("--suite", default="quick")
     ap.add_argument("--cpu", type=int, default=0)
     ap.add_argument("--hog-cpu", type=int, default=1, help="-1: no hog (a dry run of the script)")
-    ap.add_argument("--base-runs", type=int, default=5, help="runs of each baseline session")
-    ap.add_argument("--base-sessions", type=int, default=8,
+    ap.add_argument("--base-runs", type=int, default=10, help="runs of each baseline session")
+    ap.add_argument("--base-sessions", type=int, default=16,
                     help="baseline sessions (platperf run invocations); 1: drift not counted")
     ap.add_argument("--drift", type=float, default=5.0, help="simulated drift between sessions, %%")
     ap.add_argument("--tolerance", type=float, default=3.0)
