@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from platperf import compare, history  # noqa: E402
+from platperf import compare, history, pools  # noqa: E402
 from platperf.records import Result  # noqa: E402
 from platperf.report import render  # noqa: E402
 from platperf.report.sections import compare as presentation  # noqa: E402
@@ -75,8 +75,8 @@ def main():
         secs, cmp = timed(run_compare)
         rows.append(("compare 2 runs x 10,000 keys (load+compare+rst-grid)", secs, 2.0,
                      f"{sum(r.shown for r in cmp.rows)} shown"))
-        _, (base, _m) = timed(lambda: compare.load_side(store, "base")[1:])
-        _, (new, _m2) = timed(lambda: compare.load_side(store, "new")[1:])
+        _, (base, _m) = timed(lambda: pools.load_side(store, "base")[1:])
+        _, (new, _m2) = timed(lambda: pools.load_side(store, "new")[1:])
         secs_stats, _ = timed(lambda: compare.compare_pools(base, new))
         rows.append(("  of which keyed comparison only", secs_stats, None, ""))
         try:

@@ -72,8 +72,8 @@ def session_drift(db: Path) -> str:
     and of the runs within a session (sd of the logs, in %), and how many keys' run medians
     sit at two levels (platperf.levels.two_levels)."""
     from platperf import levels, shared_cache
-    from platperf.compare import load_pools
-    from platperf.measure.until import session_of
+    from platperf.pools import load_pools
+    from platperf.pools import session_of
     from platperf.stats import median
     from platperf.stats.sequential import grouped
     from platperf.store import Store

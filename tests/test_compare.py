@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from platperf import compare
+from platperf.pools import Pool, pool_results
 from platperf.report.sections.compare import cell, number
 from platperf.cli import app
 from platperf import stats
@@ -84,8 +85,8 @@ def test_reordered_rows_give_the_same_comparison(tmp_path):
 def test_positional_pairing_would_differ():
     """The mistake of the published table: pairing rows by position compares cores with
     other cores. Keyed pairing does not depend on the order."""
-    base, _ = compare.pool_results(tfa_results(V29))
-    new, _ = compare.pool_results(tfa_results(V210, [(1, 3), (1, 2), (1, 1), (1, 0), (0, 1), (0, 0)]))
+    base, _ = pool_results(tfa_results(V29))
+    new, _ = pool_results(tfa_results(V210, [(1, 3), (1, 2), (1, 1), (1, 0), (0, 1), (0, 0)]))
     rows = {r.key: r for r in compare.compare_pools(base, new)}
     r = rows[("tftf-rt-instr", "test=suspend_deepest_parallel", "parallel", None, 0, 0, "powerdown")]
     assert (r.base, r.new) == (104.58, 242.66)
@@ -103,8 +104,8 @@ def runs_of(rng, mu, offsets, n=20, rel=0.002, metric="latency", direction="lowe
 def test_tolerance_and_significance_rules():
     rng = random.Random(7)
     steady = (0.0, 0.001, -0.001)
-    base, _ = compare.pool_results(runs_of(rng, 100, steady) + runs_of(rng, 10, steady, metric="bw", direction="higher"))
-    new, _ = compare.pool_results(runs_of(rng, 101, steady) + runs_of(rng, 9, steady, metric="bw", direction="higher"))
+    base, _ = pool_results(runs_of(rng, 100, steady) + runs_of(rng, 10, steady, metric="bw", direction="higher"))
+    new, _ = pool_results(runs_of(rng, 101, steady) + runs_of(rng, 9, steady, metric="bw", direction="higher"))
     rows = {r.metric: r for r in compare.compare_pools(base, new, tolerance=2.0)}
     # +1%: significant over 3 runs a side, but under the tolerance: not shown.
     assert rows["latency"].significant and not rows["latency"].shown
@@ -126,7 +127,7 @@ def test_identical_code_is_not_flagged_however_many_samples():
     for trial in range(40):
         a = runs_of(rng, 100, [rng.gauss(0, 0.01) for _ in range(3)], n=200)
         b = runs_of(rng, 100, [rng.gauss(0, 0.01) for _ in range(3)], n=200)
-        (row,) = compare.compare_pools(compare.pool_results(a)[0], compare.pool_results(b)[0], tolerance=0.5)
+        (row,) = compare.compare_pools(pool_results(a)[0], pool_results(b)[0], tolerance=0.5)
         flagged_runs += row.shown
         pooled = stats.mann_whitney_u(row_samples(a), row_samples(b))[1]
         flagged_pooled += pooled < 0.05 and abs(row.delta_pct) >= 0.5
@@ -140,8 +141,8 @@ def row_samples(results):
 
 def test_one_run_a_side_is_unconfirmed_and_says_how_many_runs_settle_it():
     rng = random.Random(2)
-    base, _ = compare.pool_results(runs_of(rng, 100, [0.0], rel=0.01))
-    new, _ = compare.pool_results(runs_of(rng, 110, [0.0], rel=0.01))
+    base, _ = pool_results(runs_of(rng, 100, [0.0], rel=0.01))
+    new, _ = pool_results(runs_of(rng, 110, [0.0], rel=0.01))
     (row,) = compare.compare_pools(base, new)
     assert row.shown and row.unconfirmed and not row.regression and not row.confirmed
     assert row.basis == "single-run" and row.mde_pct is None
@@ -153,8 +154,8 @@ def test_one_run_a_side_is_unconfirmed_and_says_how_many_runs_settle_it():
 def test_detectable_effect_from_the_run_to_run_spread():
     rng = random.Random(3)
     offsets = [-0.01, 0.0, 0.01]                    # run medians 1% apart: spread 1%
-    base, _ = compare.pool_results(runs_of(rng, 100, offsets, rel=0.0001))
-    new, _ = compare.pool_results(runs_of(rng, 100, offsets, rel=0.0001))
+    base, _ = pool_results(runs_of(rng, 100, offsets, rel=0.0001))
+    new, _ = pool_results(runs_of(rng, 100, offsets, rel=0.0001))
     (row,) = compare.compare_pools(base, new)
     assert row.spread_basis == "runs" and row.spread_pct == pytest.approx(1.0, rel=0.05)
     assert row.mde_pct == pytest.approx(stats.minimum_detectable_effect(row.spread_pct, 3, 3))
@@ -164,19 +165,19 @@ def test_detectable_effect_from_the_run_to_run_spread():
 
 def test_intervals_and_unstable_figures():
     rng = random.Random(4)
-    base, _ = compare.pool_results(runs_of(rng, 100, [0.0, 0.05, -0.05], rel=0.0001))
-    new, _ = compare.pool_results(runs_of(rng, 100, [0.0, 0.001, -0.001], rel=0.0001))
+    base, _ = pool_results(runs_of(rng, 100, [0.0, 0.05, -0.05], rel=0.0001))
+    new, _ = pool_results(runs_of(rng, 100, [0.0, 0.001, -0.001], rel=0.0001))
     (row,) = compare.compare_pools(base, new)
     assert row.base_ci[0] < row.base < row.base_ci[1] and row.unstable     # 10% wide
-    tight, _ = compare.pool_results(runs_of(rng, 100, [0.0, 0.001, -0.001], rel=0.0001))
+    tight, _ = pool_results(runs_of(rng, 100, [0.0, 0.001, -0.001], rel=0.0001))
     (row,) = compare.compare_pools(new, tight)
     assert not row.unstable and row.new_ci[0] <= row.new <= row.new_ci[1]
 
 
 def test_noise_above_tolerance_is_not_shown():
     rng = random.Random(5)
-    base, _ = compare.pool_results(runs_of(rng, 100, [-0.1, 0.1, 0.0]))
-    new, _ = compare.pool_results(runs_of(rng, 100, [-0.08, 0.12, 0.03]))
+    base, _ = pool_results(runs_of(rng, 100, [-0.1, 0.1, 0.0]))
+    new, _ = pool_results(runs_of(rng, 100, [-0.08, 0.12, 0.03]))
     (row,) = compare.compare_pools(base, new)
     assert abs(row.delta_pct) >= 2.0          # a big apparent change...
     assert not row.significant and not row.shown and not row.regression   # ...that is noise
@@ -184,16 +185,16 @@ def test_noise_above_tolerance_is_not_shown():
 
 def test_bootstrap_and_mwu_on_the_run_medians():
     rng = random.Random(5)
-    base, _ = compare.pool_results(runs_of(rng, 100, [0, 0.001, -0.001, 0.002]))
-    new, _ = compare.pool_results(runs_of(rng, 110, [0, 0.001, -0.001, 0.002]))
+    base, _ = pool_results(runs_of(rng, 100, [0, 0.001, -0.001, 0.002]))
+    new, _ = pool_results(runs_of(rng, 110, [0, 0.001, -0.001, 0.002]))
     a = compare.compare_pools(base, new, test="bootstrap")[0]
     b = compare.compare_pools(base, new, test="bootstrap")[0]
     assert a.ratio_ci == b.ratio_ci and a.ratio_ci[0] > 1.0 and a.shown and a.basis == "runs"
     m = compare.compare_pools(base, new, test="mwu")[0]
     assert m.p_value == pytest.approx(2 / 70) and m.regression
     # 3 runs a side can never reach p < 0.05 with Mann-Whitney U: unconfirmed, said so.
-    base3 = {k: compare.Pool(p.unit, p.direction, p.runs[:3]) for k, p in base.items()}
-    new3 = {k: compare.Pool(p.unit, p.direction, p.runs[:3]) for k, p in new.items()}
+    base3 = {k: Pool(p.unit, p.direction, p.runs[:3]) for k, p in base.items()}
+    new3 = {k: Pool(p.unit, p.direction, p.runs[:3]) for k, p in new.items()}
     m = compare.compare_pools(base3, new3, test="mwu")[0]
     assert m.basis == "too-few-runs" and m.unconfirmed and not m.regression
 
@@ -369,7 +370,7 @@ def test_many_keys_of_identical_code_flag_none():
     def side():
         return [Result("k", {"i": i}, "t", "ns", "lower", [100 * (1 + rng.gauss(0, 0.03)) + rng.gauss(0, 0.01)
                                                              for _ in range(5)]) for i in range(300)]
-    pools = [compare.pool_results(side() + side() + side())[0] for _ in range(2)]
+    pools = [pool_results(side() + side() + side())[0] for _ in range(2)]
     rows = compare.compare_pools(*pools)
     assert sum(r.raw_p < 0.05 and r.big for r in rows) >= 3      # raw: false alarms
     assert not any(r.shown or r.regression for r in rows)         # adjusted: none
@@ -489,3 +490,72 @@ def test_json_is_short_for_format_json(tmp_path):
     assert json.loads(short)["decisions"] == {"regressed": 8, "improved": 2, "equivalent": 8, "undecided": 0}
     out = compare_at(db, 80, "--json", "--format", "md")
     assert out.exit_code == 2 and "cannot be combined" in out.output
+
+
+def _pool(runs, first_id):
+    return Pool("GB/s", "higher", [[v] for v in runs], run_ids=list(range(first_id, first_id + len(runs))))
+
+
+def test_a_label_measured_in_several_sessions_has_their_drift_counted():
+    """A baseline label of three sessions (platperf run invocations) whose means sit 10%
+    apart, against one session 8% below their mean: taken as runs of one session the change
+    is a confirmed regression; with each run's session known, compare counts the drift
+    between sessions (the model the gate uses) and the key is undecided, not regressed."""
+    key = Result("mem-bandwidth", {"kernel": "copy", "size": 67108864}, "bandwidth", "GB/s",
+                 "higher", [1.0]).key
+    base = {key: _pool([100 + off + 0.2 * i for off in (0, 10, -10) for i in range(4)], 1)}
+    new = {key: _pool([92 + 0.2 * i for i in range(4)], 21)}
+    sessions = {i: ("host", 100 + (i - 1) // 4) for i in range(1, 13)} | {i: ("host", 200) for i in range(21, 25)}
+    (hidden,) = compare.compare_pools(base, new, tolerance=3.0)
+    (counted,) = compare.compare_pools(base, new, tolerance=3.0, sessions=sessions)
+    assert hidden.decision == "regressed" and hidden.sessions is None
+    assert counted.decision == "undecided" and not counted.regression and counted.sessions == (3, 1)
+    assert counted.p_value > 0.3 > 0.05 > hidden.p_value
+
+
+KVM_EPYC = {"virtualization": {"vm": True, "hypervisor": "KVM"},
+            "caches": [{"level": 1, "type": "data", "size": 32768}, {"level": 2, "type": "unified", "size": 1048576},
+                       {"level": 3, "type": "unified", "size": 33554432}]}
+
+
+def test_on_a_virtual_machine_compare_holds_the_keys_the_shared_cache_moves(tmp_path):
+    """compare says of a key whose working set lies in the cache a VM shares with the host's
+    other tenants what the gate says: undecided (shared cache), never regressed -- so
+    --fail-on-regression does not fail on it -- while a DRAM key's change is still one."""
+    def side(scale):
+        return [[Result("mem-bandwidth", {"kernel": k, "size": size}, "bandwidth", "GB/s", "higher",
+                        [v * scale * (1 + 0.001 * run)])
+                 for k, size, v in (("rd", 1048576, 50.0), ("copy", 67108864, 10.0))] for run in range(4)]
+    make_store(tmp_path, {"a": side(1.0), "b": side(0.7)}, {"a": KVM_EPYC, "b": KVM_EPYC})
+    out = invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--json")
+    assert out.exit_code == 0, out.output
+    rows = {r["params"]: r for r in json.loads(out.output)["rows"]}
+    held, dram = rows["kernel=rd,size=1048576"], rows["kernel=copy,size=67108864"]
+    assert held["decision"] == "undecided" and "32M last-level cache" in held["decision_why"]
+    assert held["delta_pct"] == pytest.approx(-30.0, abs=0.5)
+    assert dram["decision"] == "regressed" and dram["decision_why"] == ""
+    failed = invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--fail-on-regression")
+    assert failed.exit_code == 1 and "1 regression(s)" in failed.output
+    text = invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--all").output
+    assert "undecided (shared cache)" in text and "Not decided here: 1 key (shared cache)" in text
+
+
+@pytest.mark.parametrize("sessions", [False, True])
+def test_compare_counts_the_sessions_a_label_was_measured_in(tmp_path, sessions):
+    """Three `platperf run` invocations of label a (sessions whose means sit 10% apart) and
+    one of b, 8% below their mean: runs of one process would make it a regression; from
+    three processes, as stored with each run, compare counts the drift and says why."""
+    def run(v):
+        return [Result("mem-bandwidth", {"kernel": "copy", "size": 67108864}, "bandwidth", "GB/s",
+                       "higher", [v])]
+    a = [run(100 + off + 0.2 * i) for off in (0, 10, -10) for i in range(4)]
+    store = make_store(tmp_path, {"a": a, "b": [run(92 + 0.2 * i) for i in range(4)]})
+    if sessions:
+        for n, r in enumerate(store.runs_for("a")):
+            store.update_run(r["id"], owner_pid=1000 + n // 4)
+    out = invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--all", "--fail-on-regression")
+    if sessions:
+        assert out.exit_code == 0, out.output
+        assert "0 regressed" in out.output and "the runs came from 3 base and 1 new sessions" in out.output
+    else:
+        assert out.exit_code == 1 and "1 regressed" in out.output and "Sessions:" not in out.output

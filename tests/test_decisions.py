@@ -111,7 +111,7 @@ def test_simulated_error_rates_hold_under_optional_stopping():
 def test_session_interval_counts_the_drift_between_sessions():
     groups = [[0.0, 0.02, -0.02], [0.10, 0.12, 0.08], [-0.10, -0.08, -0.12]]
     y = [0.01, -0.01, 0.0, 0.02]
-    d, low, high = sequential.session_interval(groups, y, 0.95)
+    d, low, high = sequential.session_interval(groups, [y], 0.95)
     assert d == pytest.approx(sum(y) / 4 - 0.0)
     # by hand: v = var(0, 0.1, -0.1) = 0.01, a = v (1 + 1/3), b = var(y) / 4
     a, b = 0.01 * 4 / 3, (sum((v - 0.005) ** 2 for v in y) / 3) / 4
@@ -125,6 +125,43 @@ def test_session_interval_counts_the_drift_between_sessions():
     assert wh - wl < (high - low) / 3
     assert sequential.grouped(flat, [0, 0, 0, 1, 1, 1, 2, 2, 2]) == groups
     assert sequential.grouped(flat, [7] * 9) is None and sequential.grouped(flat, None) is None
+
+
+def test_two_sides_of_several_sessions_are_welch_on_their_session_means():
+    """compare of two labels each measured in several sessions: each session's mean is one
+    observation, Welch's test and interval on them (scipy's as the reference)."""
+    scipy_stats = require_module("scipy.stats")
+    x = [[1.00, 1.02, 0.98], [1.10, 1.12], [0.90, 0.91, 0.89, 0.90]]
+    y = [[1.20, 1.22], [1.05, 1.07, 1.06], [1.30, 1.28]]
+    mx, my = [sum(g) / len(g) for g in x], [sum(g) / len(g) for g in y]
+    d, low, high = sequential.session_interval(x, y, 0.9)
+    ref = scipy_stats.ttest_ind(my, mx, equal_var=False)
+    assert d == pytest.approx(sum(my) / 3 - sum(mx) / 3)
+    assert sequential.session_test(x, y) == pytest.approx(ref.pvalue, rel=1e-6)
+    ci = ref.confidence_interval(0.9)
+    assert (low, high) == pytest.approx((ci.low, ci.high), rel=1e-6)
+    # a side of one session facing one of several carries its own session's offset too:
+    # v (1 + 1/S) either way round, the same interval mirrored
+    one = [1.0, 1.01, 0.99, 1.02]
+    d1, l1, h1 = sequential.session_interval(x, [one], 0.9)
+    d2, l2, h2 = sequential.session_interval([one], x, 0.9)
+    assert (d1, l1, h1) == pytest.approx((-d2, -h2, -l2))
+    # two sides of one session each: Welch's on the runs, drift not seen
+    assert sequential.session_interval([one], [[1.1, 1.12, 1.08]], 0.9) == pytest.approx(
+        sequential.welch_interval(one, [1.1, 1.12, 1.08], 0.9))
+
+
+def test_equivalence_counts_a_sides_sessions():
+    """One look (compare): runs of one label in three sessions whose means differ by 10%
+    are not shown equivalent to a new side at the same level -- their drift is counted --
+    while the same runs taken as one session would be."""
+    base = [100.0, 100.5, 99.5, 110.0, 110.5, 109.5, 90.0, 90.5, 89.5] * 2
+    keys = [0, 0, 0, 1, 1, 1, 2, 2, 2] * 2
+    new = [100.0 + 0.1 * (i % 5) for i in range(30)]
+    pooled, _ = decisions.equivalence(base, new, 10, 0.05)
+    counted, interval = decisions.equivalence(base, new, 10, 0.05, base_sessions=keys)
+    assert pooled and not counted
+    assert interval[2] - interval[1] > 20
 
 
 def test_drift_between_sessions_breaks_a_one_session_gate_and_not_a_counted_one():

@@ -17,7 +17,7 @@ import pytest
 from conftest import require_probe
 
 from platperf import stats
-from platperf.compare import Pool
+from platperf.pools import Pool
 from platperf.measure.until import Goal, Verdict, judge, more_runs
 from platperf.store import Store
 

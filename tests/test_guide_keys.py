@@ -14,7 +14,7 @@ from conftest import missing, require_probe
 from ingest_samples import SAMPLES
 from reference_tables import REFERENCE, TI
 from platperf import guide, placement
-from platperf.compare import Pool
+from platperf.pools import Pool
 from platperf.guide import fallback
 from platperf.guide.keys import Cell, Key
 from platperf.ingest import rst_csv_table

@@ -28,6 +28,11 @@ tolerance named: *regressed* or *improved* (a confirmed change, as above), *equi
 :func:`platperf.decisions.equivalence`: evidence, not the mere absence of a significant
 change), else *undecided*. ``platperf run --against`` decides the same four words while it
 measures, with intervals that allow its repeated looks (:func:`platperf.decisions.decide`).
+As there, a side whose runs come from two or more sessions (``platperf run`` invocations,
+:func:`platperf.pools.session_of`) has the drift between them counted, in the Welch test
+and the equivalence interval (:func:`platperf.stats.sequential.session_parts`); and on a
+virtual machine the keys of the cache it shares with the host's other tenants are
+undecided whatever their change (:func:`hold`, :mod:`platperf.shared_cache`).
 
 From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
 the sides with two runs or more; with one run a side only the spread of that run's samples,
@@ -54,9 +59,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import annotations, decisions, placement, stats
+from . import annotations, decisions, placement, shared_cache, stats
+from .pools import Pool, load_pools, pool_sessions, session_of
 from .fingerprint import Difference, diff
-from .records import ResultKey, key_order, not_measured
+from .records import ResultKey, key_order
+from .stats import sequential
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
@@ -103,6 +110,7 @@ class Row:
     decided_runs: int | None = None    # new runs a sequential decision rests on (run --against)
     decision_why: str = ""   # why a key the gate did not measure further stayed undecided
     equivalent: bool = False # the equivalence test passed (decisions.equivalence)
+    sessions: tuple | None = None   # (base, new) sessions the test counted; None: drift not counted
     base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
     new_not_measured: str = ""
     page: object = None      # a published new side's own delta beside this one (annotations.Annotation)
@@ -171,118 +179,14 @@ class Comparison:
         return [r for r in self.rows if r.pages_differ]
 
 
-# -- pooling ----------------------------------------------------------------------------
-
-@dataclass
-class Pool:
-    """One key on one side: the samples of each run, run by run."""
-
-    unit: str
-    direction: str
-    runs: list[list[float]]
-    pages: set = field(default_factory=set)   # page backings of the runs' buffers
-    not_measured: str = ""   # a run's result left out (records.not_measured); with no runs: the key's
-    page_deltas: list = field(default_factory=list)   # a published page's (+x.xx%), per sample
-    run_ids: list = field(default_factory=list)   # the stored run of each of runs (None: not stored)
-
-    @property
-    def page_delta(self) -> float | None:
-        """The page's own delta of a published figure (one cell read once)."""
-        return self.page_deltas[0] if len(self.page_deltas) == 1 and len(self.samples) == 1 else None
-
-    @property
-    def samples(self) -> list[float]:
-        return [v for run in self.runs for v in run]
-
-    @property
-    def run_medians(self) -> list[float]:
-        return [stats.median(run) for run in self.runs]
-
-    @property
-    def figure(self) -> float:
-        """The median of the run medians (of the samples, for one run)."""
-        return stats.median(self.run_medians)
-
-    @property
-    def pages_text(self) -> str:
-        return "+".join(sorted(self.pages))
-
-
-def _backing(extra) -> str | None:
-    pages = (extra or {}).get("pages") if isinstance(extra, dict) else None
-    backing = pages.get("backing") if isinstance(pages, dict) else None
-    return backing if backing not in (None, "unknown") else None
-
-
-def _add(pools: dict, key: tuple, run, unit: str, direction: str, samples: list[float],
-         runs_seen: dict, extra=None):
-    p = pools.get(key)
-    if p is None:
-        p = pools[key] = Pool(unit, direction, [])
-    why = not_measured(key[0], key[-1], extra)
-    if why:
-        p.not_measured = why
-        return
-    backing = _backing(extra)
-    if backing:
-        p.pages.add(backing)
-    p.page_deltas.append(annotations.published_delta(extra))
-    if runs_seen.get(key) == run and run is not None:
-        p.runs[-1].extend(samples)       # one key twice in a run: one run's samples
-    else:
-        p.runs.append(list(samples))
-        p.run_ids.append(run)
-        runs_seen[key] = run
-
-
-def pool_results(results) -> tuple[dict[tuple, Pool], list[str]]:
-    """Key -> Pool for an iterable of Results (a stored result's ``run_id`` says its run;
-    a Result without one is a run of its own); also the metrics in order of appearance."""
-    pools: dict[tuple, Pool] = {}
-    metrics: dict[str, None] = {}
-    seen: dict = {}
-    for res in results:
-        metrics.setdefault(res.metric, None)
-        _add(pools, res.key, getattr(res, "run_id", None), res.unit, res.direction,
-             res.samples, seen, res.extra)
-    return pools, list(metrics)
-
-
-def load_side(store, ref) -> tuple[list[dict], dict[tuple, Pool], list[str]]:
-    """The runs behind ``ref`` (id, ``latest`` or label) and their samples, run by run."""
-    runs = store.runs_for(ref)
-    pools, metrics = load_pools(store, [run["id"] for run in runs])
-    return runs, pools, metrics
-
-
-def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]:
-    """pool_results() straight from the results table: only the key columns and the
-    samples, with the stored canonical params string as the key (no JSON to decode, no
-    Result objects), so that 10,000 keys load in a fraction of a second."""
-    from sqlalchemy import select
-
-    from .store import unpack_samples
-    from .store.schema import results as t
-    cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.package, t.c.cluster, t.c.core, t.c.metric,
-            t.c.unit, t.c.direction, t.c.samples, t.c.extra)
-    pools: dict[tuple, Pool] = {}
-    metrics: dict[str, None] = {}
-    seen: dict = {}
-    with store.engine.connect() as c:
-        for run_id in run_ids:
-            q = select(*cols).where(t.c.run_id == run_id).order_by(t.c.id)
-            for *key, unit, direction, blob, extra in c.execute(q):
-                key = ResultKey(*key)
-                metrics.setdefault(key.metric, None)
-                _add(pools, key, run_id, unit, direction, unpack_samples(blob), seen, extra)
-    return pools, list(metrics)
-
-
 # -- the comparison ---------------------------------------------------------------------
 
 def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance: float = TOLERANCE,
-                  test: str = "welch", alpha: float = ALPHA, seed: int = 0) -> list[Row]:
-    """Compare two keyed pools; rows sorted by key, never by position in either input."""
+                  test: str = "welch", alpha: float = ALPHA, seed: int = 0,
+                  sessions: dict | None = None) -> list[Row]:
+    """Compare two keyed pools; rows sorted by key, never by position in either input.
+    ``sessions`` (stored run id -> :func:`session_of`) lets a side measured in several
+    sessions count the drift between them (the Welch test and the equivalence test)."""
     if test not in TESTS:
         raise ValueError(f"unknown test '{test}'; choose one of {', '.join(TESTS)}")
     rows = []
@@ -305,7 +209,7 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
                             runs_base=len(b.runs) if b else 0, runs_new=len(n.runs) if n else 0,
                             status="added" if b is None else "removed"))
             continue
-        rows.append(_compare_key(key, b, n, tolerance, test, alpha, seed))
+        rows.append(_compare_key(key, b, n, tolerance, test, alpha, seed, sessions or {}))
     _decide(rows, alpha)
     return rows
 
@@ -336,8 +240,9 @@ def is_unstable(ci: tuple, figure: float, tolerance: float = TOLERANCE) -> bool:
     return width_pct(ci, figure) > tolerance
 
 
-def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
+def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed, sessions: dict) -> Row:
     mb, mn = b.figure, n.figure
+    sb, sn = pool_sessions(b, sessions), pool_sessions(n, sessions)
     row = Row(key, n.unit, n.direction, mb, mn, n_base=len(b.samples), n_new=len(n.samples),
               runs_base=len(b.runs), runs_new=len(n.runs), pages_base=b.pages_text, pages_new=n.pages_text)
     row.delta_pct = (mn - mb) / abs(mb) * 100.0 if mb else (0.0 if mn == mb else None)
@@ -350,8 +255,8 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
         row.runs_needed = max(row.runs_needed or 2, stats.mwu_min_runs(alpha))
     row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
     if 0 < tolerance < 100 and len(b.runs) >= 2 and len(n.runs) >= 2:
-        row.equivalent, row.decision_ci = decisions.equivalence(b.run_medians, n.run_medians,
-                                                                tolerance, alpha)
+        row.equivalent, row.decision_ci = decisions.equivalence(
+            b.run_medians, n.run_medians, tolerance, alpha, base_sessions=sb, new_sessions=sn)
     row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
     if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
@@ -361,7 +266,11 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed) -> Row:
     row.basis = "runs"
     if row.spread_basis == "runs":
         row.mde_pct = stats.minimum_detectable_effect(row.spread_pct, rb, rn, alpha=alpha)
-    if test == "welch":
+    groups = [sequential.grouped(p.run_medians, keys) for p, keys in ((b, sb), (n, sn))]
+    if test == "welch" and groups != [None, None]:
+        row.sessions = tuple(len(g) if g else 1 for g in groups)
+        row.raw_p = sequential.session_test(groups[0] or [b.run_medians], groups[1] or [n.run_medians])
+    elif test == "welch":
         row.raw_p = stats.run_medians_test(b.runs, n.runs)
     elif test == "mwu":
         row.raw_p = stats.mann_whitney_u(b.run_medians, n.run_medians)[1]
@@ -425,10 +334,24 @@ def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: s
     new, new_metrics = load_pools(store, [r["id"] for r in new_runs])
     base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
     order = list(dict.fromkeys(new_metrics + base_metrics))
-    rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed)
+    sessions = {r["id"]: session_of(r) for r in base_runs + new_runs}
+    rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed, sessions=sessions)
+    hold(rows, shared_cache.zone([r.get("fingerprint") for r in base_runs + new_runs]))
     annotate(rows, new, tolerance)
     return Comparison(base_ref, new_ref, tolerance, test, rows,
                       comparability(base_runs, new_runs), order)
+
+
+def hold(rows: list[Row], zone: shared_cache.Zone | None):
+    """Keys whose working set lies in the cache a virtual machine shares with the host's
+    other tenants (:mod:`platperf.shared_cache`) are undecided, whatever their change: the
+    words ``platperf run --against`` says of them. Their figures and changes stay shown."""
+    if zone is None:
+        return
+    for r in rows:
+        if r.status == "both" and zone.moves(r.key):
+            r.decision, r.decision_why = "undecided", zone.why()
+            r.regression = r.improvement = r.confirmed = r.equivalent = r.unconfirmed = False
 
 
 def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):

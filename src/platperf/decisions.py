@@ -13,8 +13,9 @@ in percent: equivalent means a ratio within 1 - t .. 1 + t.
 Two ways to decide, one vocabulary:
 
 * :func:`equivalence` -- one look at fixed runs (``platperf compare``): the two one-sided
-  tests (TOST) at alpha, i.e. the (1 - 2 alpha) Welch interval of the log ratio inside the
-  margins; compare's own rule decides regressed and improved;
+  tests (TOST) at alpha, i.e. the (1 - 2 alpha) interval of the log ratio inside the
+  margins (Welch's, or counting the drift between a side's sessions); compare's own rule
+  decides regressed and improved;
 * :func:`decide` -- repeated looks while runs are added (``platperf run --against``):
   repeated confidence intervals (:func:`platperf.stats.sequential.repeated_interval`), whose error
   rates hold however often the data are looked at and whenever measuring stops.
@@ -66,17 +67,20 @@ def worse(change_pct: float, direction: str) -> bool:
 
 
 def equivalence(base: Sequence[float], new: Sequence[float], tolerance: float,
-                alpha: float) -> tuple[bool, tuple | None]:
+                alpha: float, *, base_sessions: Sequence | None = None,
+                new_sessions: Sequence | None = None) -> tuple[bool, tuple | None]:
     """(equivalent, the interval in %) of two sets of run medians, one look: the two
     one-sided tests (Schuirmann, J. Pharmacokinet. Biopharm. 15(6), 1987) at ``alpha``, as
-    the (1 - 2 alpha) Welch interval of the log ratio (:func:`platperf.stats.sequential.welch_interval`)
-    inside the margins. Needs two runs a side and positive figures (else (False, None))."""
+    the (1 - 2 alpha) interval of the log ratio inside the margins -- Welch's, or with a
+    side's runs naming two sessions or more (``*_sessions``, a session key per run) the one
+    that counts the drift between sessions (:func:`platperf.stats.sequential.interval`).
+    Needs two runs a side and positive figures (else (False, None))."""
     lb, ln = logs(base), logs(new)
     if lb is None or ln is None or len(lb) < 2 or len(ln) < 2:
         return False, None
     low, high = margins(tolerance)
-    interval = sequential.welch_interval(lb, ln, 1 - 2 * alpha)
-    return low < interval[1] and interval[2] < high, percent(interval)
+    found = sequential.interval(lb, ln, 1 - 2 * alpha, base_sessions, new_sessions)
+    return low < found[1] and found[2] < high, percent(found)
 
 
 def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direction: str,

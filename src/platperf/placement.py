@@ -119,7 +119,7 @@ def _figure(members) -> Figure:
 # -- compare: pools keyed by Result.key ---------------------------------------------------
 
 def pair_board_level(base: dict, new: dict) -> tuple[dict, dict]:
-    """Pools of two sides (``Result.key`` -> compare.Pool) where each whole-board key of one
+    """Pools of two sides (``Result.key`` -> pools.Pool) where each whole-board key of one
     side meets the other side's board-level figure of it: that side's per-CPU serial pools of
     the key are replaced by one whole-board pool of all their samples. Keys both sides have
     as they are, and everything else, are untouched."""

@@ -155,7 +155,7 @@ def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
     """The measure.until.Goal of --repeat auto or --against (None for a fixed --repeat)."""
     if request.repeat != "auto" and against is None:
         return None
-    from ..compare import load_pools
+    from ..pools import load_pools
     from ..measure.until import Goal, parse_budget, parse_tolerance
     goal = Goal(parse_tolerance(tolerance), parse_budget(budget))
     if against is not None:

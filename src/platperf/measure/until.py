@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .. import decisions, shared_cache, stats
-from ..compare import ALPHA, Pool, load_pools
+from ..compare import ALPHA
+from ..pools import Pool, load_pools, pool_sessions, session_of
 from ..records import canonical_params
 from ..runner.executor import Progress
 from ..runner.suite import MAX_REPEAT
@@ -44,19 +45,10 @@ class Goal:
 
     def sessions(self, pool) -> list | None:
         """The session of each of a baseline pool's runs."""
-        found = [self.session_by_run.get(i) for i in pool.run_ids]
-        return found if len(found) == len(pool.runs) and None not in found else None
+        return pool_sessions(pool, self.session_by_run)
 
     def session_count(self) -> int:
         return len(set(self.session_by_run.values()))
-
-
-def session_of(run: dict) -> tuple:
-    """The session a stored run was measured in: the ``platperf run`` invocation that made
-    it (its host and process), or for an imported run its start time."""
-    if run.get("owner_pid"):
-        return run.get("owner_host"), run["owner_pid"]
-    return (run.get("started_at"),)
 
 
 def refused(goal: Goal, description) -> str:

@@ -35,7 +35,7 @@ def column_intervals(data) -> dict[tuple, Interval]:
     out = {}
     for col in data.columns:
         for key, pool in data.pools.get(col.name, {}).items():
-            if pool.samples:        # none: every result of the key not measured (compare.Pool)
+            if pool.samples:        # none: every result of the key not measured (pools.Pool)
                 low, high = compare.figure_interval(pool)
                 out[(col.name, key)] = Interval(pool.figure, low, high, len(pool.runs))
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from . import student_t_ppf, welch_parts
+from . import student_t_cdf, student_t_ppf, welch_parts
 
 
 def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tuple[float, float, float]:
@@ -24,35 +24,74 @@ def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tupl
     return d, d - half, d + half
 
 
-def session_interval(groups: Sequence[Sequence[float]], y: Sequence[float],
-                     level: float) -> tuple[float, float, float]:
-    """(mean(y) - mean of the groups' means, low, high): the ``level`` interval of the
-    difference between one new session's mean (``y``, its runs) and a baseline measured in
-    several sessions (``groups``, each session's runs), when every session carries an offset
-    of its own -- a machine whose other tenants, temperature or page placement move between
-    invocations more than within one.
+def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]]
+                  ) -> tuple[float, float, float]:
+    """(mean(y) - mean(x), the variance of that difference, its degrees of freedom) when
+    each side's values are grouped by the session (the ``platperf run`` invocation) that
+    measured them, and every session carries an offset of its own -- a machine whose other
+    tenants, temperature or page placement move between invocations more than within one.
 
     Method: the one-way random-effects model x = mu + b_session + e_run (Searle, Casella &
-    McCulloch, "Variance Components", 1992, ch. 3), analysed on the S session means m_s,
-    whose sample variance v estimates sigma_b^2 + sigma_w^2/n_s. The new session's mean
-    carries one more session offset, so Var(d) = v/S + sigma_b^2 + s_y^2/n, taken as
-    v (1 + 1/S) + s_y^2/n -- conservative by sigma_w^2/n_s -- with Satterthwaite's degrees of
-    freedom (Biometrics Bulletin 2(6), 1946) from v's S - 1 and s_y^2's n - 1. However many
-    runs the new side adds, the interval stays as wide as v (1 + 1/S) makes it: only more
-    baseline sessions narrow that part. Needs two groups and two new values."""
-    means = [math.fsum(g) / len(g) for g in groups if len(g)]
-    s, n = len(means), len(y)
-    if s < 2 or n < 2:
-        raise ValueError("a session interval needs two baseline sessions and two new values")
-    mb, my = math.fsum(means) / s, math.fsum(y) / n
-    a = math.fsum((m - mb) ** 2 for m in means) / (s - 1) * (1 + 1 / s)
-    b = math.fsum((v - my) ** 2 for v in y) / (n - 1) / n
-    d = my - mb
-    if a + b == 0:
+    McCulloch, "Variance Components", 1992, ch. 3). A side of S >= 2 sessions is the mean of
+    its session means m_s, whose sample variance v estimates sigma_b^2 + sigma_w^2/n_s, so it
+    adds v/S with S - 1 degrees of freedom. A side of one session (n values, variance s^2)
+    adds s^2/n, and its one session's own offset when the other side has sessions to
+    estimate it from: v (1 + 1/S) + s^2/n in all -- conservative by sigma_w^2/n_s, since v
+    holds the other side's run noise too. Two sides of one session each give Welch's
+    (1947) parts: drift between sessions cannot be seen, so is not counted. Degrees of
+    freedom by Satterthwaite (Biometrics Bulletin 2(6), 1946). However many runs a side of
+    one session adds, the offset's share stays: only more sessions narrow it. Needs two
+    values on a side of one session."""
+    sides = []
+    for groups in (x_groups, y_groups):
+        groups = [g for g in groups if len(g)]
+        values = groups[0] if len(groups) == 1 else [math.fsum(g) / len(g) for g in groups]
+        k = len(values)
+        if k < 2:
+            raise ValueError("a session interval needs two sessions, or two values of one session, a side")
+        mean = math.fsum(values) / k
+        sides.append((mean, math.fsum((v - mean) ** 2 for v in values) / (k - 1), k, len(groups) > 1))
+    (mx, vx, kx, sx), (my, vy, ky, sy) = sides
+    if sx and not sy:
+        terms = [(vx * (1 + 1 / kx), kx - 1), (vy / ky, ky - 1)]
+    elif sy and not sx:
+        terms = [(vx / kx, kx - 1), (vy * (1 + 1 / ky), ky - 1)]
+    else:
+        terms = [(vx / kx, kx - 1), (vy / ky, ky - 1)]
+    se2 = math.fsum(t for t, _ in terms)
+    df = se2 ** 2 / math.fsum(t * t / f for t, f in terms) if se2 else 0.0
+    return my - mx, se2, df
+
+
+def session_interval(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]],
+                     level: float) -> tuple[float, float, float]:
+    """(mean(y) - mean(x), low, high): the ``level`` interval of :func:`session_parts`'
+    difference, d +- t_{(1+level)/2, df} sqrt(variance)."""
+    d, se2, df = session_parts(x_groups, y_groups)
+    if se2 == 0:
         return d, d, d
-    df = (a + b) ** 2 / (a ** 2 / (s - 1) + b ** 2 / (n - 1))
-    half = student_t_ppf((1 + level) / 2, df) * math.sqrt(a + b)
+    half = student_t_ppf((1 + level) / 2, df) * math.sqrt(se2)
     return d, d - half, d + half
+
+
+def session_test(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]]) -> float:
+    """Two-sided p-value of :func:`session_parts`' difference: t = d / sqrt(variance) on
+    Satterthwaite's degrees of freedom (``platperf compare`` on a side measured in several
+    sessions). No variance at all: 0 when the means differ, 1 when they are equal."""
+    d, se2, df = session_parts(x_groups, y_groups)
+    if se2 == 0:
+        return 1.0 if d == 0 else 0.0
+    return min(1.0, 2.0 * (1.0 - student_t_cdf(abs(d) / math.sqrt(se2), df)))
+
+
+def interval(x: Sequence[float], y: Sequence[float], level: float, x_sessions: Sequence | None = None,
+             y_sessions: Sequence | None = None) -> tuple[float, float, float]:
+    """(mean(y) - mean(x), low, high) at ``level``: :func:`session_interval` when a side's
+    values name two sessions or more (a session key per value), else :func:`welch_interval`."""
+    gx, gy = grouped(x, x_sessions), grouped(y, y_sessions)
+    if gx is None and gy is None:
+        return welch_interval(x, y, level)
+    return session_interval(gx or [x], gy or [y], level)
 
 
 def grouped(values: Sequence[float], sessions: Sequence | None) -> list[list[float]] | None:
@@ -118,11 +157,11 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     g = LOOKS[look - 1]
     first = list(new[:g])
     a_change = alpha if alpha_change is None else alpha_change
+    level_change, level = 1 - 2 * look_alpha(a_change), 1 - 2 * look_alpha(alpha)
     groups = grouped(base, sessions)
     if groups is None:
-        return Sequential(g, look, welch_interval(base, first, 1 - 2 * look_alpha(a_change)),
-                          welch_interval(base, first, 1 - 2 * look_alpha(alpha)))
+        return Sequential(g, look, welch_interval(base, first, level_change), welch_interval(base, first, level))
     means = [math.fsum(v) / len(v) for v in groups]
     drift = math.sqrt(math.fsum((m - math.fsum(means) / len(means)) ** 2 for m in means) / (len(means) - 1))
-    return Sequential(g, look, session_interval(groups, first, 1 - 2 * look_alpha(a_change)),
-                      session_interval(groups, first, 1 - 2 * look_alpha(alpha)), len(groups), drift)
+    return Sequential(g, look, session_interval(groups, [first], level_change),
+                      session_interval(groups, [first], level), len(groups), drift)

@@ -60,14 +60,15 @@ def export_data(data: ReportData) -> dict:
 
 def _intervals(data: ReportData) -> dict:
     """(run id, key) -> 95% bootstrap interval of the median, from the stored samples."""
-    from ... import compare, stats
+    from ... import stats
+    from ...pools import load_pools
     out = {}
     if data.store is None:
         return out
     for col in data.columns:
         for run in col.runs:
-            pools, _ = compare.load_pools(data.store, [run["id"]])
-            for key, pool in pools.items():
+            found, _ = load_pools(data.store, [run["id"]])
+            for key, pool in found.items():
                 if pool.samples:    # none: not measured (records.not_measured)
                     out[(run["id"], key)] = stats.bootstrap_median_ci(pool.samples)
     return out

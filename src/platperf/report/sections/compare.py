@@ -168,6 +168,19 @@ def decision_text(cmp: compare.Comparison) -> str:
             f"runs, or platperf run --against, decide it. Interval: that {level}% interval.")
 
 
+def sessions_text(cmp: compare.Comparison) -> str:
+    """Whether a side's runs came from several sessions, and so the drift between them was
+    counted (compare.Row.sessions; stats.sequential.session_parts), or ""."""
+    counted = [r.sessions for r in cmp.rows if r.sessions]
+    if not counted or cmp.sequential:
+        return ""
+    base, new = (max(s[i] for s in counted) for i in (0, 1))
+    return (f"Sessions: the runs came from {base} base and {new} new sessions (platperf run "
+            f"invocations), so the test and the interval take each session's mean as one "
+            f"observation and a side of one session carries its own session's offset: more "
+            f"sessions narrow them, more runs of one session do not (docs/gate.md).")
+
+
 def detectable_text(cmp: compare.Comparison) -> str:
     """How small a change these runs can catch, and how many runs a tolerance-sized one needs."""
     rows = [r for r in cmp.rows if r.status == "both"]
@@ -346,6 +359,8 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
         lines.append(p_legend(cmp))
     if any(r.decision_ci for r in cmp.rows) or cmp.sequential:
         lines.append(decision_text(cmp))
+    if sessions_text(cmp):
+        lines.append(sessions_text(cmp))
     held = [r for r in cmp.rows if r.decision == "undecided" and r.decision_why]
     if held:
         lines.append(f"Not decided here: {_count(len(held), 'key')} (shared cache): "
