@@ -66,21 +66,21 @@ def dram_rows(doc: dict, llc: int) -> list[dict]:
             and size(r) > llc]
 
 
-def session_drift(db: Path) -> str:
+def session_drift(db: Path, label: str = "base", block: int = 0) -> str:
     """What the cache a VM shares moves, measured on the baseline: for the keys the gate holds
     (platperf.shared_cache) and those it decides, the spread of the baseline's session means
     and of the runs within a session (sd of the logs, in %), and how many keys' run medians
-    sit at two levels (platperf.levels.two_levels)."""
+    sit at two levels (platperf.levels.two_levels). ``block`` > 0: consecutive blocks of that
+    many runs stand for the sessions (bench/session_blocks.py)."""
     from platperf import levels, shared_cache
-    from platperf.pools import load_pools
-    from platperf.pools import session_of
+    from platperf.pools import load_pools, session_of
     from platperf.stats import median
     from platperf.stats.sequential import grouped
     from platperf.store import Store
     store = Store(str(db), write=False)
-    runs = store.runs_for("base")
+    runs = sorted(store.runs_for(label), key=lambda r: r["id"])
     zone = shared_cache.zone([r["fingerprint"] for r in runs])
-    session = {r["id"]: session_of(r) for r in runs}
+    session = {r["id"]: i // block if block else session_of(r) for i, r in enumerate(runs)}
     pools, _ = load_pools(store, [r["id"] for r in runs])
     found = {"held": [], "gated": []}
     for key, pool in pools.items():
