@@ -44,6 +44,7 @@ def test_a_board_or_unknown_caches_hold_no_key():
     assert zone([{"caches": EPYC}]) is None                           # an import says nothing
     assert zone([{"virtualization": KVM, "caches": []}]) is None      # a device tree without caches
     assert zone([]) is None
+    assert zone([{"virtualization": "kvm", "caches": EPYC}]) is None    # not a fingerprint's shape
     assert zone([None, {"virtualization": KVM, "caches": EPYC}]).llc == 32 << 20   # an imported run: no fingerprint
 
 

@@ -66,7 +66,8 @@ def zone(fingerprints: list[dict]) -> Zone | None:
     """The shared-cache zone when any side ran in a virtual machine and the caches are known
     (from the first fingerprint that lists them), else None: every key is gated."""
     fingerprints = [fp for fp in fingerprints if isinstance(fp, dict)]
-    vm = next((v for v in (fp.get("virtualization") or {} for fp in fingerprints) if v.get("vm")), None)
+    found = (fp.get("virtualization") for fp in fingerprints)
+    vm = next((v for v in found if isinstance(v, dict) and v.get("vm")), None)
     if vm is None:
         return None
     for fp in fingerprints:

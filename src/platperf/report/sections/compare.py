@@ -171,8 +171,8 @@ def decision_text(cmp: compare.Comparison) -> str:
 def sessions_text(cmp: compare.Comparison) -> str:
     """Whether a side's runs came from several sessions, and so the drift between them was
     counted (compare.Row.sessions; stats.sequential.session_parts), or ""."""
-    counted = [r.sessions for r in cmp.rows if r.sessions]
-    if not counted or cmp.sequential:
+    counted = [r.sessions for r in cmp.rows if r.sessions and not cmp.sequential]
+    if not counted:
         return ""
     base, new = (max(s[i] for s in counted) for i in (0, 1))
     return (f"Sessions: the runs came from {base} base and {new} new sessions (platperf run "
@@ -359,15 +359,11 @@ def footer(cmp: compare.Comparison, listed: int, all_keys: bool) -> str:
         lines.append(p_legend(cmp))
     if any(r.decision_ci for r in cmp.rows) or cmp.sequential:
         lines.append(decision_text(cmp))
-    if sessions_text(cmp):
-        lines.append(sessions_text(cmp))
     held = [r for r in cmp.rows if r.decision == "undecided" and r.decision_why]
     if held:
         lines.append(f"Not decided here: {_count(len(held), 'key')} (shared cache): "
                      f"{held[0].decision_why}.")
-    detect = detectable_text(cmp)
-    if detect:
-        lines.append(detect)
+    lines += [text for text in (sessions_text(cmp), detectable_text(cmp)) if text]
     keys = sum(r.status == "both" for r in cmp.rows)
     if not all_keys:
         what = "were not shown equivalent" if cmp.sequential else "changed"
