@@ -554,8 +554,11 @@ def test_compare_counts_the_sessions_a_label_was_measured_in(tmp_path, sessions)
         for n, r in enumerate(store.runs_for("a")):
             store.update_run(r["id"], owner_pid=1000 + n // 4)
     out = invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--all", "--fail-on-regression")
+    (row,) = json.loads(invoke("compare", "a", "b", "--db", tmp_path / "t.db", "--json").output)["rows"]
     if sessions:
         assert out.exit_code == 0, out.output
         assert "0 regressed" in out.output and "the runs came from 3 base and 1 new sessions" in out.output
+        assert row["sessions"] == [3, 1] and row["decision"] == "undecided"
     else:
         assert out.exit_code == 1 and "1 regressed" in out.output and "Sessions:" not in out.output
+        assert row["sessions"] is None and row["decision"] == "regressed"

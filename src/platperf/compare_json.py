@@ -13,7 +13,7 @@ ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base"
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
               "unconfirmed", "regression", "improvement", "spread_pct", "spread_basis", "mde_pct",
               "runs_needed", "base_ci", "new_ci", "unstable", "status", "pages_base", "pages_new",
-              "decision", "decision_ci", "decided_runs", "decision_why",
+              "decision", "decision_ci", "decided_runs", "decision_why", "sessions",
               "base_not_measured", "new_not_measured", "page_delta_pct", "page_verdict")
 
 
