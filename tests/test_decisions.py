@@ -178,3 +178,47 @@ def test_drift_between_sessions_breaks_a_one_session_gate_and_not_a_counted_one(
     # a change far beyond the drift is still found
     big = decisions.simulate(30.0, 3.0, **{**common, "drift_pct": 2.0, "base_sessions": 8, "base_runs": 64})
     assert big["regressed"] / trials >= 0.8
+
+
+def test_against_several_sessions_the_new_runs_count_in_blocks():
+    """The gate's new runs count in blocks of BLOCK consecutive runs, each a session: the
+    look's interval is the session interval of the baseline's sessions against those blocks,
+    on the fewest degrees of freedom of either side; far narrower at 48 runs than one session
+    facing the baseline, whose own offset stays whatever its runs."""
+    rng = random.Random(8)
+    offsets = [rng.gauss(0, 0.03) for _ in range(16)]
+    base = [offsets[i // 10] + rng.gauss(0, 0.06) for i in range(160)]
+    keys = [i // 10 for i in range(160)]
+    new = [rng.gauss(0, 0.03) + rng.gauss(0, 0.06) for _ in range(48)]
+    look = sequential.repeated_interval(base, new, alpha=0.05, sessions=keys)
+    groups = [base[s * 10:(s + 1) * 10] for s in range(16)]
+    blocks = [new[i:i + sequential.BLOCK] for i in range(0, 48, sequential.BLOCK)]
+    level = 1 - 2 * sequential.look_alpha(0.05)
+    assert (look.runs, look.sessions, look.blocks) == (48, 16, 16)
+    assert look.within == pytest.approx(sequential.session_interval(groups, blocks, level, conservative=True))
+    # the fewest degrees of freedom: 15 here, where Satterthwaite's would be more
+    d, se2, df = sequential.session_parts(groups, blocks, conservative=True)
+    assert df == 15 and sequential.session_parts(groups, blocks)[2] > 15
+    one = sequential.session_interval(groups, [new], level)
+    assert look.within[2] - look.within[1] < 0.7 * (one[2] - one[1])
+    # the first look is one block: it carries its own offset, as one session does
+    first = sequential.repeated_interval(base, new[:3], alpha=0.05, sessions=keys)
+    assert first.blocks == 1 and first.within == pytest.approx(
+        sequential.session_interval(groups, [new[:3]], level, conservative=True))
+
+
+def test_the_blocks_hold_the_error_rates_where_satterthwaites_degrees_of_freedom_do_not(monkeypatch):
+    """A true change of exactly the tolerance, baseline of 16 sessions, every session and
+    every block offset by 1%: with the fewest degrees of freedom both errors stay within
+    alpha; with Satterthwaite's the looks of 2 and 4 blocks make the interval too narrow (a
+    side of 2 sessions estimates its variance on one degree of freedom)."""
+    alpha, trials = 0.05, 1500
+    common = dict(tolerance=3.0, alpha=alpha, base_runs=160, base_sessions=16, trials=trials,
+                  seed=3, drift_pct=1.0)
+    edge = decisions.simulate(3.0, 3.0, **common)
+    assert edge["regressed"] / trials <= alpha and edge["equivalent"] / trials <= alpha
+    real = sequential.session_interval
+    monkeypatch.setattr(sequential, "session_interval",
+                        lambda x, y, level, conservative=False: real(x, y, level))
+    satterthwaite = decisions.simulate(3.0, 3.0, **common)
+    assert satterthwaite["regressed"] / trials > alpha and satterthwaite["equivalent"] / trials > alpha

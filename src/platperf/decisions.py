@@ -99,8 +99,8 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     over every look together (:func:`platperf.stats.sequential.repeated_interval`).
 
     ``sessions`` names the session (the ``platperf run`` invocation) of each base value: with
-    two or more, the drift between sessions is counted (:func:`platperf.stats.sequential.session_interval`);
-    without, runs of one session stand for every session, and a machine that drifts between
+    two or more, the drift between sessions is counted (:func:`platperf.stats.sequential.session_interval`),
+    the new runs in blocks of :data:`platperf.stats.sequential.BLOCK`, each a session; without, runs of one session stand for every session, and a machine that drifts between
     invocations by more than the tolerance is then seen as changed."""
     lb, ln = logs(base), logs(new)
     if lb is None or ln is None:
@@ -122,13 +122,13 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     why = f"interval {within[1]:+.2f}% .. {within[2]:+.2f}% crosses +-{tolerance:g}%"
     if look.sessions > 1:
         why += (f"; the baseline's {look.sessions} sessions differ by {math.expm1(look.drift) * 100:.2f}% "
-                f"(sd of their means), which more runs cannot narrow")
+                f"(sd of their means): its share of the interval only more baseline sessions narrow")
     return Decision("undecided", within, look.runs, why=why)
 
 
 def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: float,
              base_runs: int, trials: int, seed: int, keys: int = 1, drift_pct: float = 0.0,
-             base_sessions: int = 1, count_drift: bool = True) -> dict[str, int]:
+             base_sessions: int = 1, count_drift: bool = True, window_pct: float = 0.0) -> dict[str, int]:
     """How often each word is said of one key whose true change is ``change_pct``, its runs'
     figures log-normal with a spread of ``spread_pct``, when new runs are added look after look
     (:data:`platperf.stats.sequential.LOOKS`) and measuring stops at the first decision --
@@ -136,9 +136,12 @@ def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: f
     At ``change_pct`` = 0 the share called regressed is the gate's false alarm; at the
     tolerance itself, the share called regressed or equivalent is each error's worst case.
 
-    ``drift_pct``: every session (each of the ``base_sessions`` the baseline's runs are split
-    into, and the new side's one) is offset by a draw of that spread; ``count_drift`` False
-    hides the sessions from :func:`decide`, as a gate on a one-session baseline sees them."""
+    ``drift_pct``: every session is offset by a draw of that spread -- each of the
+    ``base_sessions`` the baseline's runs are split into, and each block of
+    :data:`platperf.stats.sequential.BLOCK` new runs (the model the gate's blocks rest on);
+    ``window_pct``: one more offset, shared by all the new runs (another hour of a shared
+    machine, which the blocks cannot see); ``count_drift`` False hides the sessions from
+    :func:`decide`, as a gate on a one-session baseline sees them."""
     rng = random.Random(seed)
     shift, sigma = math.log1p(change_pct / 100.0), math.log1p(spread_pct / 100.0)
     between = math.log1p(drift_pct / 100.0)
@@ -147,10 +150,12 @@ def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: f
     for _ in range(trials):
         offsets = [rng.gauss(0.0, between) for _ in range(base_sessions)]
         base = [math.exp(offsets[s] + rng.gauss(0.0, sigma)) for s in sessions]
-        here = shift + rng.gauss(0.0, between)
+        here = shift + rng.gauss(0.0, math.log1p(window_pct / 100.0))
         new: list[float] = []
         for g in sequential.LOOKS:
-            new += [math.exp(rng.gauss(here, sigma)) for _ in range(g - len(new))]
+            while len(new) < g:
+                block = here + rng.gauss(0.0, between)
+                new += [math.exp(rng.gauss(block, sigma)) for _ in range(sequential.BLOCK)]
             decision = decide(base, new, tolerance, "lower", alpha=alpha, keys=keys,
                               sessions=sessions if count_drift else None)
             if decision.word != "undecided":

@@ -24,8 +24,8 @@ def welch_interval(x: Sequence[float], y: Sequence[float], level: float) -> tupl
     return d, d - half, d + half
 
 
-def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]]
-                  ) -> tuple[float, float, float]:
+def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]],
+                  conservative: bool = False) -> tuple[float, float, float]:
     """(mean(y) - mean(x), the variance of that difference, its degrees of freedom) when
     each side's values are grouped by the session (the ``platperf run`` invocation) that
     measured them, and every session carries an offset of its own -- a machine whose other
@@ -39,9 +39,14 @@ def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequen
     estimate it from: v (1 + 1/S) + s^2/n in all -- conservative by sigma_w^2/n_s, since v
     holds the other side's run noise too. Two sides of one session each give Welch's
     (1947) parts: drift between sessions cannot be seen, so is not counted. Degrees of
-    freedom by Satterthwaite (Biometrics Bulletin 2(6), 1946). However many runs a side of
-    one session adds, the offset's share stays: only more sessions narrow it. Needs two
-    values on a side of one session."""
+    freedom by Satterthwaite (Biometrics Bulletin 2(6), 1946); ``conservative``: the fewest
+    of either side's instead (Hsu 1938; Mickey & Brown, "Bounds on the distribution functions
+    of the Behrens-Fisher statistic", Ann. Math. Statist. 37(3), 1966: the level then holds
+    whatever the ratio of the variances), for the far tails a gate tests at, where
+    Satterthwaite's estimate from a side of few sessions makes the interval too narrow
+    (measured: tests/test_decisions.py). However many runs a side of one session adds, the
+    offset's share stays: only more sessions narrow it. Needs two values on a side of one
+    session."""
     sides = []
     for groups in (x_groups, y_groups):
         groups = [g for g in groups if len(g)]
@@ -60,14 +65,16 @@ def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequen
         terms = [(vx / kx, kx - 1), (vy / ky, ky - 1)]
     se2 = math.fsum(t for t, _ in terms)
     df = se2 ** 2 / math.fsum(t * t / f for t, f in terms) if se2 else 0.0
+    if conservative:
+        df = min(f for _, f in terms)
     return my - mx, se2, df
 
 
 def session_interval(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]],
-                     level: float) -> tuple[float, float, float]:
+                     level: float, conservative: bool = False) -> tuple[float, float, float]:
     """(mean(y) - mean(x), low, high): the ``level`` interval of :func:`session_parts`'
     difference, d +- t_{(1+level)/2, df} sqrt(variance)."""
-    d, se2, df = session_parts(x_groups, y_groups)
+    d, se2, df = session_parts(x_groups, y_groups, conservative)
     if se2 == 0:
         return d, d, d
     half = student_t_ppf((1 + level) / 2, df) * math.sqrt(se2)
@@ -108,6 +115,9 @@ def grouped(values: Sequence[float], sessions: Sequence | None) -> list[list[flo
 # The run counts at which a sequential decision may look (platperf run --against): doubling,
 # so that six looks cover 3 to 96 runs and each keeps a sixth of the error.
 LOOKS = (3, 6, 12, 24, 48, 96)
+# Against a baseline of several sessions the new runs count in blocks of this many
+# consecutive runs, each standing for a session (repeated_interval): every look is whole blocks.
+BLOCK = LOOKS[0]
 
 
 def look_alpha(alpha: float) -> float:
@@ -129,6 +139,7 @@ class Sequential(NamedTuple):
     within: tuple      # (estimate, low, high), to test equivalence
     sessions: int = 1  # the baseline's sessions the intervals counted
     drift: float = 0.0 # the standard deviation of their means (0 with one session)
+    blocks: int = 0    # the new side's blocks of BLOCK runs they counted (0: its runs as they are)
 
 
 def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: float,
@@ -149,7 +160,15 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     interval (level 1 - 2 alpha_change_k, default alpha) wholly past it. A baseline is
     fixed: only the new side grows, so its runs bound how narrow any interval gets.
     With ``sessions`` (a session key per base value) naming two or more, each look's interval
-    is :func:`session_interval`'s instead, so that the drift between sessions is counted.
+    is :func:`session_interval`'s instead, so that the drift between sessions is counted, and
+    the new side's runs count in blocks of :data:`BLOCK` consecutive runs, each a session of
+    its own: g/BLOCK block means against the baseline's session means (Welch's test on both
+    sides' means; the first look, one block, carries its own offset, v (1 + 1/S)), on the
+    conservative degrees of freedom of :func:`session_parts` (far tails, few blocks). The
+    drift a gate's runs see over minutes then narrows with its blocks, where one session's
+    offset would stay whatever its runs; an offset shared by every run of the gate and by no
+    baseline session (another hour of a shared machine) is not counted -- the baseline's
+    sessions taken at different times are what stands for it.
     """
     if len(base) < 2 or len(new) < LOOKS[0]:
         return None
@@ -163,5 +182,7 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
         return Sequential(g, look, welch_interval(base, first, level_change), welch_interval(base, first, level))
     means = [math.fsum(v) / len(v) for v in groups]
     drift = math.sqrt(math.fsum((m - math.fsum(means) / len(means)) ** 2 for m in means) / (len(means) - 1))
-    return Sequential(g, look, session_interval(groups, [first], level_change),
-                      session_interval(groups, [first], level), len(groups), drift)
+    blocks = [first[i:i + BLOCK] for i in range(0, g, BLOCK)]
+    return Sequential(g, look, session_interval(groups, blocks, level_change, conservative=True),
+                      session_interval(groups, blocks, level, conservative=True), len(groups), drift,
+                      len(blocks))
