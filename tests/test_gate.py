@@ -246,7 +246,8 @@ def test_gate_rounds_go_to_the_next_look():
 
 def test_a_baseline_of_several_sessions_counts_their_drift(db):
     # three sessions, each its own figures: far from today's (1000x), the gate still decides;
-    # 1.3x apart from each other around today's, no number of runs of one new session decides
+    # 1.3x apart from each other around today's, the baseline's own share of the interval (its
+    # 3 session means, 2 degrees of freedom) keeps every key undecided, however many new blocks
     baseline(db, {"mem-bandwidth": 1000.0, "mem-latency": 1000.0}, label="far", sessions=True)
     proc = platperf(db, "run", "--suite", "two.toml", "--cpus", "0", "--label", "rc", "--against", "far",
                     "--tolerance", "3%", "--budget", "5m", "--db", "g.db", "-q")
@@ -281,6 +282,7 @@ def test_the_gate_counts_the_baselines_sessions_when_it_has_several():
         return verdict.decided[("a",)]
     # one session: its runs stand for every session, and today's 7% is beyond the tolerance
     assert decided([5] * 8).word == "regressed"
-    # four: a fifth session may sit as far off as those four, so 7% is not shown beyond 3%
+    # four: their means 4% apart are the baseline's share of the interval (and today's 6 runs
+    # are 2 blocks), so 7% is not shown beyond 3%
     four = decided([5, 5, 6, 6, 7, 7, 8, 8])
     assert four.word == "undecided" and "the baseline's 4 sessions differ by" in four.why

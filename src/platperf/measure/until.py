@@ -23,7 +23,7 @@ from ..pools import Pool, load_pools, pool_sessions, session_of
 from ..records import canonical_params
 from ..runner.executor import Progress
 from ..runner.suite import MAX_REPEAT
-from ..stats.sequential import LOOKS
+from ..stats.sequential import BLOCK, LOOKS
 
 
 @dataclass
@@ -294,8 +294,9 @@ def drift_text(goal: Goal) -> str:
     """Whether the gate's intervals count the drift between sessions (measure.until.Goal)."""
     n = goal.session_count()
     if n >= 2:
-        return (f"the drift between sessions counted from the baseline's {n} sessions "
-                "(one-way random effects, Searle et al. 1992)")
+        return (f"the drift between sessions counted from the baseline's {n} sessions and the new "
+                f"runs in blocks of {BLOCK}, each a session (one-way random effects, Searle et al. "
+                "1992; the fewer degrees of freedom of the two sides, Mickey & Brown 1966)")
     return ("the baseline is one session: drift between sessions is not counted -- measure it "
             "in several (platperf run --label REF, at different times) to have it counted")
 
