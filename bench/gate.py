@@ -219,8 +219,11 @@ def main() -> int:
                     if est:
                         print(f"         decided keys' |change|: median {est[len(est) // 2]:.1f}%, "
                               f"the most {est[-1]:.1f}% ({len(est)} keys)", flush=True)
-                # A/A: each false alarm, to see what moved; A/B: what the hog did to the DRAM keys
-                shown = [r for r in doc["rows"] if r.get("decision") == "regressed"] if kind == "A/A" else dram
+                # A/A: each false alarm, to see what moved; A/B: what the hog did to the DRAM
+                # keys, and every other key it moved beyond the tolerance
+                changed = [r for r in doc["rows"] if r.get("decision") in ("regressed", "improved")]
+                shown = [r for r in changed if r["decision"] == "regressed"] if kind == "A/A" else \
+                    dram + [r for r in changed if r not in dram]
                 for r in shown:
                     if r.get("decision_ci"):
                         est, low, high = r["decision_ci"]
