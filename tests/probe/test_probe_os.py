@@ -121,11 +121,20 @@ def test_a_program_that_cannot_be_executed_is_a_warning_not_a_crash(tmp_path):
 
 
 def test_lat_ctx_subtracts_the_overhead_measured_before_it():
-    """sample = ring time per hop (ticks / iterations) - the overhead loop's median per hop."""
-    recs = records(run_probe("native", "run", "os-ctx", "--procs", "2", "--size", "16k", "--samples", "3",
-                             "--min-time", "0.002").stdout)
+    """sample = ring time per hop (ticks / iterations) - the overhead loop's median per hop.
+    On a busy machine the overhead may reach the ring's time: then the probe gives no figure
+    and says so (os-overhead-exceeds); the test measures again, up to five times."""
+    for _ in range(5):
+        recs = records(run_probe("native", "run", "os-ctx", "--procs", "2", "--size", "16k", "--samples", "3",
+                                 "--min-time", "0.002").stdout)
+        found = [r for r in recs if r["type"] == "result"]
+        if found:
+            break
+        exceeded = [w for w in recs if w["type"] == "warning" and w["code"] == "os-overhead-exceeds"]
+        assert [w["params"] for w in exceeded] == [{"procs": 2, "size": 16384}], recs
+    assert found, "the overhead reached the ring's time in 5 runs: a machine too busy for this test"
     freq = recs[0]["counter"]["freq_hz"]
-    r = next(r for r in recs if r["type"] == "result")
+    r = found[0]
     assert r["params"] == {"procs": 2, "size": 16384}
     overhead = r["overhead_subtracted"]
     assert overhead > 0
