@@ -559,6 +559,9 @@ def test_compare_counts_the_sessions_a_label_was_measured_in(tmp_path, sessions)
         assert out.exit_code == 0, out.output
         assert "0 regressed" in out.output and "the runs came from 3 base and 1 new sessions" in out.output
         assert row["sessions"] == [3, 1] and row["decision"] == "undecided"
+        # runs of one session cannot narrow it: no "runs a side" advice for that key
+        assert "runs a side on the median key" not in " ".join(out.output.split())
     else:
         assert out.exit_code == 1 and "1 regressed" in out.output and "Sessions:" not in out.output
+        assert "runs a side on the median key" in " ".join(out.output.split())
         assert row["sessions"] is None and row["decision"] == "regressed"

@@ -182,8 +182,10 @@ def sessions_text(cmp: compare.Comparison) -> str:
 
 
 def detectable_text(cmp: compare.Comparison) -> str:
-    """How small a change these runs can catch, and how many runs a tolerance-sized one needs."""
-    rows = [r for r in cmp.rows if r.status == "both"]
+    """How small a change these runs can catch, and how many runs a tolerance-sized one needs
+    (not for keys whose sessions were counted: more runs of a session do not narrow those)."""
+    both = [r for r in cmp.rows if r.status == "both"]
+    rows = [r for r in both if not r.sessions]
     mdes = [r.mde_pct for r in rows if r.mde_pct is not None and math.isfinite(r.mde_pct)]
     # runs a side for a tolerance-sized change, over the keys whose spread is known
     needed = [math.inf if r.runs_needed is None else r.runs_needed for r in rows if r.spread_pct]
@@ -201,7 +203,7 @@ def detectable_text(cmp: compare.Comparison) -> str:
         parts.append(f"A change of {cmp.tolerance:g}% needs {runs(statistics.median_low(needed))} "
                      f"runs a side on the median key, {runs(max(needed))} on the noisiest"
                      + (" (from one run's samples: at least that many)." if lower else "."))
-    unstable = sum(r.unstable for r in rows)
+    unstable = sum(r.unstable for r in both)
     if unstable:
         parts.append(f"{unstable} figure(s) have a 95% interval wider than {cmp.tolerance:g}%: "
                      "unstable.")
