@@ -99,9 +99,11 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     over every look together (:func:`platperf.stats.sequential.repeated_interval`).
 
     ``sessions`` names the session (the ``platperf run`` invocation) of each base value: with
-    two or more, the drift between sessions is counted (:func:`platperf.stats.sequential.session_interval`),
-    the new runs in blocks of :data:`platperf.stats.sequential.BLOCK`, each a session; without, runs of one session stand for every session, and a machine that drifts between
-    invocations by more than the tolerance is then seen as changed."""
+    two or more, the drift between sessions is counted
+    (:func:`platperf.stats.sequential.session_interval`), the new runs in blocks of
+    :data:`platperf.stats.sequential.BLOCK`, each a session; without, runs of one session
+    stand for every session, and a machine that drifts between invocations by more than the
+    tolerance is then seen as changed."""
     lb, ln = logs(base), logs(new)
     if lb is None or ln is None:
         return Decision("undecided", why="a figure that is not positive has no ratio")

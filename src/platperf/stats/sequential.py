@@ -64,10 +64,9 @@ def session_parts(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequen
     else:
         terms = [(vx / kx, kx - 1), (vy / ky, ky - 1)]
     se2 = math.fsum(t for t, _ in terms)
-    df = se2 ** 2 / math.fsum(t * t / f for t, f in terms) if se2 else 0.0
     if conservative:
-        df = min(f for _, f in terms)
-    return my - mx, se2, df
+        return my - mx, se2, min(f for _, f in terms)
+    return my - mx, se2, se2 ** 2 / math.fsum(t * t / f for t, f in terms) if se2 else 0.0
 
 
 def session_interval(x_groups: Sequence[Sequence[float]], y_groups: Sequence[Sequence[float]],
@@ -139,7 +138,6 @@ class Sequential(NamedTuple):
     within: tuple      # (estimate, low, high), to test equivalence
     sessions: int = 1  # the baseline's sessions the intervals counted
     drift: float = 0.0 # the standard deviation of their means (0 with one session)
-    blocks: int = 0    # the new side's blocks of BLOCK runs they counted (0: its runs as they are)
 
 
 def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: float,
@@ -184,5 +182,4 @@ def repeated_interval(base: Sequence[float], new: Sequence[float], *, alpha: flo
     drift = math.sqrt(math.fsum((m - math.fsum(means) / len(means)) ** 2 for m in means) / (len(means) - 1))
     blocks = [first[i:i + BLOCK] for i in range(0, g, BLOCK)]
     return Sequential(g, look, session_interval(groups, blocks, level_change, conservative=True),
-                      session_interval(groups, blocks, level, conservative=True), len(groups), drift,
-                      len(blocks))
+                      session_interval(groups, blocks, level, conservative=True), len(groups), drift)

@@ -171,8 +171,8 @@ def decision_text(cmp: compare.Comparison) -> str:
 def sessions_text(cmp: compare.Comparison) -> str:
     """Whether a side's runs came from several sessions, and so the drift between them was
     counted (compare.Row.sessions; stats.sequential.session_parts), or ""."""
-    counted = [r.sessions for r in cmp.rows if r.sessions and not cmp.sequential]
-    if not counted:
+    counted = [r.sessions for r in cmp.rows if r.sessions]
+    if not counted or cmp.sequential:
         return ""
     base, new = (max(s[i] for s in counted) for i in (0, 1))
     return (f"Sessions: the runs came from {base} base and {new} new sessions (platperf run "
