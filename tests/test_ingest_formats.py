@@ -211,7 +211,7 @@ def test_rst_csv_table_columns_without_platform_key_the_row():
     ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x","1","2"\n', 4, ["at most 2 cells"]),
     ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x","1 (min 2, max)"\n', 4, ["cell"]),
     ('.. csv-table:: T\n\n    "x","1"\n', 1, [":header:"]),
-    ('.. csv-table:: T\n    :header: "a","b"\n    :file: data.csv\n', 1, ["another file"]),
+    ('.. csv-table:: T\n    :header: "a","b"\n    :file: data.csv\n', 1, ["reads its rows from data.csv", "cannot be read beside the page"]),
     ('.. csv-table:: T\n    :header: "a","b: perf"\n\n    "x,"1"\n', 4, ["not a CSV row"]),
     ("Just prose.\n", 1, ["no figures"]),
 ])
@@ -294,3 +294,16 @@ def test_prose_pasted_under_a_copied_study_table_ends_it():
     assert [(r.key, r.samples) for r in pasted] == [(r.key, r.samples) for r in whole]
     twice = latency_table.parse(text + text, "twice.txt")         # one page after another
     assert len(twice) == 2 * len(whole)
+
+
+def test_rst_csv_table_reads_rows_from_the_file_beside_the_page(tmp_path):
+    """A csv-table's ``:file:`` is read relative to the page, as docutils reads it; each row is
+    named by the data file and its line."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "rows.csv").write_text('"lat_pipe (us)","12.5"\n"lat_unix (us)","20.25"\n')
+    page = tmp_path / "guide.rst"
+    page.write_text('.. csv-table:: LMBench\n    :header: "Benchmarks","am62xx_sk-fs: perf"\n'
+                    '    :file: data/rows.csv\n')
+    results = rst_csv_table.parse(page.read_text(), str(page))
+    assert [(r.samples, r.extra["source"]) for r in results] == [
+        ([12.5], f"{tmp_path / 'data' / 'rows.csv'}:1"), ([20.25], f"{tmp_path / 'data' / 'rows.csv'}:2")]

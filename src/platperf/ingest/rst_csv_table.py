@@ -25,7 +25,6 @@ result's n, for the report to print again. Empty, ``-`` and ``n/a`` cells are sk
 """
 from __future__ import annotations
 
-import csv
 import re
 from functools import lru_cache
 from typing import Iterable, Iterator
@@ -33,20 +32,19 @@ from typing import Iterable, Iterator
 from .. import guide
 from ..records import Result
 from . import _grid
+from ._csv_directive import DIRECTIVE as _DIRECTIVE, OPTION as _OPTION, Lookahead as _Lookahead, \
+    read as _directive, short, unescape, words as _words
 from ._numbers import number
 from .errors import IngestError, Skipped, Words
 
-_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+csv-table::\s*(.*)$")
 _GRID_DIRECTIVE = re.compile(r"^\s*\.\.\s+table::\s*(.*)$")
 _GRID_TITLE = re.compile(r"^\s*Table:\s+(.*\S)\s*$")     # pandoc's caption under a grid table
 # The grid table a guide describes its boards in: TI's "Evaluation Modules", Name | Description.
 BOARDS_HEADER = ["Name", "Description"]
-_OPTION = re.compile(r"^\s*:([a-z-]+):\s*(.*)$")
 _CELL = re.compile(r"^\s*(\S+)\s*(?:\(\s*min\s+(\S+?)\s*,\s*max\s+(\S+?)\s*\))?\s*$")
 # an RST section underline (or overline): one punctuation character repeated
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _EMPTY = {"", "-", "n/a", "na", "none"}
-_ESCAPE = re.compile(r"\\(.)", re.S)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)")
 _CELL_SHAPE = "a number, optionally `(min X, max Y)`"
 
@@ -71,16 +69,13 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Words | Skipped]:
                 yield from _grid_table(numbered, number_, line, name, headings.path())
             continue
         tables += 1
-        indent = len(directive.group(1))
-        where = f"{name}:{number_}"
-        more, options, rows = _block(numbered, indent)
-        title = _words(unescape(" ".join([directive.group(2)] + more)))
-        if "file" in options or "url" in options:
-            raise IngestError(where, f"csv-table {title!r:.60} reads its rows from another file; "
-                                     "ingest a table with its rows inline")
-        delim = _delimiter(options.get("delim", ","), where)
-        header, rows = _header(options, rows, delim, where, name)
-        for item in _table(title, header, rows, delim, where, name,
+        table = _directive(numbered, directive, number_, name, "the column headers name the platforms")
+        if len(table.header) < 2:
+            raise IngestError(table.where, "expected a header with a row-name column and at least one value column")
+        if [h.lower() for h in table.header[:2]] == ["cluster", "core"]:
+            raise IngestError(table.where, f"csv-table {short(table.title)} is a per-core table of TF-A's "
+                                           "PSCI page; read TF-A's pages with `platperf ingest tfa-rst`")
+        for item in _table(table.title, table.header, table.rows, table.where,
                            {"section": headings.path(), "table": number_}):
             found = found or isinstance(item, Result)
             yield item
@@ -89,23 +84,7 @@ def read(lines: Iterable[str], name: str) -> Iterator[Result | Words | Skipped]:
                                        "and rows of numbers" if tables == 0 else "csv-tables without figures")
 
 
-def _header(options: dict, rows: list, delim: str, where: str, name: str) -> tuple[list[str], list]:
-    """(the header's cells, the body rows) of a csv-table."""
-    header_rows = options.get("header-rows", "0")
-    if "header" in options:
-        header = _cells(options["header"], delim, where)
-    elif header_rows.strip() == "1" and rows:
-        header = _cells(rows[0][1], delim, f"{name}:{rows[0][0]}")
-        rows = rows[1:]
-    else:
-        raise IngestError(where, "expected a `:header:` option (or `:header-rows: 1`): the column "
-                                 "headers name the platforms")
-    if len(header) < 2:
-        raise IngestError(where, "expected a header with a row-name column and at least one value column")
-    return header, rows
-
-
-def _table(title: str, header: list[str], rows: list, delim: str, where: str, name: str,
+def _table(title: str, header: list[str], rows: list, where: str,
            place: dict) -> Iterator[Result | Words | Skipped]:
     """The results and words of one csv-table (``place``: its section and line)."""
     columns = [_column(h) for h in header[1:]]
@@ -118,9 +97,8 @@ def _table(title: str, header: list[str], rows: list, delim: str, where: str, na
     for column, what in columns:
         boards.setdefault(column, []).append(what)
     cells_read, widths = [], {}
-    for row_line, row_text in rows:
-        row_where = f"{name}:{row_line}"
-        cells = _cells(row_text, delim, row_where)
+    for row_where, cells in rows:
+        cells = list(cells)
         if len(cells) > len(header):
             raise IngestError(row_where, f"expected at most {len(header)} cells as in the header, "
                                          f"got {len(cells)}")
@@ -237,94 +215,6 @@ class _Headings:
 
     def path(self) -> list[str]:
         return list(self._path)
-
-
-class _Lookahead:
-    """An iterator that can take back the one item it just gave (the line ending a block)."""
-
-    def __init__(self, items):
-        self._items = iter(items)
-        self._back = []
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return self._back.pop() if self._back else next(self._items)
-
-    def push_back(self, item):
-        self._back.append(item)
-
-
-def _block(numbered: _Lookahead, indent: int):
-    """The directive's title continued on the lines under it, its options and its content rows
-    [(line number, text)]; the line that ends the block is left in ``numbered``.
-
-    As docutils reads it: the title runs on until a blank line or an option, the options until
-    a blank line, the content is indented deeper than the directive. A copy out of a browser
-    or a mail loses the indentation: content flush with the directive runs to a blank line."""
-    title, options, rows = [], {}, []
-    state, flush = "title", None
-    for number_, line in numbered:
-        stripped = line.strip()
-        deeper = len(line) - len(line.lstrip()) > indent
-        if state != "content":
-            option = _OPTION.match(line)
-            if not stripped:
-                state = "content"
-                continue
-            if option:
-                options[option.group(1)] = option.group(2)
-                # options indented under the directive: so is its content (not a copy)
-                flush = False if deeper else flush
-                state = "options"
-                continue
-            if state == "title":
-                title.append(stripped)
-                continue
-            state = "content"           # a row right under the options
-        if not stripped:
-            if rows and flush:
-                break
-            continue
-        if flush is None:
-            flush = not deeper
-        if not flush and not deeper:
-            numbered.push_back((number_, line))
-            break
-        rows.append((number_, stripped))
-    return title, options, rows
-
-
-def _delimiter(value: str, where: str) -> str:
-    value = value.strip()
-    named = {"tab": "\t", "space": " ", "": ","}
-    if value in named:
-        return named[value]
-    if len(value) != 1:
-        raise IngestError(where, f"expected `:delim:` to be one character, tab or space, got {value!r:.20}")
-    return value
-
-
-def _cells(text: str, delim: str, where: str) -> list[str]:
-    try:
-        rows = list(csv.reader([text], delimiter=delim, skipinitialspace=True, strict=True))
-    except csv.Error as exc:
-        raise IngestError(where, f"not a CSV row ({exc})") from None
-    if len(rows) != 1:
-        raise IngestError(where, "expected one CSV row on the line")
-    return [_words(unescape(cell)) for cell in rows[0]]
-
-
-def _words(text: str) -> str:
-    """One space between words: a copy's tabs and runs of spaces read as one."""
-    return " ".join(text.split())
-
-
-def unescape(text: str) -> str:
-    """A cell as docutils reads it: ``\\x`` is a literal ``x``, and an escaped space is nothing
-    (platperf's reports escape ``[``, ``*``, ``|`` and a leading ``-`` this way)."""
-    return _ESCAPE.sub(lambda m: "" if m.group(1).isspace() else m.group(1), text)
 
 
 def _column(header: str) -> tuple[str, str]:
