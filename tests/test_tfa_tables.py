@@ -115,7 +115,7 @@ def test_a_table_without_release_is_refused():
 
 
 def test_a_file_without_per_core_tables_is_refused():
-    with pytest.raises(IngestError, match=r"page.rst:1: no per-core grid tables"):
+    with pytest.raises(IngestError, match=r"page.rst:1: no per-core tables"):
         tfa_rst.parse("Title\n=====\n\ntext\n", "page.rst")
 
 
