@@ -48,6 +48,13 @@ def ingest(
                                                   "of two points (docs/instr.md)."),
     identity: str = typer.Option("default", "--identity", metavar="NAME",
                                  help="lava only: the lavacli identity of the server a job id is on."),
+    release: List[str] = typer.Option([], "--release", metavar="WORD=RELEASE",
+                                      help="tfa-rst only: the release of a page's `(current release)` / "
+                                           "`(previous release)` tables and data folders, e.g. "
+                                           "--release current=v2.15 --release previous=v2.14."),
+    unit: Optional[str] = typer.Option(None, "--unit", metavar="UNIT",
+                                       help="tfa-rst only: the unit the page's figures are in (ns, us, ms) "
+                                            "where its titles say another (TF-A's Juno page of late 2025)."),
     db: str = DbOption,
 ):
     """Import results from another tool's output into one run (one per column for rst-csv-table).
@@ -82,7 +89,8 @@ def ingest(
         fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
     skipped = LeftOut()
     with _said():
-        runs = read_imported(fmt, files, label, intervals=intervals, root=root, skipped=skipped)
+        runs = read_imported(fmt, files, label, intervals=intervals, root=root, skipped=skipped,
+                             options=_page_options(format, label, release, unit))
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
@@ -91,6 +99,22 @@ def ingest(
         print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
     for line in skipped.lines():     # what was seen and not taken, said rather than lost
         print(line)
+
+
+def _page_options(format: str, label, release: list[str], unit) -> dict:
+    """tfa-rst's reading options: the release of tables that name none (--label), of its
+    current/previous ones (--release), the unit its figures are in (--unit)."""
+    if format != "tfa-rst":
+        if release or unit:
+            fail_exit(f"--release and --unit are for tfa-rst only; {format} files name their own figures")
+        return {}
+    releases = {}
+    for item in release:
+        word, sep, name = item.partition("=")
+        if not sep or not word.strip() or not name.strip():
+            fail_exit(f"--release {item!r}: expected WORD=RELEASE, e.g. --release current=v2.15")
+        releases[word.strip()] = name.strip()
+    return {"label": label, "releases": releases, "unit": unit}
 
 
 @contextlib.contextmanager
