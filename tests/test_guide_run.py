@@ -139,7 +139,9 @@ def test_a_short_guide_run_reads_back_from_the_report_cell_for_cell(tmp_path, ip
     assert tcp.header[0] == "Command Used"
     assert tcp.rows[0][0].startswith("iperf3 -c 127.0.0.1 ") and tcp.rows[0][0].endswith(" --bidir")
     (board,) = tables["Evaluation Modules"].rows
-    assert board[0] == "local" and " rev " in board[1] and " data rate " in board[1]
+    # what the board does not tell (this machine's revision, its memory's rate) named once
+    assert board[0] == "local" and "rev" in board[1] and "data rate" in board[1]
+    assert board[1].count("not reported") <= 1
     given = {adapter for adapter, name in PROGRAMS.items() if programs and (programs / name).exists()}
     scores = {key.benchmark for _, key in back if guide.to_cell(key).title.startswith(
         ("Dhrystone", "Whetstone", "Linpack", "NBench", "CoreMarkPro"))}

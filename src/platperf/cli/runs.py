@@ -84,20 +84,25 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
                       ("finished_at", "finished"), ("note", "note"), ("error", "error")):
         if r[key] is not None:
             header.add_row(name, _cell(r[key]))
-    meta = r["meta"] or {}
-    if meta:
-        header.add_row("probe", _cell(f"{meta.get('probe_version', '?')} build {meta.get('build_id', '?')}"
-                                      f" ({meta.get('arch', '?')}, {meta.get('compiler', '?')})"))
+    probe = _probe_text(r["meta"] or {})
+    if probe:
+        header.add_row("probe", _cell(probe))
     console.print(header)
 
-    if r["fingerprint"]:
-        # The same lines as the report's Environment table: one way to summarise a machine.
-        from ..report.sections.environment import ROWS
+    # The same lines as the report's Environment table: one way to summarise a machine, and
+    # only what its fingerprint holds (an imported run's holds nothing, or only its probe's words)
+    from ..report.sections.environment import ROWS
+    machine = [(name, value(r["fingerprint"], r)) for name, value in ROWS if r["fingerprint"]
+               and name not in ("Target", "Suite", "Runs", "Note", "Probe")]
+    if any(text for _, text in machine):
         fp = _table("machine", "")
-        for name, value in ROWS:
-            if name not in ("Target", "Suite", "Runs", "Note", "Probe") and value(r["fingerprint"], r):
-                fp.add_row(name, _cell(value(r["fingerprint"], r)))
+        for name, text in machine:
+            if text:
+                fp.add_row(name, _cell(text))
         console.print(fp)
+    published = _published_table(r["meta"] or {})
+    if published is not None:
+        console.print(published)
     from ..findings import collapse
     findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
     if findings:
@@ -117,6 +122,30 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     console.print(rt)
     hist = sum(len(store.histograms(p["id"])) for p in pooled)
     print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
+
+
+def _probe_text(meta: dict) -> str:
+    """``0.1.0 build 25a9bbe9 (x86_64, gcc 12.2.0)`` from a probe's meta record, as far as it
+    goes; "" for a run no probe measured (an imported page's meta holds only its words)."""
+    if not meta.get("probe_version") and not meta.get("build_id"):
+        return ""
+    where = ", ".join(str(meta[k]) for k in ("arch", "compiler") if meta.get(k))
+    text = " ".join(str(p) for p in (meta.get("probe_version"),
+                                     f"build {meta['build_id']}" if meta.get("build_id") else None) if p)
+    return f"{text} ({where})" if where else text
+
+
+def _published_table(meta: dict):
+    """The words an imported file printed beside its figures (``ingest.Words``: TF-A's method
+    table, TI's board descriptions, its ``n/a`` cells), as the file says them and where; None
+    when it kept none."""
+    words = [w for w in meta.get("published") or [] if isinstance(w, dict)]
+    if not words:
+        return None
+    table = _table("table", "row", "column", "the file says", "where")
+    for w in words:
+        table.add_row(*map(_cell, (w.get("title"), w.get("row"), w.get("header"), w.get("text"), w.get("where"))))
+    return table
 
 
 def _pooled(store, ref):
@@ -157,9 +186,10 @@ def _first(doc, *paths):
 
 
 def _num(value) -> str:
-    if value is None:
-        return ""
-    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.4g}"  # MB/s without exponents
+    # as the report prints a figure (two decimals, as TF-A's and TI's pages): an imported
+    # 104.36 reads 104.36 here too
+    from ..vocab.figures import number
+    return number(value)
 
 
 def _cell(value):

@@ -71,13 +71,19 @@ def load(store, refs: list[str], ci: bool = False) -> ReportData:
 
 def pooled_summaries(results) -> list[tuple[object, dict]]:
     """A label's runs as one: (the first result, its summary over the runs) per (benchmark,
-    params, mode, cpu, metric), in order of first appearance. The median is the median of
-    the runs' medians (as compare and the report take a label's figure), min and max are
-    over every sample, n counts them, ``runs`` the runs behind it."""
+    params, mode, package, cluster, core, cpu, metric) -- the key compare and the report pair
+    by --, in order of first appearance. The median is the median of the runs' medians (as
+    compare and the report take a label's figure), min and max are over every sample, n
+    counts them, ``runs`` the runs behind it.
+
+    The place is (package, cluster, core) as well as cpu: an imported page (TF-A's per-core
+    tables) gives each figure its (cluster, core) and no Linux CPU number, and its 96 figures
+    must stay 96 rows, not pool into one per test and metric."""
     from .. import stats
     groups: dict[tuple, list] = {}
     for r in results:
-        groups.setdefault((r.benchmark, r.params_key, r.mode, r.cpu, r.metric), []).append(r)
+        groups.setdefault((r.benchmark, r.params_key, r.mode, r.package, r.cluster, r.core, r.cpu, r.metric),
+                          []).append(r)
     out = []
     for same in groups.values():
         sums = [r.summary for r in same]
@@ -89,6 +95,27 @@ def pooled_summaries(results) -> list[tuple[object, dict]]:
                               "stdev": sums[0].get("stdev") if len(sums) == 1 else None,
                               "runs": len({getattr(r, "run_id", None) for r in same})}))
     return out
+
+
+def machine_read(run: dict) -> bool:
+    """Whether a run's fingerprint was read from its machine's /sys and /proc: a measured run,
+    a LAVA job's board, an import given ``--root``. An imported file's run has no fingerprint,
+    and a probe stream saved without its board's tree holds only what the probe said of itself
+    (arch, toolchain, build: ``fingerprint.from_probe_meta``); neither tells a frequency, SMT,
+    a kernel, nor had a doctor look at its machine."""
+    fp = run.get("fingerprint") or {}
+    return isinstance(fp, dict) and any(fp.get(key) for key in ("cpu", "kernel", "topology"))
+
+
+def unread_columns(data: ReportData) -> tuple[list[str], bool]:
+    """The names of the columns none of whose machines was read (:func:`machine_read`), each
+    with where its runs came from (``v2.10 (ingest:tfa-rst)``, shortened as a cell), and
+    whether they all came from ``platperf ingest``."""
+    from .document import cell_text
+    cols = [col for col in data.columns if not any(machine_read(run) for run in col.runs)]
+    names = [f"{cell_text(col.name)} ({', '.join(dict.fromkeys(str(r.get('source')) for r in col.runs))})"
+             for col in cols]
+    return names, all(str(r.get("source") or "").startswith("ingest:") for col in cols for r in col.runs)
 
 
 def data_caches(fingerprint: dict) -> list[tuple[str, int]]:

@@ -1,11 +1,14 @@
 """What each machine was: CPU, topology, caches, memory, kernel, frequency, SMT, VM, probe.
 
-Read from the stored fingerprint and probe meta; a key a fingerprint lacks shows empty.
+Read from the stored fingerprint and probe meta; a key a fingerprint lacks shows empty, and
+a row empty in every column is left out. An imported run (``platperf ingest``) has no
+fingerprint, or one of only what its probe said of itself: it shows what its file says (its
+target, probe, note) and nothing more -- no frequency or SMT it never told.
 """
 from __future__ import annotations
 
 from ...vocab.sizes import size_label
-from ..data import ReportData, RunColumn, data_caches
+from ..data import ReportData, RunColumn, data_caches, unread_columns
 from ..document import Section, Table
 
 
@@ -80,6 +83,8 @@ def _memory(fp: dict) -> str:
 
 
 def _cpufreq(fp: dict) -> str:
+    if "cpufreq" not in fp:       # not read (an import): not "no interface"
+        return ""
     freq = fp.get("cpufreq") or {}
     if not isinstance(freq, dict):
         return _brief(freq)
@@ -96,6 +101,8 @@ def _cpufreq(fp: dict) -> str:
 
 
 def _smt(fp: dict) -> str:
+    if "smt" not in fp:           # not read (an import): not "off"
+        return ""
     smt = fp.get("smt") or {}
     if not isinstance(smt, dict):
         return _brief(smt)
@@ -178,4 +185,17 @@ def build(data: ReportData) -> Section:
     rows = [r for r in rows if any(r[1:])]
     table = Table(title="Environment", headers=["Property"] + [c.name for c in data.columns],
                   rows=rows, layout="guide")
-    return Section(title="Environment", tables=[table])
+    return Section(title="Environment", text=imported_text(data), tables=[table])
+
+
+def imported_text(data: ReportData) -> str:
+    """One sentence naming the columns whose machine platperf never read (imported files):
+    their rows hold only what their files say."""
+    names, imported = unread_columns(data)
+    if not names:
+        return ""
+    many = len(names) > 1
+    what = ("the imported files say" if many else "the imported file says") if imported \
+        else "was stored with the run" + "s" * many
+    return (f"Not read from the machine: {', '.join(names)}; "
+            f"{'these columns show' if many else 'its column shows'} only what {what}.")

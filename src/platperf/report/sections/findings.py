@@ -7,7 +7,7 @@ from __future__ import annotations
 from ... import code_placement
 from ...findings import collapse
 from ...machine.sysroot import format_cpu_list
-from ..data import ReportData
+from ..data import ReportData, unread_columns
 from ..document import Section, Table
 
 MAX_NAMED = 2     # results named in a row (a cell shows 160 characters); the rest are counted
@@ -57,8 +57,15 @@ def build(data: ReportData) -> Section:
             touched = _touched(f.get("code"), col.results)
             rows.append([col.name, f.get("level", ""), f.get("code", ""), f.get("message", ""),
                          f.get("effect") or "", f.get("fix") or "", _seen(f), _results_text(touched)])
+    # a column whose machine was never read (an imported file): no doctor looked at it, and
+    # "no findings" would claim a check that never ran
+    unchecked, _ = unread_columns(data)
+    said = [f"No doctor checked the machine{'s' * (len(unchecked) > 1)} of {', '.join(unchecked)}: "
+            f"{'they were' if len(unchecked) > 1 else 'it was'} never read."] if unchecked else []
     if not rows:
-        return Section(title="Findings", text="No findings were recorded with these runs.")
+        if len(unchecked) < len(data.columns):
+            said.append(f"No findings were recorded with {'the other' if unchecked else 'these'} runs.")
+        return Section(title="Findings", text=" ".join(said))
     table = Table(title="Findings", headers=["Column", "Level", "Code", "Finding", "Effect on results",
                                              "Fix", "Seen", "Results touched"], rows=rows)
-    return Section(title="Findings", tables=[table])
+    return Section(title="Findings", text=" ".join(said), tables=[table])

@@ -23,7 +23,7 @@ import math
 from ... import guide, placement
 from ...vocab import OWN_SECTION
 from ...vocab.figures import spread
-from ..data import ReportData
+from ..data import ReportData, machine_read
 from ..document import Section, Table
 
 LMBENCH_TEXT = """\
@@ -210,36 +210,48 @@ def _table(t: _Table, data: ReportData, row_headers: list[str], bare: set) -> Ta
 
 
 def _boards(data: ReportData, page: _Table | None, bare: set) -> Table | None:
-    """TI's Evaluation Modules table: the boards a page describes, then each measured board:
-    its model, revision, CPU frequency and memory data rate ("not reported" where the board
-    does not tell them)."""
+    """TI's Evaluation Modules table: the boards a page describes, in its words, then each
+    measured board: its model, revision, CPU frequency and memory data rate as far as its
+    fingerprint tells them. A run whose machine was never read (an imported file, a probe
+    stream without its board's /sys) has no row: nothing of its board is known."""
     rows = []
     if page is not None:
         for name in sorted(page.rows, key=lambda r: page.row_lines.get(r, math.inf)):
             rows.append([name, next(iter(page.rows[name].values()))])
     for i, col in enumerate(data.columns):
-        if i in bare or not any(run.get("fingerprint") for run in col.runs):
-            continue
-        rows.append([col.name, board_text(col.fingerprint)])
+        text = "" if i in bare or not any(machine_read(run) for run in col.runs) else board_text(col.fingerprint)
+        if text:
+            rows.append([col.name, text])
     return Table(BOARDS, ["Name", "Description"], rows, layout="grid") if rows else None
 
 
 def board_text(fp: dict) -> str:
     """A measured board as TI describes its evaluation modules: ``AM62x SK rev E2 with ARM
-    running at 1.4GHz, DDR4 data rate 1600 MT/S``, "not reported" for what it does not tell."""
+    running at 1.4GHz, DDR4 data rate 1600 MT/S``. What the board does not tell is left out
+    of the sentence and named once at its end: ``AM625 SK with ARM running at 1.4GHz (rev and
+    memory data rate not reported)``; "" when it tells not even its model."""
     machine = fp.get("machine") if isinstance(fp.get("machine"), dict) else {}
     cpu = fp.get("cpu") if isinstance(fp.get("cpu"), dict) else {}
-    model = machine.get("model") or cpu.get("model") or NOT_REPORTED
-    revision = machine.get("revision") or NOT_REPORTED
+    model = machine.get("model") or cpu.get("model")
+    if not model:
+        return ""
+    revision = machine.get("revision")
     memory = fp.get("memory") if isinstance(fp.get("memory"), dict) else {}
     rate = memory.get("data_rate_mts")
-    kind = memory.get("type") or "memory"
     policies = ((fp.get("cpufreq") or {}).get("policies") or []) if isinstance(fp.get("cpufreq"), dict) else []
     khz = max((p.get("max_khz") or 0 for p in policies if isinstance(p, dict)), default=0)
-    speed = f"{khz / 1e6:g}GHz" if khz >= 1e6 else f"{khz / 1e3:g}MHz" if khz else NOT_REPORTED
-    rate_text = f"{rate} MT/S" if rate else NOT_REPORTED
+    speed = f"{khz / 1e6:g}GHz" if khz >= 1e6 else f"{khz / 1e3:g}MHz" if khz else None
     cores = "ARM" if str(cpu.get("arch") or "").startswith(("aarch64", "arm")) else "CPU"
-    return f"{model} rev {revision} with {cores} running at {speed}, {kind} data rate {rate_text}"
+    text = " ".join([str(model)] + [f"rev {revision}"] * bool(revision)
+                    + [f"with {cores} running at {speed}"] * bool(speed))
+    if rate:
+        text += f", {memory.get('type') or 'memory'} data rate {rate} MT/S"
+    untold = [what for what, told in (("rev", revision), ("CPU frequency", speed), ("memory data rate", rate))
+              if not told]
+    if untold:
+        named = ", ".join(untold[:-1]) + " and " + untold[-1] if len(untold) > 1 else untold[0]
+        text += f" ({named} {NOT_REPORTED})"
+    return text
 
 
 def _section(title: str, node: dict, path: tuple) -> Section:

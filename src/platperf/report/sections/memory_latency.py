@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from ... import levels, stats
 from ...vocab.sizes import size_label
-from ..data import ReportData, data_caches
+from ..data import ReportData, data_caches, machine_read
 from ..document import Plot, Section, Table, cell_text
 from ..intervals import with_interval
 from ..svg import line_plot
@@ -106,10 +106,12 @@ def build(data: ReportData) -> Section | None:
     if caches:
         caption = f"Cache sizes from the fingerprint of {name}."
     elif steps:
-        caption = (f"{name} describes no cache sizes (most Arm device trees give "
-                   f"none); the marks are where latency rises {STEP:g}x or more from one measured "
-                   f"size to the next: " + ", ".join(f"between {size_label(a)} and {size_label(b)}"
-                                                      for a, b in steps) + ".")
+        # an imported run's machine was never read: its file, not a device tree, said nothing
+        why = "most Arm device trees give none" if any(machine_read(run) for run in data.columns[0].runs) \
+            else "imported: its machine was never read"
+        caption = (f"{name} describes no cache sizes ({why}); the marks are where latency rises "
+                   f"{STEP:g}x or more from one measured size to the next: "
+                   + ", ".join(f"between {size_label(a)} and {size_label(b)}" for a, b in steps) + ".")
     else:
         caption = f"{name} describes no cache sizes, and the curve has no step of {STEP:g}x."
     return Section(title="Memory latency", text="Lines are pattern/stride in bytes, joining only sizes "
