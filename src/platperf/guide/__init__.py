@@ -22,10 +22,16 @@ A row named by several leading columns (OpenSSL: ``"Algorithm","Buffer Size (in 
 reaches ``to_key`` as their cells joined by ``", "`` (``"aes-128-cbc, 1024"``); ``column``
 is the header without its board prefix (``"perf"``, ``"CPU Load (%)"``).
 
+A column that says which row it is rather than what was measured (a buffer or message size
+in bytes, :mod:`platperf.guide.parameters`) is a parameter: its cells join the row's name
+(``"aes-128-cbc, 16"``) and reach ``to_key`` as ``params`` too (``(("size", 16),)``), which a
+table no family claims keeps as parameters of its key beside ``row``.
+
 What no family claims goes to :mod:`platperf.guide.fallback`: a cell of an unknown table is
 keyed by its own title, row and column; a measured key no guide table prints goes to the
 ``platperf Benchmarks`` tables under its own benchmark, parameters and metric. So
-:func:`to_key` and :func:`to_cell` always answer, and ``to_key(*to_cell(k)) == k``.
+:func:`to_key` and :func:`to_cell` always answer, and ``to_key(*to_cell(k), params) == k``
+with ``params`` the key's parameter columns (:func:`row_params`, empty for most keys).
 """
 from __future__ import annotations
 
@@ -34,10 +40,12 @@ import pkgutil
 from functools import lru_cache
 
 from . import fallback, tables
+from .fallback import row_params
 from .keys import Cell, Key
+from .parameters import Parameter, parameter
 
-__all__ = ["Cell", "Key", "families", "to_key", "to_cell", "also", "count", "sections",
-           "row_header", "sorted_rows", "make_key", "per_board", "spread"]
+__all__ = ["Cell", "Key", "Parameter", "families", "to_key", "to_cell", "also", "count", "sections",
+           "row_header", "sorted_rows", "make_key", "per_board", "spread", "parameter", "row_params"]
 
 
 @lru_cache(maxsize=1)
@@ -60,11 +68,12 @@ def make_key(benchmark: str, params: dict, metric: str, unit: str, direction: st
     return Key(benchmark, tuple(sorted(params.items())), metric, unit, direction)
 
 
-def to_key(title: str, row: str, column: str) -> Key:
-    """The key of a guide cell: its family's, else one named by the table itself."""
+def to_key(title: str, row: str, column: str, params: tuple = ()) -> Key:
+    """The key of a guide cell: its family's, else one named by the table itself (with the
+    ``params`` of the row's parameter columns, whose values ``row`` ends with)."""
     module = _family(title)
     key = module.to_key(title, row, column) if module else None
-    return key if key is not None else fallback.to_key(title, row, column)
+    return key if key is not None else fallback.to_key(title, row, column, params)
 
 
 def to_cell(key: Key, n: int | None = None) -> Cell:

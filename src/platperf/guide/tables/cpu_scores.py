@@ -1,10 +1,12 @@
 """TI's CPU score tables -- Dhrystone, Whetstone, Linpack, NBench, CoreMarkPro and
-CoreMarkProTwoCore -- and the keys the adapters of the same names store.
+CoreMarkProTwoCore (FourCore, EightCore on the J7 and AM62A guides) -- and the keys the
+adapters of the same names store.
 
 Every row is ``name (unit as the guide prints it)`` in the one ``perf`` column; the key's
 metric is the row's name and its unit platperf's (``DhrystoneP`` is Dhrystones/s, NBench's
 ``Iterations`` iterations/s, CoreMark-Pro's truncated ``workloads/`` workloads/s). Linpack's
-guide figure is linpackc's default 200 x 200 array.
+guide figure is linpackc's default 200 x 200 array. The printed unit is read in any case
+(TI's guides since 2025: ``cpu_clock (mhz)``, ``linpack (kflops)``).
 """
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ TABLES = {
 }
 COREMARK_WORKLOADS = ("cjpeg-rose7-preset", "core", "linear_alg-mid-100x100-sp", "loops-all-mid-10k-sp",
                       "nnet_test", "parser-125k", "radix2-big-64k", "sha-test", "zip-test")
-for _title, _contexts in (("CoreMarkPro Benchmarks", 1), ("CoreMarkProTwoCore Benchmarks", 2)):
+for _title, _contexts in (("CoreMarkPro Benchmarks", 1), ("CoreMarkProTwoCore Benchmarks", 2),
+                          ("CoreMarkProFourCore Benchmarks", 4), ("CoreMarkProEightCore Benchmarks", 8)):
     _metrics = {w: ("workloads/", "workloads/s") for w in COREMARK_WORKLOADS}
     _metrics["coremark-pro"] = ("", "score")
     TABLES[_title] = ("coremark-pro", (("contexts", _contexts),), _metrics, "CoreMarkPro")
@@ -43,7 +46,7 @@ def to_key(title: str, row: str, column: str) -> Key | None:
         return None
     benchmark, params, metrics, _ = spec
     metric, printed = row[:-1].rsplit(" (", 1)
-    if metrics.get(metric, (None,))[0] != printed:
+    if metric not in metrics or metrics[metric][0].lower() != printed.lower():
         return None
     return Key(benchmark, params, metric, metrics[metric][1], HIGHER)
 

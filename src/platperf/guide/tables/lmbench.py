@@ -9,6 +9,9 @@
   latency us; ``lat_fs-0k (num_files)`` -> ``os-fs`` size 0 ``create`` files/s);
 * TI's summary aliases (``pipe_latency (microsec)``) are the same keys as their rows.
 
+Units are read in any case: TI's guides since 2025 print ``bw_mem-bcopy-16mb (mb/s)`` and
+``pipe_bandwidth (mb\\s)`` for the ``(MB/s)`` rows of 2024, the same keys.
+
 Rows it does not know (``latency_for_0.50_mb_block_size``) are left to the fallback.
 """
 from __future__ import annotations
@@ -35,6 +38,7 @@ _PRINTED_UNIT = {"files/s": "num_files"}
 _OS_BY_NAME = {name: (bench, tuple(sorted(params.items())), metric, unit)
                for name, bench, params, metric, unit in LMBENCH_OS_ROWS}
 _OS_BY_KEY = {v: name for name, v in _OS_BY_NAME.items()}
+_ALIASES_ANY_CASE = {alias.lower(): row for alias, row in LMBENCH_ALIASES.items()}
 _ALIASES_OF: dict[str, list[str]] = {}
 for _alias, _row in LMBENCH_ALIASES.items():
     _ALIASES_OF.setdefault(_row, []).append(_alias)
@@ -47,19 +51,20 @@ def _direction(metric: str) -> str:
 def to_key(title: str, row: str, column: str) -> Key | None:
     if title != TITLE or column != COLUMN:
         return None
-    row = LMBENCH_ALIASES.get(row, row)
+    row = _ALIASES_ANY_CASE.get(row.lower(), row)
     name, unit = split_unit(row)
+    unit = unit.lower()
     lat = _LAT_MEM_RD.match(name)
     if lat and unit == "ns":
         size = lat_mem_rd_bytes(lat.group(2), lat.group(3))
         return Key("mem-latency", (("pattern", "seq"), ("size", size), ("stride", int(lat.group(1)))),
                    "latency", "ns", "lower")
     bw = _BW_MEM.match(name)
-    if bw and unit == "MB/s":
+    if bw and unit == "mb/s":
         size = parse_size(bw.group(2) + (bw.group(3) or ""))
         return Key("mem-bandwidth", (("kernel", bw.group(1)), ("size", size)), "bandwidth", "MB/s", "higher")
     known = _OS_BY_NAME.get(name)
-    if known and unit == _PRINTED_UNIT.get(known[3], known[3]):
+    if known and unit == _PRINTED_UNIT.get(known[3], known[3]).lower():
         bench, params, metric, stored_unit = known
         return Key(bench, params, metric, stored_unit, _direction(metric))
     return None

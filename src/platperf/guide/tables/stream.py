@@ -2,7 +2,8 @@
 metric ``bandwidth`` MB/s (STREAM counts bytes read and written, 10^6 bytes per MB).
 
 The guide prints no array size, so its key has none: a measured run's STREAM figures meet
-it at the largest array they ran (``platperf.placement``)."""
+it at the largest array they ran (``platperf.placement``). The unit is read in any case
+(``add (mb/s)`` since 2025)."""
 from __future__ import annotations
 
 from ...vocab.lmbench import STREAM_KERNELS
@@ -17,8 +18,8 @@ COLUMN = "perf"
 
 
 def to_key(title: str, row: str, column: str) -> Key | None:
-    kernel = row.removesuffix(" (MB/s)")
-    if title != TITLE or column != COLUMN or kernel == row or kernel not in STREAM_KERNELS:
+    kernel, unit = row[:-len(" (MB/s)")], row[-len(" (MB/s)"):]
+    if title != TITLE or column != COLUMN or unit.lower() != " (mb/s)" or kernel not in STREAM_KERNELS:
         return None
     return Key("mem-bandwidth", (("kernel", kernel),), "bandwidth", "MB/s", "higher")
 
