@@ -127,7 +127,8 @@ FORMATS: dict[str, Format] = {
     "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
     "systemd-analyze": Format(systemd_analyze, "systemd-analyze output, one `Startup finished in ...` "
                               "line per boot: boot time over several boots"),
-    "rst-csv-table": Format(rst_csv_table, "published RST csv-tables, one run per `platform: ...` column",
+    "rst-csv-table": Format(rst_csv_table, "published RST csv-tables (TI's performance guides of every device and "
+                            "year), one run per `platform: ...` column",
                             run_per_column=True),
     "instr": Format(instr, "points timestamped with probe/include/platperf_instr.h, as the intervals "
                     "--intervals TOML names (END - START), per (cluster, core)", takes_intervals=True),
