@@ -136,8 +136,9 @@ def _table(title: str, header: list[str], rows: list, where: str, place: dict,
     table = {**place, "row_header": row_header}
     # each board's columns in the page's order, those it left empty too (TI's UDP tables)
     boards: dict[str, list] = {}
-    for column, what in columns:
-        boards.setdefault(column, []).append(what)
+    for (column, what), names in zip(columns, naming):
+        if not names:
+            boards.setdefault(column, []).append(what)
     cells_read, widths = [], {}
     for row_where, cells in rows:
         cells = list(cells)
