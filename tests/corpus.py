@@ -17,7 +17,7 @@ from platperf.records import Result
 from platperf.toml import loads
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
-FIELDS = ("file", "format", "form", "repo", "path", "commit", "kept")
+FIELDS = ("file", "format", "form", "repo", "path", "commit", "kept", "beside")
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Entry:
     path: str
     commit: str
     kept: str
+    beside: tuple = ()      # folders of files the page reads beside it (TF-A's data/), same commit
 
     @property
     def local(self) -> Path:
@@ -41,7 +42,9 @@ def entries() -> list[Entry]:
     out = []
     for index in sorted(CORPUS.glob("*/index.toml")):
         for row in loads(index.read_text(encoding="utf-8")).get("file", []):
-            out.append(Entry(index.parent.name, **{k: row.get(k, "") for k in FIELDS}))
+            fields = {k: row.get(k, "") for k in FIELDS}
+            fields["beside"] = tuple(row.get("beside", ()))
+            out.append(Entry(index.parent.name, **fields))
     return out
 
 
@@ -51,11 +54,19 @@ def entry(folder: str, file: str) -> Entry:
 
 def imported(folder: str, file: str, label: str | None = "corpus", **options) -> dict[str, list[Result]]:
     """{run label: results} of one corpus file, as ``platperf ingest FORMAT FILE`` reads it
-    (``label`` None: as the format names its runs)."""
+    (``label`` None: as the format names its runs; ``options``: read_imported's)."""
     e = entry(folder, file)
     fmt = FORMATS[e.format]
     runs = read_imported(fmt, [e.local], label, **options)
     return {name: results for name, (results, _hists, _meta) in runs.items()}
+
+
+def said(folder: str, file: str, label: str | None = "corpus", **options) -> list:
+    """What the import of one corpus file says besides its results (ingest.Skipped, Note)."""
+    e = entry(folder, file)
+    out: list = []
+    read_imported(FORMATS[e.format], [e.local], label, skipped=out, **options)
+    return out
 
 
 def by_key(results: list[Result]) -> dict[tuple, Result]:

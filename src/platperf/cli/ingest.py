@@ -34,7 +34,8 @@ def ingest(
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
                                         "rst-csv-table: defaults to each column's platform (am62xx_sk-fs), and to the "
                                         "first file's name (without .rst) for columns that name none; tfa-rst: "
-                                        "to each table's release."),
+                                        "each table's release, and --label the release of tables that "
+                                        "name none (TF-A's pages of 2023)."),
     target: Optional[str] = typer.Option(None, "--target", help="Where the figures were measured "
                                          "[default: ingested; lava: the job's device]."),
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
@@ -89,8 +90,10 @@ def ingest(
         fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
     skipped = LeftOut()
     with _said():
-        runs = read_imported(fmt, files, label, intervals=intervals, root=root, skipped=skipped,
-                             options=_page_options(format, label, release, unit))
+        options = _page_options(format, label, release, unit)
+        # tfa-rst: --label is the release of tables that name none; the others keep their own
+        runs = read_imported(fmt, files, None if options else label, intervals=intervals, root=root,
+                             skipped=skipped, options=options)
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")

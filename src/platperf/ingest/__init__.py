@@ -24,11 +24,11 @@ from types import ModuleType
 from typing import Iterable, Iterator
 
 from ..records import Result
-from .errors import IngestError, Skipped, Words
+from .errors import IngestError, Note, Skipped, Words
 from . import (cyclictest_json, instr, latency_table, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table,
                stream, systemd_analyze, tfa_rst, tftf_rt_instr)
 
-__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Pool", "Skipped", "Words", "pool", "read_lines",
+__all__ = ["FORMATS", "Format", "IngestError", "LeftOut", "Note", "Pool", "Skipped", "Words", "pool", "read_lines",
            "results_of"]
 
 
@@ -44,6 +44,9 @@ class Format:
     takes_intervals: bool = False
     # lava: a platperf LAVA job's log, or its id on a LAVA server (cli/lava.py)
     lava_job: bool = False
+    # what an implausible figure's refusal tells the user to do where its unit is likely {unit}
+    # (tfa-rst: its titles' unit can be overridden); "" for formats whose files carry no unit choice
+    unit_remedy: str = ""
 
     def parse(self, text: str, name: str) -> list[Result]:
         return self.module.parse(text, name)
@@ -82,22 +85,35 @@ def _results(items: Iterable, said: list | None) -> Iterator[Result]:
 
 
 class LeftOut:
-    """The tables an import left out (:class:`Skipped`): the first ``limit`` of them and how
-    many in all; a 50 MB page repeating a historic table a thousand times is told in a few
-    lines and a count, in bounded memory."""
+    """What an import said besides its results: the tables it left out (:class:`Skipped`) and
+    how it took others (:class:`Note`), the first ``limit`` of each and how many in all; a 50 MB
+    page repeating a historic table a thousand times is told in a few lines and a count, in
+    bounded memory."""
+
+    _WORDS = {Note: ("note", "more note(s) of the same kinds"),
+              Skipped: ("not imported", "more table(s) of the same kinds")}
 
     def __init__(self, limit: int = 8):
-        self.limit, self.count, self.first = limit, 0, []
+        self.limit = limit
+        self.first: dict[type, list] = {Note: [], Skipped: []}
+        self.counts: dict[type, int] = {Note: 0, Skipped: 0}
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts.values())
 
     def append(self, item: Skipped):
-        self.count += 1
-        if len(self.first) < self.limit:
-            self.first.append(item)
+        kind = Note if isinstance(item, Note) else Skipped
+        self.counts[kind] += 1
+        if len(self.first[kind]) < self.limit:
+            self.first[kind].append(item)
 
     def lines(self) -> list[str]:
-        out = [f"not imported: {item}" for item in self.first]
-        if self.count > len(self.first):
-            out.append(f"not imported: {self.count - len(self.first)} more table(s) of the same kinds")
+        out = []
+        for kind, (word, more) in self._WORDS.items():
+            out += [f"{word}: {item}" for item in self.first[kind]]
+            if self.counts[kind] > len(self.first[kind]):
+                out.append(f"{word}: {self.counts[kind] - len(self.first[kind])} {more}")
         return out
 
 
@@ -119,8 +135,9 @@ def read_lines(path: Path) -> Iterator[str]:
 
 FORMATS: dict[str, Format] = {
     "tftf-rt-instr": Format(tftf_rt_instr, "TF-A TFTF runtime-instrumentation log (<RT_INSTR:...> lines)"),
-    "tfa-rst": Format(tfa_rst, "TF-A's published PSCI performance page: `.. table::` grid tables "
-                      "`Cluster | Core | ...`, one run per release (v2.9, v2.10, ...)", run_per_column=True),
+    "tfa-rst": Format(tfa_rst, "TF-A's published PSCI performance pages of every year (Juno, N1SDP): grid "
+                      "and csv-tables `Cluster | Core | ...`, one run per release (v2.9, v2.10, ...)",
+                      run_per_column=True, unit_remedy="if so, import the page with --unit {unit}"),
     "lmbench": Format(lmbench, "LMBench output: lat_mem_rd blocks, bw_mem lines, `name: N microseconds`"),
     "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
     "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),

@@ -28,6 +28,11 @@ class Skipped:
         return f"{self.where}: {self.what}"
 
 
+class Note(Skipped):
+    """What an importer took, and how, where a reader could expect otherwise (a page's table
+    that repeats a core, kept row by row): yielded by ``read`` and said by the import."""
+
+
 @dataclass(frozen=True)
 class Words:
     """A cell a published page prints as words, not a figure: ``n/a`` in a power table, a

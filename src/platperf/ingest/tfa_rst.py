@@ -49,10 +49,13 @@ TFTF test's.
 Refused, with the line and what to do: a cell that is not a number, a row of the wrong width,
 a release table without a ``Cluster | Core`` header, a table without release and no
 ``--label``, ``current``/``previous`` without ``--release``, a ``:file:`` not beside the page.
-Not taken and said (:class:`~platperf.ingest.errors.Skipped`): a table whose rows repeat a
-(cluster, core) (N1SDP's CPU_VERSION tables of 2025-2026 print cluster 0 core 0 twice: its
-rows cannot be told apart, and pooling them would make one figure of two cores), grid tables
-of other kinds (a report's Environment table). A bare grid table of words under a heading (the
+Said (:class:`~platperf.ingest.errors.Note`) and kept apart, never pooled: a table whose rows
+repeat a (cluster, core) — N1SDP's pages of 2023-2026 print four cores as cluster 0 core 0
+twice and cluster 1 core 0 twice (TFTF's affinity levels on a CPU whose MPIDR counts
+threads) — keeps each such row, in the page's order, as a key of its own (params ``row`` 1,
+2, ...), as the page's own deltas pair them. Not taken and said
+(:class:`~platperf.ingest.errors.Skipped`): grid tables of other kinds (a report's
+Environment table). A bare grid table of words under a heading (the
 page's *Method*: the board's clocks) is kept as :class:`~platperf.ingest.errors.Words` with
 every release's run. A page copied out of a browser or a mail reads the same: titles wrapped
 at any word, bodies not indented, tabs for spaces, the µ of the unit lost (``(s)``, ``(?s)``).
@@ -61,13 +64,14 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from typing import Iterable, Iterator
 
 from ..records import Result
 from ..vocab.tfa import TFTF_BENCHMARK as BENCHMARK, TFTF_TITLES as TITLES, metric_of
 from . import _csv_directive, _grid
 from ._numbers import number
-from .errors import IngestError, Skipped, Words
+from .errors import IngestError, Note, Skipped, Words
 from .tftf_rt_instr import mode_of
 
 EXAMPLE = """\
@@ -162,7 +166,7 @@ class _Page:
         word = folder or (printed.split()[0] if printed.endswith(" release") else None)
         if word:
             if word not in self.releases:
-                raise IngestError(where, f"the table {_csv_directive.short(title, 60)} is of the page's "
+                raise IngestError(where, f"the table {_csv_directive.short(_words_of(title), 60)} is of the page's "
                                          f"`{word}` release: say which releases the page's current and "
                                          "previous are, e.g. --release current=v2.15 --release previous=v2.14")
             return self.releases[word], printed or f"{word} release"
@@ -279,11 +283,11 @@ def _other_grid(rows, title_parts, page: _Page, directive, first_line: int, titl
 
 
 def _release_table(page: _Page, raw_title: str, header: list[str], body: list, where: str,
-                   folder: str | None, captions: str) -> list[Result] | Skipped:
+                   folder: str | None, captions: str) -> list[Result | Note]:
     """The figures of one per-core table of a release: ``body`` is [(``file:line``, cells)]."""
     at = _header_at([(0, header)])
     if at is None:
-        raise IngestError(where, f"the table {_csv_directive.short(_plain(raw_title), 60)} has no "
+        raise IngestError(where, f"the table {_csv_directive.short(_words_of(raw_title), 60)} has no "
                                  f"`Cluster | Core` header; {_EXPECTED}")
     places = at[1]
     title = _plain(raw_title)
@@ -298,27 +302,38 @@ def _release_table(page: _Page, raw_title: str, header: list[str], body: list, w
         shared["caption"] = sys.intern(captions)
     if test == what:
         shared["title"] = sys.intern(what)
-    places_seen: dict[tuple, str] = {}
-    results = []
+    rows = []
     for row_where, cells in body:
         if len(cells) != len(metrics) + places:
             raise IngestError(row_where, f"{len(cells)} cells in a row of a {len(metrics) + places}-column "
                                          f"table; {_EXPECTED}")
-        place = tuple(_index(c, row_where, what_) for c, what_
-                      in zip(cells[:places], ("package", "cluster", "core")[3 - places:]))
-        if place in places_seen:
-            return Skipped(where, f"the table {_csv_directive.short(title, 60)} repeats "
-                                  f"{_place(place)} ({places_seen[place]} and {row_where}): its rows cannot "
-                                  "be told apart by (cluster, core), and are not pooled")
-        places_seen[place] = row_where
+        rows.append((row_where, tuple(_index(c, row_where, what_) for c, what_
+                                      in zip(cells[:places], ("package", "cluster", "core")[3 - places:])),
+                     cells[places:]))
+    counts = Counter(place for _, place, _ in rows)
+    repeated = [place for place, n in counts.items() if n > 1]
+    results: list = []
+    if repeated:
+        results.append(Note(where, f"the table {_csv_directive.short(_words_of(raw_title), 60)} repeats "
+                                   f"{', '.join(_place(p) for p in repeated)}: those rows are kept apart in the page's "
+                                   "order (params row=1, 2), as the page's deltas pair them"))
+    seen: Counter = Counter()
+    for row_where, place, cells in rows:
+        seen[place] += 1
+        params = {"test": test, **({"row": seen[place]} if counts[place] > 1 else {})}
         package, cluster, core = (None,) * (3 - places) + place
-        for metric, cell in zip(metrics, cells[places:]):
+        for metric, cell in zip(metrics, cells):
             if cell:
-                results.append(_figure(cell, row_where, metric, unit, test, (package, cluster, core), shared))
+                results.append(_figure(cell, row_where, metric, unit, params, (package, cluster, core), shared))
     return results
 
 
-def _figure(cell: str, where: str, metric: str, unit: str, test: str, place: tuple, shared: dict) -> Result:
+def _words_of(title: str) -> str:
+    """A title as printed, without its markup, for a message."""
+    return " ".join(title.replace("``", "").split())
+
+
+def _figure(cell: str, where: str, metric: str, unit: str, params: dict, place: tuple, shared: dict) -> Result:
     m = _CELL.match(cell)
     if m is None:
         raise IngestError(where, f"{metric} cell {cell!r:.40}: expected a number, optionally `(+x.xx%)`")
@@ -329,8 +344,9 @@ def _figure(cell: str, where: str, metric: str, unit: str, test: str, place: tup
         extra["published_delta_pct"] = number(m.group(2), where, "a percentage", signed=True)
     value = number(m.group(1), where, f"{metric} in {_SPELT.get(unit, unit)}") * TO_US[unit]
     package, cluster, core = place
-    return Result(benchmark=BENCHMARK, params={"test": test}, metric=metric, unit="us", direction="lower",
-                  samples=[value], mode=mode_of(test), package=package, cluster=cluster, core=core, extra=extra)
+    return Result(benchmark=BENCHMARK, params=params, metric=metric, unit="us", direction="lower",
+                  samples=[value], mode=mode_of(params["test"]), package=package, cluster=cluster, core=core,
+                  extra=extra)
 
 
 def _place(place: tuple) -> str:

@@ -16,7 +16,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..ingest import IngestError, Pool, Skipped, Words, read_lines
+from ..ingest import IngestError, Pool, Skipped, Words, plausible, read_lines
 from ..ingest.probe_jsonl import ProbeStream
 from ..runner.sink import with_probe_warnings
 from .description import Description, describe_job_board, describe_machine
@@ -165,16 +165,19 @@ def _transaction(store):
 
 # -- other tools' logs ------------------------------------------------------------------
 def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path | None = None,
-                  root: Path | None = None, skipped: list | None = None) -> dict:
+                  root: Path | None = None, skipped: list | None = None, options: dict | None = None) -> dict:
     """{run label: (pooled results, histograms, meta)} of ``files`` in format ``fmt``
     (ingest.FORMATS): one run, or one per published column (in the order the format gives
     them). Results pool as they are read: memory holds the distinct keys, not every line's
     result. The tables the format left out (ingest.Skipped) go to ``skipped``; the cells a
     page prints as words (ingest.Words) to the meta of their column's run. IngestError,
-    OSError (with the file in ``filename``) or StreamError for what is wrong."""
-    options, describe = ({}, None)
+    OSError (with the file in ``filename``) or StreamError for what is wrong. ``options`` go to
+    the format's reading (tfa-rst: label, releases, unit). A figure implausible for what it
+    measures in the unit it was read in refuses the import (ingest.plausible)."""
+    options, describe = (dict(options or {}), None)
     if fmt.takes_intervals:
-        options, describe = _instr_setup(files, intervals, root)
+        more, describe = _instr_setup(files, intervals, root)
+        options.update(more)
     columns: dict[str, Pool] = {}
     histograms = []
     words: dict[str, dict] = {}         # column -> {cell: what the page printed in it}
@@ -201,6 +204,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
     for column in words:                # a column of words alone is still a run of the page
         columns.setdefault(column if fmt.run_per_column else "", Pool())
     columns = dict(sorted(columns.items(), key=lambda kv: fmt.column_order(kv[0])))   # stable
+    plausible.check((res for into in columns.values() for res in into.results), fmt.unit_remedy)
     return _runs(columns, histograms, words, label, fmt.run_per_column, files[0].stem)
 
 

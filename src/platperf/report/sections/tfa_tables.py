@@ -72,7 +72,8 @@ def _figures(col, data: ReportData) -> list[tuple[tuple, str, Figure]]:
         if len(results) == 1 and results[0].summary.get("n") == 1:
             one = results[0]
             text = placement.published(one, "published")
-            fig.text = text if isinstance(text, str) else None
+            # a page's ns figures are stored in µs: its number as printed would be another unit
+            fig.text = text if isinstance(text, str) and not placement.published(one, "published_unit") else None
             fig.page_delta = annotations.published_delta(one.extra)
             fig.release, fig.caption, fig.title = (_text(placement.published(one, name))
                                                    for name in ("release", "caption", "title"))
