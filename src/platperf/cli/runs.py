@@ -51,7 +51,10 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     A label means what it means to report and compare: all its runs. Each result's median is
     then the median of the runs' medians, min and max are over every run, n counts all their
     samples and a runs column says how many runs are behind it; the machine is the newest
-    run's. A run id shows that run alone.
+    run's. A run id shows that run alone. Results are listed per (package, cluster, core) and
+    CPU, as report keys them. An imported run shows what its file says: the words it printed
+    beside its figures (TF-A's method table, TI's board descriptions) and no machine it never
+    read.
 
     \b
     Examples:
@@ -89,20 +92,9 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
         header.add_row("probe", _cell(probe))
     console.print(header)
 
-    # The same lines as the report's Environment table: one way to summarise a machine, and
-    # only what its fingerprint holds (an imported run's holds nothing, or only its probe's words)
-    from ..report.sections.environment import ROWS
-    machine = [(name, value(r["fingerprint"], r)) for name, value in ROWS if r["fingerprint"]
-               and name not in ("Target", "Suite", "Runs", "Note", "Probe")]
-    if any(text for _, text in machine):
-        fp = _table("machine", "")
-        for name, text in machine:
-            if text:
-                fp.add_row(name, _cell(text))
-        console.print(fp)
-    published = _published_table(r["meta"] or {})
-    if published is not None:
-        console.print(published)
+    for table in (_machine_table(r), _published_table(r["meta"] or {})):
+        if table is not None:
+            console.print(table)
     from ..findings import collapse
     findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
     if findings:
@@ -122,6 +114,22 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     console.print(rt)
     hist = sum(len(store.histograms(p["id"])) for p in pooled)
     print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
+
+
+def _machine_table(r: dict):
+    """The same lines as the report's Environment table (one way to summarise a machine), and
+    only what the fingerprint holds: None for an imported run, whose fingerprint is none or
+    only its probe's words."""
+    from ..report.sections.environment import ROWS
+    rows = [(name, value(r["fingerprint"], r)) for name, value in ROWS if r["fingerprint"]
+            and name not in ("Target", "Suite", "Runs", "Note", "Probe")]
+    if not any(text for _, text in rows):
+        return None
+    table = _table("machine", "")
+    for name, text in rows:
+        if text:
+            table.add_row(name, _cell(text))
+    return table
 
 
 def _probe_text(meta: dict) -> str:
