@@ -179,3 +179,28 @@ def test_words_among_figures_are_kept_as_printed_and_are_no_figure():
     egypt = find(glb, "GLBenchmark 25 Performance", "Fps", row="GLB25_EgyptTestC24Z16FixedTime test")
     assert (egypt.samples, extra(egypt, "min"), extra(egypt, "max")) == ([4.24], 2.11, 10.32)
     assert not [r for r in glb if r.metric == "Test Number"]
+
+
+def test_the_2026_guide_comes_back_from_the_report_with_the_same_keys(tmp_path):
+    """import -> report -> import: the crypto table's sizes print again in their column (the
+    page's "16 bytes" as the page had it) and read back to the same keys and values."""
+    import subprocess
+    import sys
+
+    from corpus import entry
+
+    def platperf(*args):
+        done = subprocess.run([sys.executable, "-m", "platperf", *args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    db = str(tmp_path / "ti.db")
+    platperf("ingest", "rst-csv-table", str(entry("ti", "am62x-2026.rst").local), "--db", db)
+    report = platperf("report", "am62x-2026", "am62xx_sk-fs", "--db", db, "--format", "rst-csv")
+    assert '"aes-128-ecb","16 bytes","0.38","104.39","33.22"' in report
+    def figures(results, board):
+        return {(r.key, tuple(r.samples)) for r in results if r.extra["column"] == board}
+    back = rst_csv_table.parse(report, "report.rst")
+    read = runs("am62x-2026.rst")
+    assert figures(back, "") == {(r.key, tuple(r.samples)) for r in read["am62x-2026"]}
+    assert figures(back, "am62xx_sk-fs") == {(r.key, tuple(r.samples)) for r in read["am62xx_sk-fs"]}
