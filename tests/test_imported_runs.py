@@ -23,6 +23,7 @@ from platperf.cli import app
 from platperf.fingerprint import collect
 from platperf.store import Store
 from reference_tables import TFA, TI, markdown_tables, reference, rst_tables
+from test_packages import hotplug_stream
 from test_report_store import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
@@ -71,8 +72,10 @@ def tfa_db(tmp_path_factory) -> str:
 def test_a_tfa_page_reports_its_tables_and_no_machine(tfa_db, fmt):
     text = platperf("report", "v2.9", "v2.10", "--db", tfa_db, "--format", fmt)
     assert invented(text) == []
-    # what the page does say: its method table, as printed
+    # what the page does say: its method table, as printed; TFTF's figures are the firmware's
+    # own, with no kernel share (that is said of the psci suite's, measured from Linux)
     assert "900 (nominal)" in text and "650 (underdrive)" in text
+    assert "measured from Linux" not in text
     if fmt != "html":       # (the HTML escapes nothing of these, but wraps them in tags)
         assert "Not read from the machine: v2.9 (ingest:tfa-rst), v2.10 (ingest:tfa-rst)" in " ".join(text.split())
         assert "No doctor checked the machines of v2.9 (ingest:tfa-rst), v2.10 (ingest:tfa-rst)" \
@@ -239,3 +242,22 @@ def test_a_measured_board_beside_an_import_keeps_its_facts_alone(tfa_db, tmp_pat
            "says." in flat
     assert "No doctor checked the machine of v2.10 (ingest:tfa-rst): it was never read. No findings were " \
            "recorded with the other runs." in flat
+
+
+def test_a_probe_stream_with_its_board_tree_shows_its_machine_and_each_core(tmp_path):
+    """The other side: a probe stream imported with its board's /sys and /proc (--root) was
+    read from its machine: the machine is shown, hotplug figures are said to be measured from
+    Linux, and show lists each CPU at its (cluster, core)."""
+    db = tmp_path / "h.db"
+    stream = hotplug_stream(tmp_path / "juno.jsonl", range(6), lambda cpu: 100.0 + cpu)
+    platperf("ingest", "probe-jsonl", stream, "--root", SYSFS / "juno", "--label", "juno", "--db", db)
+    text = platperf("report", "juno", "--db", db, "--format", "md")
+    assert "measured from Linux" in text and "Not read from the machine" not in text
+    assert "CPUs 0-1: schedutil 450-1150 MHz; CPUs 2-5: schedutil 450-850 MHz" in text
+    shown = platperf("show", "juno", "--db", db)
+    assert "CPU frequency" in shown.split("benchmark")[0]
+    offline = {(r["cpu"], r["cluster"], r["core"]): r["median"] for r in show_rows(shown)
+               if r["benchmark"] == "cpu-hotplug" and r["metric"] == "offline"}
+    # the stream's offline medians: 100 + cpu (samples x1, x1.01, x0.99)
+    assert offline == {("0", "0", "0"): "100.00", ("1", "0", "1"): "101.00", ("2", "1", "0"): "102.00",
+                       ("3", "1", "1"): "103.00", ("4", "1", "2"): "104.00", ("5", "1", "3"): "105.00"}

@@ -24,11 +24,14 @@ from ..tfa import keyed_tables, place
 TEXT = ("One table per test as TF-A's PSCI performance page lays them out, each release of a "
         "test after the other: medians of each core's samples (the median of the run medians "
         "when a label pools several runs); a published page's figures as it printed them, with "
-        "its own (+x.xx%) annotations. Hotplug and idle-state figures are measured from Linux on "
-        "the issuing or sleeping CPU, so they hold the kernel's share as well as the firmware's; "
-        "the cpuhp phase tables separate the steps that stop or start the CPU (cpu_stop, "
-        "cpu_start: PSCI CPU_OFF / CPU_ON are inside) from the kernel's own. Compare two releases "
-        "with platperf compare.")
+        "its own (+x.xx%) annotations.")
+# said only where the psci suite measured from Linux: TFTF's figures (a page, a log) are the
+# firmware's own instrumentation, with no kernel share in them
+LINUX_TEXT = (" Hotplug and idle-state figures are measured from Linux on "
+              "the issuing or sleeping CPU, so they hold the kernel's share as well as the firmware's; "
+              "the cpuhp phase tables separate the steps that stop or start the CPU (cpu_stop, "
+              "cpu_start: PSCI CPU_OFF / CPU_ON are inside) from the kernel's own.")
+COMPARE_TEXT = " Compare two releases with platperf compare."
 
 
 @dataclass
@@ -113,7 +116,9 @@ def build(data: ReportData) -> Section | None:
             tests.setdefault(group, []).append((col.name, mine, table))
     if not tests:
         return None
-    section = Section(title="Firmware latencies per core (TF-A layout)", text=TEXT)
+    linux = any(benchmark != TFTF_BENCHMARK for benchmark, *_ in tests)
+    section = Section(title="Firmware latencies per core (TF-A layout)",
+                      text=TEXT + (LINUX_TEXT if linux else "") + COMPARE_TEXT)
     section.subsections += _board_tables(data)
     placed = set()
     for heading, (names, text) in TFTF_HEADINGS.items():
