@@ -32,7 +32,8 @@ As there, a side whose runs come from two or more sessions (``platperf run`` inv
 :func:`platperf.pools.session_of`) has the drift between them counted, in the Welch test
 and the equivalence interval (:func:`platperf.stats.sequential.session_parts`); and on a
 virtual machine the keys of the cache it shares with the host's other tenants are
-undecided whatever their change (:func:`hold`, :mod:`platperf.shared_cache`).
+undecided whatever their change (:mod:`platperf.shared_cache`). One rule sets every key's
+decision, for one look and for the gate's many (:func:`platperf.decisions.rule`).
 
 From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
 the sides with two runs or more; with one run a side only the spread of that run's samples,
@@ -72,7 +73,8 @@ TOLERANCE = 2.0     # % : the smallest change shown, unless the caller says othe
 
 @dataclass
 class Row:
-    """One key compared: figures, change, test and verdict."""
+    """One key compared: figures, change, test, and its decision (one value, :attr:`decided`,
+    that every verdict flag below is read from)."""
 
     key: tuple
     unit: str
@@ -86,13 +88,7 @@ class Row:
     delta_pct: float | None = None
     p_value: float | None = None      # adjusted for the number of keys tested (Benjamini-Hochberg)
     ratio_ci: tuple | None = None
-    basis: str = ""          # runs (the run-level test) | single-run | "" (one side only)
-    significant: bool = False
-    shown: bool = False      # the cell carries its delta
-    confirmed: bool = False  # runs a side enough to test, and the change passed
-    unconfirmed: bool = False   # a change beyond the tolerance that one run a side cannot settle
-    regression: bool = False    # confirmed and worse
-    improvement: bool = False   # confirmed and better
+    basis: str = ""          # runs (the run-level test) | single-run | too-few-runs | "" (one side only)
     spread_pct: float | None = None   # run-to-run spread (stdev, % of the figure)
     spread_basis: str = ""   # runs | samples (one run a side: a lower bound) | "" (unknown)
     mde_pct: float | None = None      # smallest change these runs detect (None: one run a side)
@@ -102,18 +98,42 @@ class Row:
     unstable: bool = False   # an interval wider than the tolerance
     status: str = "both"     # both | added | removed | not measured (a side with no figure)
     raw_p: float | None = None   # the test's own p-value; p_value is it adjusted over the keys
-    big: bool = False        # at least the tolerance
     pages_base: str = ""     # page backing of each side's buffers: "huge", "4k", "4k+huge", ...
     pages_new: str = ""      # ("" where the results do not say)
-    decision: str = ""       # regressed | improved | equivalent | undecided ("" one side only)
-    decision_ci: tuple | None = None   # the change's interval in % that backs it (estimate, low, high)
-    decided_runs: int | None = None    # new runs a sequential decision rests on (run --against)
-    decision_why: str = ""   # why a key the gate did not measure further stayed undecided
-    equivalent: bool = False # the equivalence test passed (decisions.equivalence)
     sessions: tuple | None = None   # (base, new) sessions the test counted; None: drift not counted
     base_not_measured: str = ""   # why a side has no figure: "rejected", "not entered" (records.not_measured)
     new_not_measured: str = ""
     page: object = None      # a published new side's own delta beside this one (annotations.Annotation)
+    decided: decisions.Decision = field(default_factory=decisions.Decision)   # set by decisions.rule
+
+    @property
+    def decision(self) -> str:
+        """regressed | improved | equivalent | undecided ("" : not compared, one side only)."""
+        return "" if self.decided.word == decisions.NOT_COMPARED else self.decided.word
+
+    @property
+    def decision_ci(self) -> tuple | None:
+        """The change's interval in % that backs the decision (estimate, low, high)."""
+        return self.decided.change
+
+    @property
+    def decided_runs(self) -> int | None:
+        """New runs a sequential decision rests on (run --against)."""
+        return self.decided.runs
+
+    @property
+    def decision_why(self) -> str:
+        """Why a key that no more runs can decide stays undecided (a shared cache), else ""."""
+        return self.decided.why if self.decided.final else ""
+
+    significant = property(lambda self: self.decided.significant)
+    big = property(lambda self: self.decided.big)                     # at least the tolerance
+    shown = property(lambda self: self.decided.shown)                 # the cell carries its delta
+    confirmed = property(lambda self: self.decided.confirmed)
+    unconfirmed = property(lambda self: self.decided.unconfirmed)     # beyond the tolerance, too few runs to test
+    regression = property(lambda self: self.decided.regression)
+    improvement = property(lambda self: self.decided.improvement)
+    equivalent = property(lambda self: self.decided.equivalent)
 
     @property
     def page_delta_pct(self) -> float | None:
@@ -183,13 +203,17 @@ class Comparison:
 
 def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance: float = TOLERANCE,
                   test: str = "welch", alpha: float = ALPHA, seed: int = 0,
-                  sessions: dict | None = None) -> list[Row]:
+                  sessions: dict | None = None, zone: shared_cache.Zone | None = None,
+                  decided: dict | None = None) -> list[Row]:
     """Compare two keyed pools; rows sorted by key, never by position in either input.
     ``sessions`` (stored run id -> :func:`session_of`) lets a side measured in several
-    sessions count the drift between them (the Welch test and the equivalence test)."""
+    sessions count the drift between them (the Welch test and the equivalence test);
+    ``zone``: the keys a VM's shared cache moves (:func:`platperf.shared_cache.zone`), held;
+    ``decided``: key -> a decision reached over repeated looks (``platperf run --against``),
+    each key's decision in place of one look's (:func:`platperf.decisions.rule`)."""
     if test not in TESTS:
         raise ValueError(f"unknown test '{test}'; choose one of {', '.join(TESTS)}")
-    rows = []
+    rows, looks = [], []
     for key in sorted(base.keys() | new.keys(), key=key_order):
         b, n = base.get(key), new.get(key)
         why_b, why_n = (p.not_measured if p is not None and not p.runs else "" for p in (b, n))
@@ -209,8 +233,10 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
                             runs_base=len(b.runs) if b else 0, runs_new=len(n.runs) if n else 0,
                             status="added" if b is None else "removed"))
             continue
-        rows.append(_compare_key(key, b, n, tolerance, test, alpha, seed, sessions or {}))
-    _decide(rows, alpha)
+        row, look = _compare_key(key, b, n, tolerance, test, alpha, seed, sessions or {})
+        rows.append(row)
+        looks.append(look)
+    _decide(looks, alpha, zone, decided or {})
     return rows
 
 
@@ -240,13 +266,25 @@ def is_unstable(ci: tuple, figure: float, tolerance: float = TOLERANCE) -> bool:
     return width_pct(ci, figure) > tolerance
 
 
-def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed, sessions: dict) -> Row:
+@dataclass
+class _Look:
+    """What one look found of a key on both sides, for :func:`platperf.decisions.rule`."""
+
+    row: Row
+    big: bool                      # the change is at least the tolerance
+    tested: bool = False           # runs enough a side for the test
+    significant: bool = False
+    equivalent: bool = False       # the two one-sided tests passed (decisions.equivalence)
+    interval: tuple | None = None  # their interval of the change, in %
+
+
+def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed, sessions: dict) -> tuple[Row, _Look]:
     mb, mn = b.figure, n.figure
     sb, sn = pool_sessions(b, sessions), pool_sessions(n, sessions)
     row = Row(key, n.unit, n.direction, mb, mn, n_base=len(b.samples), n_new=len(n.samples),
               runs_base=len(b.runs), runs_new=len(n.runs), pages_base=b.pages_text, pages_new=n.pages_text)
     row.delta_pct = (mn - mb) / abs(mb) * 100.0 if mb else (0.0 if mn == mb else None)
-    big = mn != mb and (row.delta_pct is None or abs(row.delta_pct) >= tolerance)
+    look = _Look(row, big=mn != mb and (row.delta_pct is None or abs(row.delta_pct) >= tolerance))
     row.spread_pct, row.spread_basis = run_spread(b, n)
     if row.spread_pct is not None:
         row.runs_needed = stats.runs_needed(tolerance, row.spread_pct, alpha=alpha)
@@ -255,15 +293,14 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed, sessions: 
         row.runs_needed = max(row.runs_needed or 2, stats.mwu_min_runs(alpha))
     row.base_ci, row.new_ci = figure_interval(b), figure_interval(n)
     if 0 < tolerance < 100 and len(b.runs) >= 2 and len(n.runs) >= 2:
-        row.equivalent, row.decision_ci = decisions.equivalence(
+        look.equivalent, look.interval = decisions.equivalence(
             b.run_medians, n.run_medians, tolerance, alpha, base_sessions=sb, new_sessions=sn)
     row.unstable = any(is_unstable(ci, fig, tolerance) for ci, fig in ((row.base_ci, mb), (row.new_ci, mn)))
     rb, rn = len(b.runs), len(n.runs)
     if rb < 2 or rn < 2 or test == "mwu" and stats.mwu_min_p(rb, rn) >= alpha:
         row.basis = "single-run" if min(rb, rn) < 2 else "too-few-runs"
-        row.unconfirmed = row.shown = big
-        return row
-    row.basis = "runs"
+        return row, look
+    row.basis, look.tested = "runs", True
     if row.spread_basis == "runs":
         row.mde_pct = stats.minimum_detectable_effect(row.spread_pct, rb, rn, alpha=alpha)
     groups = [sequential.grouped(p.run_medians, keys) for p, keys in ((b, sb), (n, sn))]
@@ -277,31 +314,25 @@ def _compare_key(key, b: Pool, n: Pool, tolerance, test, alpha, seed, sessions: 
     else:
         lo, hi = stats.bootstrap_median_ratio(b.run_medians, n.run_medians, level=1 - alpha, seed=seed)
         row.ratio_ci = (lo, hi)
-        row.significant = lo > 1.0 or hi < 1.0
-    row.big = big
-    return row
+        look.significant = lo > 1.0 or hi < 1.0
+    return row, look
 
 
-def _decide(rows: list[Row], alpha: float):
+def _decide(looks: list[_Look], alpha: float, zone: shared_cache.Zone | None, decided: dict):
     """Significance over every tested key at once: the p-values adjusted for the number of
     keys (Benjamini-Hochberg, :func:`platperf.stats.benjamini_hochberg`), since a comparison
     tests dozens to thousands of keys and 5% of them would pass p < 0.05 by chance alone;
-    then the verdicts."""
-    tested = [r for r in rows if r.raw_p is not None]
-    for r, q in zip(tested, stats.benjamini_hochberg([r.raw_p for r in tested])):
-        r.p_value = q
-        r.significant = q < alpha
-    for r in rows:
-        if r.basis != "runs":
-            continue
-        r.confirmed = r.shown = r.significant and r.big
-        if r.confirmed:
-            worse = r.new > r.base if r.direction == "lower" else r.new < r.base
-            r.regression, r.improvement = worse, not worse
-    for r in rows:
-        if r.status == "both":
-            r.decision = ("regressed" if r.regression else "improved" if r.improvement else
-                          "equivalent" if r.equivalent else "undecided")
+    then each key's decision, by :func:`platperf.decisions.rule`."""
+    tested = [look for look in looks if look.row.raw_p is not None]
+    for look, q in zip(tested, stats.benjamini_hochberg([look.row.raw_p for look in tested])):
+        look.row.p_value = q
+        look.significant = q < alpha
+    for look in looks:
+        r = look.row
+        r.decided = decisions.rule(
+            r.direction, r.new - r.base, tested=look.tested, significant=look.significant, big=look.big,
+            equivalent=look.equivalent, interval=look.interval,
+            held=zone.why() if zone is not None and zone.moves(r.key) else "", sequential=decided.get(r.key))
 
 
 def width_pct(ci: tuple, figure: float) -> float:
@@ -327,31 +358,24 @@ def compare_refs(store, base_ref, new_ref, *, tolerance: float = TOLERANCE, test
 
 
 def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: str, new_ref: str,
-                 *, tolerance: float = TOLERANCE, test: str = "welch", seed: int = 0) -> Comparison:
+                 *, tolerance: float = TOLERANCE, test: str = "welch", seed: int = 0,
+                 decided: dict | None = None, method: str = "") -> Comparison:
     """The one place both sides are loaded and handed to the test: their samples, run by
-    run, then :func:`compare_pools`."""
+    run, then :func:`compare_pools`. ``decided`` and ``method``: the decisions a gate reached
+    over repeated looks and how (``platperf run --against``)."""
     base, base_metrics = load_pools(store, [r["id"] for r in base_runs])
     new, new_metrics = load_pools(store, [r["id"] for r in new_runs])
     base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
     order = list(dict.fromkeys(new_metrics + base_metrics))
     sessions = {r["id"]: session_of(r) for r in base_runs + new_runs}
-    rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed, sessions=sessions)
-    hold(rows, shared_cache.zone([r.get("fingerprint") for r in base_runs + new_runs]))
+    # keys in the cache a VM shares with the host's other tenants are held undecided, whatever
+    # their change (shared_cache): the words platperf run --against says of them
+    zone = shared_cache.zone([r.get("fingerprint") for r in base_runs + new_runs])
+    rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed, sessions=sessions,
+                         zone=zone, decided=decided)
     annotate(rows, new, tolerance)
     return Comparison(base_ref, new_ref, tolerance, test, rows,
-                      comparability(base_runs, new_runs), order)
-
-
-def hold(rows: list[Row], zone: shared_cache.Zone | None):
-    """Keys whose working set lies in the cache a virtual machine shares with the host's
-    other tenants (:mod:`platperf.shared_cache`) are undecided, whatever their change: the
-    words ``platperf run --against`` says of them. Their figures and changes stay shown."""
-    if zone is None:
-        return
-    for r in rows:
-        if r.status == "both" and zone.moves(r.key):
-            r.decision, r.decision_why = "undecided", zone.why()
-            r.regression = r.improvement = r.confirmed = r.equivalent = r.unconfirmed = False
+                      comparability(base_runs, new_runs), order, sequential=method)
 
 
 def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):

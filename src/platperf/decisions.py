@@ -19,27 +19,108 @@ Two ways to decide, one vocabulary:
 * :func:`decide` -- repeated looks while runs are added (``platperf run --against``):
   repeated confidence intervals (:func:`platperf.stats.sequential.repeated_interval`), whose error
   rates hold however often the data are looked at and whenever measuring stops.
+
+Whichever way, a key's decision is one value, :class:`Decision`, set by one rule
+(:func:`rule`) for one look and for many; what a reader asks of it (regression, shown,
+unconfirmed ...) is read from it, as pyperf's ``CompareResult`` holds a comparison once and
+derives its verdicts. Whether a change is for the worse is asked in one place, :func:`worse`.
 """
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from . import stats
 from .stats import sequential
 
 DECISIONS = ("regressed", "improved", "equivalent", "undecided")
+NOT_COMPARED = "not compared"      # a key on one side only, or a side with no figure
 
 
-@dataclass
+def worse(direction: str, change: float) -> bool:
+    """Is a change (new minus base: a difference of figures or a percentage) for the worse of
+    a metric whose ``direction`` ("lower" or "higher") is better?"""
+    return change > 0 if direction == "lower" else change < 0
+
+
+@dataclass(frozen=True)
 class Decision:
-    word: str                      # one of DECISIONS
+    """What a key's runs decide against its base, and everything a reader asks of it.
+
+    ``word`` is one of :data:`DECISIONS`, or :data:`NOT_COMPARED`. A comparison of one look
+    (``platperf compare``) keeps beside it the evidence its rule read (``tested``,
+    ``significant``, ``big``); a gate's final comparison keeps that evidence too, for its table
+    and JSON, while its word is the sequential one (``sequential``)."""
+
+    word: str = NOT_COMPARED
     change: tuple | None = None    # (estimate, low, high) of the change, % of the base figure
-    runs: int | None = None        # the new side's runs it rests on
+    runs: int | None = None        # the new side's runs a sequential decision rests on
     why: str = ""                  # what an undecided key lacks
     final: bool = False            # undecided, and more runs cannot decide it (shared_cache)
+    sequential: bool = False       # reached over repeated looks (run --against), not one look
+    tested: bool = False           # one look: runs enough a side for its test (compare's basis "runs")
+    significant: bool = False      # one look: the test passed (adjusted p < alpha, or a ratio interval without 1)
+    big: bool = False              # one look: the change is at least the tolerance
+
+    @property
+    def regression(self) -> bool:
+        return self.word == "regressed"
+
+    @property
+    def improvement(self) -> bool:
+        return self.word == "improved"
+
+    @property
+    def equivalent(self) -> bool:
+        return self.word == "equivalent"
+
+    @property
+    def confirmed(self) -> bool:
+        """A change beyond the tolerance, decided: regressed or improved."""
+        return self.regression or self.improvement
+
+    @property
+    def unconfirmed(self) -> bool:
+        """One look: a change of at least the tolerance with too few runs a side to test it
+        (never of a key held by a shared cache, nor after repeated looks)."""
+        return self.big and not (self.tested or self.sequential or self.final)
+
+    @property
+    def shown(self) -> bool:
+        """Whether a table's cell carries the change: a confirmed change; at one look, also a
+        change of at least the tolerance that was significant or could not be tested (a key
+        held by a shared cache keeps its change shown, undecided)."""
+        if self.sequential:
+            return self.confirmed
+        return self.big and (self.significant or not self.tested)
+
+
+def rule(direction: str, change: float, *, tested: bool, significant: bool, big: bool,
+         equivalent: bool, interval: tuple | None, held: str = "",
+         sequential: Decision | None = None) -> Decision:
+    """The decision of a key measured on both sides, for one look and for many:
+
+    * a decision reached over repeated looks (``platperf run --against``, :func:`decide`) is
+      the key's as it stands;
+    * else a key held (``held``: why the cache a VM shares with other tenants moves it,
+      :mod:`platperf.shared_cache`) is undecided, and more runs cannot decide it;
+    * else a change confirmed at one look -- runs enough a side to test it (``tested``),
+      ``significant``, at least the tolerance (``big``) -- is regressed or improved as
+      :func:`worse` says of ``change`` (new minus base);
+    * else it is equivalent when the two one-sided tests passed (:func:`equivalence`), else
+      undecided.
+
+    ``interval``: the change's interval one look found (its equivalence interval)."""
+    look = dict(tested=tested, significant=significant, big=big)
+    if sequential is not None:
+        return replace(sequential, sequential=True, **look)
+    if held:
+        return Decision("undecided", interval, why=held, final=True, **look)
+    if tested and significant and big:
+        return Decision("regressed" if worse(direction, change) else "improved", interval, **look)
+    return Decision("equivalent" if equivalent else "undecided", interval, **look)
 
 
 def margins(tolerance: float) -> tuple[float, float]:
@@ -59,11 +140,6 @@ def logs(values: Sequence[float]) -> list[float] | None:
 def percent(interval: tuple) -> tuple:
     """An interval of log ratios as changes in %: (estimate, low, high)."""
     return tuple(math.expm1(v) * 100.0 for v in interval)
-
-
-def worse(change_pct: float, direction: str) -> bool:
-    """Is a change (new vs base, %) for the worse of a metric whose ``direction`` is better?"""
-    return change_pct > 0 if direction == "lower" else change_pct < 0
 
 
 def equivalence(base: Sequence[float], new: Sequence[float], tolerance: float,
@@ -106,26 +182,28 @@ def decide(base: Sequence[float], new: Sequence[float], tolerance: float, direct
     tolerance is then seen as changed."""
     lb, ln = logs(base), logs(new)
     if lb is None or ln is None:
-        return Decision("undecided", why="a figure that is not positive has no ratio")
+        return Decision("undecided", why="a figure that is not positive has no ratio", sequential=True)
     if len(lb) < 2:
-        return Decision("undecided", why="the baseline has fewer than 2 runs")
+        return Decision("undecided", why="the baseline has fewer than 2 runs", sequential=True)
     look = sequential.repeated_interval(lb, ln, alpha=alpha, alpha_change=alpha / max(1, keys),
                                         sessions=sessions)
     if look is None:
-        return Decision("undecided", runs=len(ln), why=f"fewer than {sequential.LOOKS[0]} runs")
+        return Decision("undecided", runs=len(ln), why=f"fewer than {sequential.LOOKS[0]} runs",
+                        sequential=True)
     low, high = margins(tolerance)
     _, c_low, c_high = look.change
     if c_low > high or c_high < low:
         change = percent(look.change)
-        return Decision("regressed" if worse(change[0], direction) else "improved", change, look.runs)
+        return Decision("regressed" if worse(direction, change[0]) else "improved", change, look.runs,
+                        sequential=True)
     within = percent(look.within)
     if low < look.within[1] and look.within[2] < high:
-        return Decision("equivalent", within, look.runs)
+        return Decision("equivalent", within, look.runs, sequential=True)
     why = f"interval {within[1]:+.2f}% .. {within[2]:+.2f}% crosses +-{tolerance:g}%"
     if look.sessions > 1:
         why += (f"; the baseline's {look.sessions} sessions differ by {math.expm1(look.drift) * 100:.2f}% "
                 f"(sd of their means): its share of the interval only more baseline sessions narrow")
-    return Decision("undecided", within, look.runs, why=why)
+    return Decision("undecided", within, look.runs, why=why, sequential=True)
 
 
 def simulate(change_pct: float, spread_pct: float, *, tolerance: float, alpha: float,

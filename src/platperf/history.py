@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, field
 
 from . import stats
+from .decisions import worse
 from .records import KEY_FIELDS
 
 TESTS = ("t-test", "permutation")
@@ -71,7 +72,7 @@ class Series:
     change_points: list[ChangePoint] = field(default_factory=list)
 
     def regression(self, cp: ChangePoint) -> bool:
-        return cp.after > cp.before if self.direction == "lower" else cp.after < cp.before
+        return worse(self.direction, cp.after - cp.before)
 
 
 # -- e-divisive means -------------------------------------------------------------------

@@ -137,7 +137,7 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
     held = {k for k in both if verdict.shared is not None and verdict.shared.moves(k)}
     for k in held - set(verdict.held()):    # a VM's shared cache moves them (shared_cache)
         verdict.decided[k] = decisions.Decision("undecided", runs=len(pools[k].runs),
-                                                why=verdict.shared.why(), final=True)
+                                                why=verdict.shared.why(), final=True, sequential=True)
     gated = [k for k in both if k not in held]
     for k in gated:
         if verdict.decided.get(k) is None or verdict.decided[k].word == "undecided":
@@ -277,17 +277,16 @@ def _fix(reached: float) -> str:
 
 def gate_comparison(store, verdict: Verdict, new_run_ids: list[int], new_ref: str):
     """``platperf compare``'s comparison of the gate's runs with its baseline, each key's
-    decision the gate's own (:func:`apply_decisions`)."""
+    decision the gate's own (:func:`platperf.decisions.rule`)."""
     from ..compare import compare_runs
     goal = verdict.goal
-    cmp = compare_runs(store, store.runs_for(goal.baseline_ref), [store.run(i) for i in new_run_ids],
-                       goal.baseline_ref, new_ref, tolerance=goal.tolerance)
     keys = max(1, len(verdict.decided) - len(verdict.held()))
-    apply_decisions(cmp, verdict.decided,
-                    f"repeated confidence intervals at {', '.join(map(str, LOOKS))} new runs, "
-                    f"alpha {goal.alpha:g} spent evenly over the looks, Jennison & Turnbull 1989; "
-                    f"a regression at alpha/{keys} a key, over the {keys} keys; " + drift_text(goal))
-    return cmp
+    method = (f"repeated confidence intervals at {', '.join(map(str, LOOKS))} new runs, "
+              f"alpha {goal.alpha:g} spent evenly over the looks, Jennison & Turnbull 1989; "
+              f"a regression at alpha/{keys} a key, over the {keys} keys; " + drift_text(goal))
+    return compare_runs(store, store.runs_for(goal.baseline_ref), [store.run(i) for i in new_run_ids],
+                        goal.baseline_ref, new_ref, tolerance=goal.tolerance, decided=verdict.decided,
+                        method=method)
 
 
 def drift_text(goal: Goal) -> str:
@@ -299,20 +298,3 @@ def drift_text(goal: Goal) -> str:
                 "1992; the fewer degrees of freedom of the two sides, Mickey & Brown 1966)")
     return ("the baseline is one session: drift between sessions is not counted -- measure it "
             "in several (platperf run --label REF, at different times) to have it counted")
-
-
-def apply_decisions(cmp, decided: dict, method: str):
-    """Sets the gate's decisions (key -> decisions.Decision) on the comparison's rows in place
-    of its one-look ones: regressed and improved are then its confirmed changes, and
-    ``method`` says how they were reached."""
-    for r in cmp.rows:
-        d = decided.get(r.key)
-        if r.status != "both" or d is None:
-            continue
-        r.decision, r.decision_ci, r.decided_runs = d.word, d.change, d.runs
-        r.decision_why = d.why if d.final else ""
-        r.regression, r.improvement = d.word == "regressed", d.word == "improved"
-        r.equivalent = d.word == "equivalent"
-        r.confirmed = r.shown = r.regression or r.improvement
-        r.unconfirmed = False
-    cmp.sequential = method

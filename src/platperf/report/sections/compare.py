@@ -10,6 +10,7 @@ import math
 import statistics
 
 from ... import compare, compare_json, stats
+from ...decisions import worse
 from ...records import key_order, key_text
 from ...vocab.figures import number
 from .. import tfa
@@ -63,8 +64,7 @@ def verdict(row: compare.Row) -> str:
     if row.decision == "undecided" and row.decision_why:
         return "undecided (shared cache)"
     if row.unconfirmed:
-        worse = row.new > row.base if row.direction == "lower" else row.new < row.base
-        return f"undecided (unconfirmed, {'worse' if worse else 'better'})"
+        return f"undecided (unconfirmed, {'worse' if worse(row.direction, row.new - row.base) else 'better'})"
     return row.decision
 
 
@@ -274,8 +274,8 @@ def pages_section(cmp: compare.Comparison) -> Section | None:
 
 def _rank(row: compare.Row) -> int:
     """Regressions first, then what may be one, then the rest (see :func:`listed_rows`)."""
-    worse = row.status == "both" and (row.new > row.base if row.direction == "lower" else row.new < row.base)
-    order = (row.regression, row.unconfirmed and worse, row.status == "removed", row.status == "added",
+    for_the_worse = row.status == "both" and worse(row.direction, row.new - row.base)
+    order = (row.regression, row.unconfirmed and for_the_worse, row.status == "removed", row.status == "added",
              row.improvement, row.decision == "undecided")
     return next((i for i, hit in enumerate(order) if hit), len(order))
 
