@@ -11,10 +11,16 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import tempfile
 
 import pytest
 
 CI = os.environ.get("CI") == "true"
+
+
+# Where platperf keeps run ends a database could not take (store/journal.py): a directory of the
+# test session's own, for every test and the platperf processes they start, never ~/.local/state.
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="platperf-state-")
 
 
 def missing(reason: str):

@@ -34,6 +34,18 @@ class PgServer:
     host: str
     port: int
     user: str
+    data: str = ""          # the cluster's directory, for pg_ctl
+    bin_dir: str = ""
+    as_user: tuple = ()     # runuser -u postgres -- when the tests run as root
+    options: str = ""       # the server's -o options (its port and socket directory)
+
+    def ctl(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        """``pg_ctl ARGS`` on this server (``restart -m fast``, ``stop -m immediate``, ``start``):
+        the fault tests take the database away under a running platperf."""
+        extra = ["-o", self.options] if args and args[0] in ("start", "restart") else []
+        return subprocess.run([*self.as_user, f"{self.bin_dir}/pg_ctl", "-D", self.data, "-w", "-t", "120",
+                               *args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, check=check)
 
     def url(self, dbname: str) -> str:
         return f"postgresql://{self.user}@{self.host}:{self.port}/{dbname}"
@@ -57,9 +69,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_pg(missing=missing, fail=pytest.fail):
+def running_pg(missing=missing, fail=pytest.fail, durable: bool = False):
     """A PostgreSQL server of its own on a free 127.0.0.1 port, stopped at the end (the tests'
-    fixture and bench/fleet.py). ``missing(why)``/``fail(why)`` say what stops it from starting."""
+    fixture and bench/fleet.py). ``missing(why)``/``fail(why)`` say what stops it from starting.
+    ``durable``: fsync and synchronous commits on, as a lab's server has them (the tests that
+    crash the server: without them a commit acknowledged before the crash may be lost)."""
     bin_dir = _bin_dir()
     if bin_dir is None:
         missing("PostgreSQL server binaries are not installed (Debian package postgresql; make deps)")
@@ -78,15 +92,16 @@ def running_pg(missing=missing, fail=pytest.fail):
                     "-E", "UTF8", "--no-sync", "--locale=C"],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     port = _free_port()
+    options = f"-h 127.0.0.1 -p {port} -k {top}" + ("" if durable else f" {_FAST}")
     started = subprocess.run(
         [*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-l", log, "-w", "-t", "120", "start",
-         "-o", f"-h 127.0.0.1 -p {port} -k {top} {_FAST}"],
+         "-o", options],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if started.returncode != 0:
         with open(log) as f:
             fail(f"PostgreSQL did not start: {started.stderr.strip()} {f.read()[-2000:]}")
     try:
-        yield PgServer("127.0.0.1", port, user)
+        yield PgServer("127.0.0.1", port, user, data, bin_dir, tuple(as_user), options)
     finally:
         subprocess.run([*as_user, f"{bin_dir}/pg_ctl", "-D", data, "-m", "fast", "-w", "stop"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -58,6 +58,10 @@ DbOption = typer.Option(DEFAULT_DB, "--db", help="Results database: a SQLite pat
                                                  "or postgresql://USER:PASSWORD@HOST:PORT/DBNAME "
                                                  "(pip install 'platperf[postgres]'); env PLATPERF_DB.",
                         show_default=True)
+DbRetryOption = typer.Option(300.0, "--db-retry", metavar="SECONDS",
+                             help="How long a database that went away (a server restarted or down, a full "
+                                  "disk) is waited for while measuring goes on; past it the runs fail with "
+                                  "the cause.", show_default=True)
 
 
 def FormatOption(formats, default: str, what: str = ""):
@@ -107,11 +111,17 @@ def note_incomplete(runs):
         print(f"platperf: note: {name} is {r['status']}{why}", file=sys.stderr)
 
 
-def open_store(db: str, write: bool = True):
+def open_store(db: str, write: bool = True, retry: float | None = None):
     """The store ``db``, or one error line and exit 2 (bad URL, missing driver, server down,
-    read-only). ``write=False`` is for reading commands: they work on a read-only database."""
+    read-only). ``write=False`` is for reading commands: they work on a read-only database.
+    ``retry``: --db-retry, the seconds a measuring command waits for a database that went away."""
     from ..store import Store, StoreError
+    if retry is not None and retry < 0:
+        fail_exit(f"--db-retry {retry:g}: expected seconds, 0 or more")
     try:
-        return Store(db, write=write)
+        store = Store(db, write=write)
     except StoreError as exc:
         fail_exit(str(exc))
+    if retry is not None:
+        store.retry_s = retry
+    return store

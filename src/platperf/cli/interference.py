@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
+from .common import DbOption, DbRetryOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
 from .measuring import KeepProbeOption, RemoteDirOption, TargetOption
 
 
@@ -35,6 +35,7 @@ def interference(
     remote_dir: Optional[str] = RemoteDirOption,
     keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
+    db_retry: float = DbRetryOption,
     root: str = typer.Option("/", "--root", help="Root of the sysfs/procfs/dev tree (isolation, "
                                                  "/dev/cpu_dma_latency, /sys/fs/resctrl)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -74,7 +75,7 @@ def interference(
         (board,) = session.boards
         if board.error is not None:   # unreachable, a --root without the machine's description,
             fail_exit(board.error)    # a CPU not online
-        store = open_store(db)
+        store = open_store(db, retry=db_retry)
         progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
         with progress.bar if progress else contextlib.nullcontext():
             session.measure(store, progress_for=lambda board: progress)

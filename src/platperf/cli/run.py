@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, app, fail_exit, FormatOption, JsonOption, open_store, output_format
+from .common import DbOption, DbRetryOption, app, fail_exit, FormatOption, JsonOption, open_store, output_format
 from .measuring import (KeepProbeOption, MaxConnectOption, RemoteDirOption, SuiteOption, TargetOption,
                         print_findings, print_summary)
 
@@ -28,6 +28,7 @@ def run(
     remote_dir: Optional[str] = RemoteDirOption,
     keep_probe: Optional[bool] = KeepProbeOption,
     db: str = DbOption,
+    db_retry: float = DbRetryOption,
     note: Optional[str] = typer.Option(None, "--note", help="Free text kept with the run."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or findings (CI)."),
     fmt: str = FormatOption(("text", "json"), "text", " (json: the run id and status, a list for several boards)"), json_flag: bool = JsonOption,
@@ -90,33 +91,36 @@ def run(
     except (SuiteError, UnknownTarget, ValueError) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-    _measure_and_report(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
-                        max_connect=max_connect, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+    if db_retry < 0:
+        fail_exit(f"--db-retry {db_retry:g}: expected seconds, 0 or more")
+    _measure_and_report(names, request, several, db=db, db_retry=db_retry, label=label, quiet=quiet,
+                        json_out=json_out, max_connect=max_connect, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
 
 
-def _measure_and_report(names, request, several: bool, *, db: str, label, quiet: bool,
+def _measure_and_report(names, request, several: bool, *, db: str, db_retry: float, label, quiet: bool,
                         json_out: bool, max_connect: int, **options):
     """--repeat auto / --against: one board, described before its database is opened; else every
     board on its own (Session.run), within the descriptor limit."""
     if request.goal is not None:
-        return _run_goal(names, request, several, db=db, label=label, quiet=quiet, json_out=json_out,
-                         **options)
+        return _run_goal(names, request, several, db=db, db_retry=db_retry, label=label, quiet=quiet,
+                         json_out=json_out, **options)
     _hold_fleet(len(names), max_connect)
     from ..measure.boards import Session
     session = Session(names, request, max_connect=max_connect, **options)
-    stop = _measure(session, db, several, quiet)
+    stop = _measure(session, db, several, quiet, db_retry)
     _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
 
 
-def _run_goal(names, request, several: bool, *, db: str, label, quiet: bool, json_out: bool,
+def _run_goal(names, request, several: bool, *, db: str, db_retry: float, label, quiet: bool, json_out: bool,
               **target_options):
-    boards, store, stop = _measure_goal(names, request, several, db=db, quiet=quiet, **target_options)
+    boards, store, stop = _measure_goal(names, request, several, db=db, db_retry=db_retry, quiet=quiet,
+                                        **target_options)
     _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
     from .gate import report_verdict
     report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
 
 
-def _measure_goal(names, request, several: bool, *, db: str, quiet: bool, **target_options):
+def _measure_goal(names, request, several: bool, *, db: str, db_retry: float, quiet: bool, **target_options):
     """--repeat auto / --against: (the boards, the store, the stop request): the board described,
     its findings said, then measured with a progress display."""
     from ..measure.boards import Session
@@ -132,7 +136,7 @@ def _measure_goal(names, request, several: bool, *, db: str, quiet: bool, **targ
         why = request.goal and refused(request.goal, session.boards[0].description)
         if why:
             fail_exit(f"--against {request.goal.baseline_ref} ran on another machine ({why})")
-        store = open_store(db)
+        store = open_store(db, retry=db_retry)
         if not quiet:
             for board in session.ready:
                 print_findings(board.description.findings, f"{board.name}: " if several else "")
@@ -170,10 +174,10 @@ def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
     return goal
 
 
-def _measure(session, db: str, several: bool, quiet: bool):
+def _measure(session, db: str, several: bool, quiet: bool, db_retry: float):
     """Every board measured, each on its own (Session.run); one line and exit 2 when the store
     cannot be opened or no board could be measured (then no database is created)."""
-    store_for = _opened_once(db)
+    store_for = _opened_once(db, db_retry)
 
     def ready(board):
         if not quiet:
@@ -207,9 +211,9 @@ class _opened_once:
     """The store, opened by the first board ready to measure (StoreError: its line kept in
     ``problem``, the boards that asked failed with it)."""
 
-    def __init__(self, db: str):
+    def __init__(self, db: str, retry: float):
         import threading
-        self.db, self.opened, self.problem = db, None, None
+        self.db, self.retry, self.opened, self.problem = db, retry, None, None
         self._lock = threading.Lock()
 
     def __call__(self):
@@ -218,6 +222,7 @@ class _opened_once:
             if self.opened is None and self.problem is None:
                 try:
                     self.opened = Store(self.db)
+                    self.opened.retry_s = self.retry
                 except StoreError as exc:
                     self.problem = str(exc)
             if self.problem is not None:

@@ -147,8 +147,11 @@ def execute_runs(sinks: list[RunSink], target, steps: list[Step], progress: Prog
         try:
             sink.finish(out.status, out.error)
         except StoreError as exc:        # every result is in; the run's end could not be written
-            out.status, out.error = "failed", (f"{exc} (the run's end is not recorded: the next "
-                                               f"platperf command marks it abandoned)")
+            kept = getattr(sink, "journal", None)
+            out.status, out.error = "failed", (
+                f"{exc} (the run's end is kept in {kept}: the next platperf command that opens the "
+                "database records it)" if kept else
+                f"{exc} (the run's end is not recorded: the next platperf command marks it abandoned)")
     return outs
 
 

@@ -140,10 +140,16 @@ class RunSink:
                 self.outcome.results, self.outcome.histograms = self._kept
                 status, error = "failed", self._problem
                 self.outcome.status, self.outcome.error = status, error
-            if self._findings_changed or self.outcome.warnings:
-                self.writer.call(self.store.update_run, self.run_id,
-                                 findings=with_probe_warnings(self.findings, self.outcome.warnings))
-            self.writer.call(self.store.finish_run, self.run_id, status, error)
+            try:
+                if self._findings_changed or self.outcome.warnings:
+                    self.writer.call(self.store.update_run, self.run_id,
+                                     findings=with_probe_warnings(self.findings, self.outcome.warnings))
+                self.writer.call(self.store.finish_run, self.run_id, status, error)
+            except StoreError:
+                # the database is away: the end goes where the next platperf that opens it finds it
+                from ..store import journal
+                self.journal = journal.record(self.store, self.run_id, status, error)
+                raise
         finally:
             self.writer.forget(self.run_id)
 

@@ -27,6 +27,7 @@ from .. import stats
 from ..records import Result, canonical_params
 from .schema import histograms, results, runs
 from .url import BUSY_TIMEOUT_S, StoreError, resolve, write_problem
+from .writer import DB_RETRY_S
 
 __all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S"]
 
@@ -120,10 +121,14 @@ class Store:
         except SQLAlchemyError as exc:
             raise StoreError(target.problem(exc)) from None
         self.abandoned: list[int] = []
+        self.ended: list[int] = []
+        self.retry_s = DB_RETRY_S       # how long a database that went away is waited for (--db-retry)
         self._writer = None
         if not self.read_only:
+            from .journal import apply
             from .sweep import sweep
             try:
+                self.ended = apply(self)     # runs whose end the database could not take then
                 self.abandoned = sweep(self)
             except SQLAlchemyError as exc:
                 # A reader may lack the right to update (a shared PostgreSQL with a

@@ -10,12 +10,19 @@ Back-pressure, not failure: the records waiting are bounded (:data:`MAX_PENDING`
 that finds the queue full waits, its probe's output waits in the pipe, and the probe waits on
 its write. A database that is busy (another process's write lock outlasting SQLite's busy
 timeout, a PostgreSQL serialization failure or deadlock) has the batch written again after
-a pause, for up to :data:`BUSY_GIVE_UP_S`. Any other error fails only the runs whose records
-were refused: each run's part of the batch is tried on its own.
+a pause, for up to :data:`BUSY_GIVE_UP_S`. A database that went away — a PostgreSQL restart,
+failover or network blip (the connection lost or refused, ``admin_shutdown``), a disk that
+returns EIO or ENOSPC and then recovers — is waited for the same way, for up to the store's
+``retry_s`` (``--db-retry``, :data:`DB_RETRY_S` by default): the batch is kept and written
+again, nothing measured is dropped, and the user is told once when the store goes away and
+once when it is back. Past that time the runs fail with the cause; the writer then tries each
+later batch once (the store may be back) instead of waiting again. Any other error fails only
+the runs whose records were refused: each run's part of the batch is tried on its own.
 """
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
 from concurrent.futures import Future
@@ -36,7 +43,18 @@ MAX_BATCH = 5_000
 HEARTBEAT_S = 10.0
 # How long a busy database is waited for, batch after batch, before the runs fail.
 BUSY_GIVE_UP_S = 600.0
+# How long a database that went away is waited for (--db-retry): a restart takes a second, a
+# failover or a full disk's cleaning minutes; well inside store.sweep.STALE_AFTER_S, so that no
+# other platperf takes a waiting run for abandoned.
+DB_RETRY_S = 300.0
 _BUSY_SQLSTATES = {"40001", "40P01", "55P03"}   # serialization failure, deadlock, lock not available
+# the connection lost or refused (class 08), the server shutting down or starting (57P01-03),
+# out of disk or memory (class 53)
+_GONE_SQLSTATES = ("08", "57P01", "57P02", "57P03", "53")
+_GONE_WORDS = ("disk I/O error", "database or disk is full", "unable to open database file",
+               "server closed the connection", "connection refused", "Connection refused",
+               "terminating connection", "the database system is", "could not connect", "connection is closed",
+               "No space left", "could not extend")
 
 
 @dataclass
@@ -56,14 +74,19 @@ _CLOSE = object()      # the owner of the op that ends the writer
 class StoreWriter:
     """The writer of ``store``: a thread with one connection, fed through a bounded queue."""
 
-    def __init__(self, store):
+    def __init__(self, store, say: Callable[[str], None] | None = None):
         self.store = store
+        self.retry_s = float(getattr(store, "retry_s", DB_RETRY_S))
+        self.say = say or _say
+        self._gone_since: float | None = None    # when the store went away; None while it is there
+        self._gave_up = False                    # the wait ran out: later batches try once
         self._queue: queue.Queue = queue.Queue(MAX_PENDING)
         self._live: set[int] = set()
         self._conn = None
         self._last_beat = time.monotonic()
         self.connections = 0          # connections the writer opened (1 unless one was lost)
         self.busy_retries = 0         # batches written again because the database was busy
+        self.gone_retries = 0         # batches written again because the database was away
         self._thread = threading.Thread(target=self._serve, name="store writer", daemon=True)
         self._thread.start()
 
@@ -143,12 +166,16 @@ class StoreWriter:
         while True:
             try:
                 self._apply(batch, beat=True)
+                self._back(batch)
                 return
             except Exception as exc:      # noqa: BLE001 -- whatever it is, the boards hear of it
                 self._rollback()
-                if not _busy(exc) or time.monotonic() - started > BUSY_GIVE_UP_S:
+                if _busy(exc) and time.monotonic() - started <= BUSY_GIVE_UP_S:
+                    self.busy_retries += 1
+                elif _gone(exc) and self._wait_gone(exc, len(batch)):
+                    self.gone_retries += 1
+                else:
                     break
-                self.busy_retries += 1
                 time.sleep(pause)
                 pause = min(2 * pause, 2.0)
         # Not busy: each run's part on its own, so that one board's refused record (or a lost
@@ -162,6 +189,28 @@ class StoreWriter:
             except Exception as exc:      # noqa: BLE001
                 self._rollback()
                 self._refuse(ops, exc)
+
+    def _wait_gone(self, exc: Exception, held: int) -> bool:
+        """Whether to write the batch again: the store went away and the wait has not run out
+        (the first time, the user hears of it)."""
+        now = time.monotonic()
+        if self._gone_since is None:
+            self._gone_since, self._gave_up = now, False
+            self.say(f"the database went away ({_cause(self.store, exc)}): keeping {held} record(s) and "
+                     f"writing them again for up to {self.retry_s:g} s (--db-retry)")
+        if self._gave_up or now - self._gone_since > self.retry_s:
+            if not self._gave_up:
+                self.say(f"the database is still away after {now - self._gone_since:.0f} s: giving up, "
+                         "the runs it held fail")
+            self._gave_up = True
+            return False
+        return True
+
+    def _back(self, batch: list[_Op]):
+        if self._gone_since is not None:
+            self.say(f"the database is back after {time.monotonic() - self._gone_since:.1f} s: "
+                     f"{len(batch)} record(s) written")
+            self._gone_since, self._gave_up = None, False
 
     def _apply(self, ops: list[_Op], beat: bool):
         if self._conn is None:
@@ -204,6 +253,32 @@ class StoreWriter:
                 op.owner.store_failed(line)
             if op.future is not None and not op.future.done():
                 op.future.set_exception(exc if isinstance(exc, StoreError) else StoreError(line))
+
+
+def _say(line: str):
+    print(f"platperf: {line}", file=sys.stderr, flush=True)
+
+
+def _gone(exc) -> bool:
+    """The database went away rather than refused a record: a lost or refused connection, a
+    server shutting down, a disk that is full or failing."""
+    if not isinstance(exc, SQLAlchemyError):
+        return False
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    orig = getattr(exc, "orig", None)
+    state = getattr(orig, "sqlstate", None) or ""
+    if state and state.startswith(_GONE_SQLSTATES):
+        return True
+    text = str(orig or exc)
+    return any(word in text for word in _GONE_WORDS)
+
+
+def _cause(store, exc) -> str:
+    """The first line of what the driver said, without SQLAlchemy's background link."""
+    orig = getattr(exc, "orig", None)
+    first = (str(orig) if orig is not None else str(exc)).strip().splitlines()
+    return first[0][:160] if first else type(exc).__name__
 
 
 def _busy(exc) -> bool:

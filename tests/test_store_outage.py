@@ -1,0 +1,170 @@
+"""A database that goes away and comes back (issue 39): a PostgreSQL server of the test's own on
+127.0.0.1, restarted (fast and immediate) and stopped under the store's writer and under
+`platperf run`. Nothing handed over is lost while the writer waits, the user hears once when
+the store goes and once when it is back, and a run the store could not take in time fails
+with its cause, recorded by the next platperf that opens the database."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import require_module, require_probe
+from pg_server import running_pg
+from platperf.records import Result
+from platperf.runner.sink import RunSink
+from platperf.store import Store, StoreError
+
+RESULTS = 60
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_module("psycopg")
+    with running_pg(durable=True) as pg:
+        yield pg
+
+
+@pytest.fixture
+def database(server):
+    import uuid
+    name = "o_" + uuid.uuid4().hex[:12]
+    with server.admin() as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    yield server.url(name)
+    if server.ctl("status", check=False).returncode != 0:
+        server.ctl("start")
+    with server.admin() as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path, monkeypatch):
+    """The journal of run ends (store/journal.py) in the test's own state directory."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def result(i: int) -> Result:
+    return Result("mem-latency", {"size": 4096 * (i + 1)}, "latency", "ns", "lower", [1.0 + i], cpu=0)
+
+
+def board(store, run_id, pause: float, outcome: dict):
+    """One board's records, one every ``pause`` seconds, then its end."""
+    sink = RunSink(store, run_id, lambda cpu: (None, 0, cpu))
+    try:
+        for i in range(RESULTS):
+            sink.result(result(i))
+            sink.commit_due()
+            time.sleep(pause)
+        sink.finish("complete")
+    except StoreError as exc:
+        outcome["error"] = str(exc)
+        try:
+            sink.finish("failed", str(exc))
+        except StoreError:
+            outcome["journal"] = getattr(sink, "journal", None)
+    outcome["status"] = sink.outcome.status
+
+
+def boards_through(store, fault, n: int = 3, pause: float = 0.05):
+    """``n`` boards writing while ``fault()`` runs once a third of their records are in."""
+    run_ids = [store.writer().call(store.begin_run, label="outage", target=f"b{i}") for i in range(n)]
+    outcomes = {r: {} for r in run_ids}
+    threads = [threading.Thread(target=board, args=(store, r, pause, outcomes[r])) for r in run_ids]
+    for t in threads:
+        t.start()
+    while min(store.result_counts().get(r, 0) for r in run_ids) < RESULTS // 3:
+        time.sleep(0.05)
+    fault()
+    for t in threads:
+        t.join(timeout=300)
+    return run_ids, outcomes
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+def test_a_restart_under_the_writer_loses_nothing(server, database, mode):
+    store = Store(database)
+    heard = []
+    store.writer().say = heard.append
+    run_ids, outcomes = boards_through(store, lambda: server.ctl("restart", "-m", mode))
+    assert all("error" not in o for o in outcomes.values()), outcomes
+    assert store.result_counts() == {r: RESULTS for r in run_ids}
+    assert {r["id"]: r["status"] for r in store.runs()} == {r: "complete" for r in run_ids}
+    assert store.writer().gone_retries > 0, "the restart was not met: the test proves nothing"
+    assert len(heard) == 2, heard           # one line when it goes, one when it is back
+    assert heard[0].startswith("the database went away (") and heard[1].startswith("the database is back after ")
+
+
+def test_a_stop_longer_than_a_batch_wait_is_waited_out(server, database):
+    """The server stopped for 6 s — many batch waits and back-offs — then started again."""
+    store = Store(database)
+    store.writer().say = lambda line: None
+
+    def stop_a_while():
+        server.ctl("stop", "-m", "fast")
+        time.sleep(6)
+        server.ctl("start")
+    run_ids, outcomes = boards_through(store, stop_a_while)
+    assert all("error" not in o for o in outcomes.values()), outcomes
+    assert store.result_counts() == {r: RESULTS for r in run_ids}
+
+
+def test_past_the_retry_time_the_runs_fail_and_the_next_platperf_records_why(server, database, tmp_path):
+    store = Store(database)
+    store.retry_s = 1.0
+    store.writer().say = lambda line: None
+    run_ids, outcomes = boards_through(store, lambda: server.ctl("stop", "-m", "fast"), n=2)
+    try:
+        assert all(o["status"] == "failed" and o.get("journal") for o in outcomes.values()), outcomes
+        cause = outcomes[run_ids[0]]["error"]
+        assert "\n" not in cause
+    finally:
+        server.ctl("start")
+    again = Store(database)                          # the next command
+    assert sorted(again.ended) == sorted(run_ids)
+    ended = {r["id"]: r for r in again.runs()}
+    for run_id in run_ids:
+        assert ended[run_id]["status"] == "failed"
+        assert ended[run_id]["error"] == outcomes[run_id]["error"]
+        assert "abandoned" not in ended[run_id]["error"]
+    assert again.result_counts()[run_ids[0]] >= RESULTS // 3
+
+
+def test_platperf_run_survives_a_restart_with_every_result(server, database, tmp_path):
+    """`platperf run` with the real probe: the server restarts while results arrive; the run
+    completes with as many results as one the server never left."""
+    require_probe()
+    suite = ('repeat = 1\n[[bench]]\nkernel = "mem-latency"\npattern = "seq"\n'
+             'size = ["4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m"]\n'
+             'samples = 200\nwarmup = 0\nmin_time = 0.002\n')
+    (tmp_path / "suite.toml").write_text(suite)
+    args = [sys.executable, "-m", "platperf", "run", "--suite", str(tmp_path / "suite.toml"), "--cpus", "0",
+            "--db", database, "-q"]
+
+    def run(label):
+        return subprocess.Popen([*args, "--label", label], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    quiet = run("quiet")
+    out, err = quiet.communicate(timeout=600)
+    assert quiet.returncode == 0, err
+    store = Store(database)
+    expected = store.result_counts()[store.runs()[0]["id"]]
+    proc = run("restarted")
+    while True:
+        runs = [r for r in Store(database).runs() if r["label"] == "restarted"]
+        if runs and Store(database).result_counts().get(runs[0]["id"], 0) > 0:
+            break
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.02)
+    server.ctl("restart", "-m", "fast")
+    proc.wait(timeout=600)
+    err = proc.stderr.read()
+    assert proc.returncode == 0, err
+    assert "the database went away" in err and "the database is back" in err, err
+    store = Store(database)
+    (done,) = [r for r in store.runs() if r["label"] == "restarted"]
+    assert done["status"] == "complete"
+    assert store.result_counts()[done["id"]] == expected
