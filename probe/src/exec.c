@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "params.h"
 
@@ -13,6 +15,23 @@
 volatile sig_atomic_t probe_signal;
 
 static void on_signal(int sig) { probe_signal = sig; }
+
+/* A probe platperf started on its own machine dies with it: platperf killed by SIGKILL runs no
+ * code to stop it, and a probe whose next write is seconds away (one long sample) would run on
+ * until that write met the closed pipe. Linux's PR_SET_PDEATHSIG kills it when its parent
+ * goes; platperf's pid in $PLATPERF_PARENT_PID closes the race of a parent gone before the
+ * prctl. A fork (the sysfs guardian) does not inherit it: the guardian outlives the probe on
+ * purpose. On a board the probe's parent is the SSH session, whose end closes its pipe. */
+static void die_with_parent(void)
+{
+    const char *text = getenv("PLATPERF_PARENT_PID");
+    char *end;
+    long parent = text ? strtol(text, &end, 10) : 0;
+    if (!text || *end || parent <= 1)
+        return;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != (pid_t)parent)
+        raise(SIGKILL);
+}
 
 void exec_install_signals(void)
 {
@@ -22,6 +41,7 @@ void exec_install_signals(void)
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    die_with_parent();
 }
 
 int pin_to_cpu(int cpu)

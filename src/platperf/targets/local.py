@@ -72,7 +72,9 @@ class LocalTarget:
         probe = self.probe or find_probe()
         # The probe hears which target it runs as: inventory boards that are this machine
         # (tests, a workstation measured under two names) can be told apart by a wrapper.
-        return LocalProbe([str(probe), *argv], env={**os.environ, "PLATPERF_TARGET": self.name})
+        # and dies with this platperf, even one killed by SIGKILL (probe/src/exec.c)
+        return LocalProbe([str(probe), *argv], env={**os.environ, "PLATPERF_TARGET": self.name,
+                                                    "PLATPERF_PARENT_PID": str(os.getpid())})
 
     def sysroot(self) -> SysRoot:
         """This machine's /sys and /proc, read in place."""
