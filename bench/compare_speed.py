@@ -75,8 +75,8 @@ def main():
         secs, cmp = timed(run_compare)
         rows.append(("compare 2 runs x 10,000 keys (load+compare+rst-grid)", secs, 2.0,
                      f"{sum(r.shown for r in cmp.rows)} shown"))
-        _, (base, _m) = timed(lambda: pools.load_side(store, "base")[1:])
-        _, (new, _m2) = timed(lambda: pools.load_side(store, "new")[1:])
+        _, base = timed(lambda: pools.load_side(store, "base").pools)
+        _, new = timed(lambda: pools.load_side(store, "new").pools)
         secs_stats, _ = timed(lambda: compare.compare_pools(base, new))
         rows.append(("  of which keyed comparison only", secs_stats, None, ""))
         try:

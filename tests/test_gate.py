@@ -18,7 +18,8 @@ from conftest import require_probe
 
 from platperf import stats
 from platperf.pools import Pool
-from platperf.measure.until import Goal, Verdict, judge, more_runs
+from platperf.gate import Goal, Verdict, judge
+from platperf.measure.until import more_runs
 from platperf.store import Store
 
 SUITE = """

@@ -34,7 +34,7 @@ LAYERS = [
                      "platperf.code_placement", "platperf.mitigations", "platperf.shared_cache")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",
               "platperf.placement", "platperf.decisions", "platperf.pools", "platperf.compare", "platperf.compare_json",
-              "platperf.history",
+              "platperf.gate", "platperf.history",
               "platperf.lava.log", "platperf.annotations")),
     ("running", ("platperf.targets", "platperf.runner", "platperf.interference",
                  "platperf.measure", "platperf.lava", "platperf.suites")),

@@ -61,7 +61,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import annotations, decisions, placement, shared_cache, stats
-from .pools import Pool, load_pools, pool_sessions, session_of
+from .pools import Pool, Side, load_runs, pool_sessions, session_of
 from .fingerprint import Difference, diff
 from .records import ResultKey, key_order
 from .stats import sequential
@@ -358,24 +358,30 @@ def compare_refs(store, base_ref, new_ref, *, tolerance: float = TOLERANCE, test
 
 
 def compare_runs(store, base_runs: list[dict], new_runs: list[dict], base_ref: str, new_ref: str,
-                 *, tolerance: float = TOLERANCE, test: str = "welch", seed: int = 0,
-                 decided: dict | None = None, method: str = "") -> Comparison:
-    """The one place both sides are loaded and handed to the test: their samples, run by
-    run, then :func:`compare_pools`. ``decided`` and ``method``: the decisions a gate reached
-    over repeated looks and how (``platperf run --against``)."""
-    base, base_metrics = load_pools(store, [r["id"] for r in base_runs])
-    new, new_metrics = load_pools(store, [r["id"] for r in new_runs])
-    base, new = placement.pair_board_level(base, new)   # published whole-board rows meet measured ones
-    order = list(dict.fromkeys(new_metrics + base_metrics))
-    sessions = {r["id"]: session_of(r) for r in base_runs + new_runs}
+                 *, tolerance: float = TOLERANCE, test: str = "welch", seed: int = 0) -> Comparison:
+    """Both sides loaded, their samples run by run, and compared (:func:`compare_sides`)."""
+    return compare_sides(load_runs(store, base_runs, base_ref), load_runs(store, new_runs, new_ref),
+                         tolerance=tolerance, test=test, seed=seed)
+
+
+def compare_sides(base: Side, new: Side, *, tolerance: float = TOLERANCE, test: str = "welch",
+                  seed: int = 0, decided: dict | None = None, method: str = "") -> Comparison:
+    """The one place two loaded sides are handed to the test (:func:`compare_pools`).
+    ``decided`` and ``method``: the decisions a gate reached over repeated looks, and how
+    (``platperf run --against``, :mod:`platperf.gate`)."""
+    # published whole-board rows meet measured ones
+    base_pools, new_pools = placement.pair_board_level(base.pools, new.pools)
+    order = list(dict.fromkeys(new.metrics + base.metrics))
+    runs = base.runs + new.runs
+    sessions = {r["id"]: session_of(r) for r in runs}
     # keys in the cache a VM shares with the host's other tenants are held undecided, whatever
     # their change (shared_cache): the words platperf run --against says of them
-    zone = shared_cache.zone([r.get("fingerprint") for r in base_runs + new_runs])
-    rows = compare_pools(base, new, tolerance=tolerance, test=test, seed=seed, sessions=sessions,
-                         zone=zone, decided=decided)
-    annotate(rows, new, tolerance)
-    return Comparison(base_ref, new_ref, tolerance, test, rows,
-                      comparability(base_runs, new_runs), order, sequential=method)
+    zone = shared_cache.zone([r.get("fingerprint") for r in runs])
+    rows = compare_pools(base_pools, new_pools, tolerance=tolerance, test=test, seed=seed,
+                         sessions=sessions, zone=zone, decided=decided)
+    annotate(rows, new_pools, tolerance)
+    return Comparison(base.ref, new.ref, tolerance, test, rows, comparability(base.runs, new.runs), order,
+                      sequential=method)
 
 
 def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):

@@ -87,11 +87,26 @@ def pool_results(results) -> tuple[dict[tuple, Pool], list[str]]:
     return pools, list(metrics)
 
 
-def load_side(store, ref) -> tuple[list[dict], dict[tuple, Pool], list[str]]:
-    """The runs behind ``ref`` (id, ``latest`` or label) and their samples, run by run."""
-    runs = store.runs_for(ref)
+@dataclass
+class Side:
+    """One side of a comparison, loaded once: its name, its stored runs, their keys' pools and
+    the metrics in the order they first appear."""
+
+    ref: str
+    runs: list[dict]
+    pools: dict[tuple, Pool]
+    metrics: list[str]
+
+
+def load_runs(store, runs: list[dict], ref: str) -> Side:
+    """``runs`` (stored runs) and their samples, run by run, as the side ``ref``."""
     pools, metrics = load_pools(store, [run["id"] for run in runs])
-    return runs, pools, metrics
+    return Side(ref, runs, pools, metrics)
+
+
+def load_side(store, ref) -> Side:
+    """The runs behind ``ref`` (id, ``latest`` or label) and their samples, run by run."""
+    return load_runs(store, store.runs_for(ref), str(ref))
 
 
 def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]:

@@ -113,37 +113,26 @@ def _measure_and_report(names, request, several: bool, *, db: str, db_retry: flo
 
 def _run_goal(names, request, several: bool, *, db: str, db_retry: float, label, quiet: bool, json_out: bool,
               **target_options):
-    boards, store, stop = _measure_goal(names, request, several, db=db, db_retry=db_retry, quiet=quiet,
-                                        **target_options)
-    _report(boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    """--repeat auto / --against (measure.goal): the board's findings said, then a progress
+    display while it is measured; what the runs reached (cli.gate)."""
+    from ..measure.goal import NotMeasured, measure_to_goal
     from .gate import report_verdict
-    report_verdict(store, boards[0], label, json_out=json_out, quiet=quiet)
-
-
-def _measure_goal(names, request, several: bool, *, db: str, db_retry: float, quiet: bool, **target_options):
-    """--repeat auto / --against: (the boards, the store, the stop request): the board described,
-    its findings said, then measured with a progress display."""
-    from ..measure.boards import Session
-    from ..measure.until import refused
-    if request.goal is not None and several:
+    if several:
         fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
-    with Session(names, request, **target_options) as session:
-        if not session.ready:   # nothing to measure: no database opened, none created
-            for board in session.boards:
-                print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
-                      file=sys.stderr)
-            raise SystemExit(2)
-        why = request.goal and refused(request.goal, session.boards[0].description)
-        if why:
-            fail_exit(f"--against {request.goal.baseline_ref} ran on another machine ({why})")
-        store = open_store(db, retry=db_retry)
+
+    def ready(board):
         if not quiet:
-            for board in session.ready:
-                print_findings(board.description.findings, f"{board.name}: " if several else "")
-        progress_for, bar = _progress(session.boards, several, quiet)
-        with bar if bar is not None else contextlib.nullcontext():
-            stop = session.measure(store, progress_for=progress_for)
-    return session.boards, store, stop
+            print_findings(board.description.findings)
+
+    progress_for, bar = _progress([], several, quiet)
+    try:
+        board, store, stop = measure_to_goal(names, request, store_for=lambda: open_store(db, retry=db_retry),
+                                             on_ready=ready, progress_for=progress_for, display=bar,
+                                             **target_options)
+    except NotMeasured as exc:     # nothing to measure: no database opened, none created
+        fail_exit(str(exc))
+    _report([board], several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
+    report_verdict(store, board, label, json_out=json_out, quiet=quiet)
 
 
 def _repeat(text: str | None):
@@ -156,22 +145,19 @@ def _repeat(text: str | None):
 
 
 def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
-    """The measure.until.Goal of --repeat auto or --against (None for a fixed --repeat)."""
+    """The gate.Goal of --repeat auto or --against (None for a fixed --repeat)."""
     if request.repeat != "auto" and against is None:
         return None
-    from ..pools import load_pools
-    from ..measure.until import Goal, parse_budget, parse_tolerance
-    goal = Goal(parse_tolerance(tolerance), parse_budget(budget))
-    if against is not None:
-        from ..store import StoreError
-        store = open_store(db, write=False)
-        try:
-            goal.baseline_runs = store.runs_for(against)
-        except StoreError as exc:
-            raise ValueError(f"--against: {exc}") from None
-        goal.baseline, _ = load_pools(store, [r["id"] for r in goal.baseline_runs])
-        goal.baseline_ref = against
-    return goal
+    from ..gate import Goal
+    from .gate import parse_budget, parse_tolerance
+    tolerance_pct, budget_s = parse_tolerance(tolerance), parse_budget(budget)
+    if against is None:
+        return Goal(tolerance_pct, budget_s)
+    from ..store import StoreError
+    try:
+        return Goal.against(open_store(db, write=False), against, tolerance_pct, budget_s)
+    except StoreError as exc:
+        raise ValueError(f"--against: {exc}") from None
 
 
 def _measure(session, db: str, several: bool, quiet: bool, db_retry: float):

@@ -7,6 +7,10 @@
                   (interference's matrix is a request of its own: platperf.interference)
     boards        a measuring command's boards (Session): each opened, described and planned at
                   once with no database touched, then measured into the store at once, then closed
+    until         the rounds of --repeat auto / --against: runs asked for and looked at
+                  (platperf.gate judges them) until every key is settled or decided
+    goal          one board measured to such a goal: described, checked against the baseline's
+                  machine, then measured in those rounds
     streams       a probe stream that came another way (a saved file, a LAVA job's log) stored
                   as one run, as a measured run is stored
 

@@ -25,7 +25,7 @@ class SuiteRequest:
     label: str | None = None
     note: str | None = None
     around: object = field(default=None, repr=False)
-    goal: object = None       # measure.until.Goal: measure until settled or decided (repeat "auto")
+    goal: object = None       # gate.Goal: measure until settled or decided (repeat "auto")
 
     @classmethod
     def load(cls, ref: str, *, cpus: str | None = None, mode: str | None = None,
@@ -34,7 +34,7 @@ class SuiteRequest:
         """The suite ``ref`` (a built-in name or a TOML path) with the command's options;
         SuiteError for what is wrong with them. ``tool_params`` fill its [[tool]] entries'
         unset keys (--guide-dir, --peer); ``repeat`` defaults to the suite's; "auto" leaves the
-        number of runs to a :class:`platperf.measure.until.Goal` the command sets as ``goal``."""
+        number of runs to a :class:`platperf.gate.Goal` the command sets as ``goal``."""
         suite = load_suite(ref)
         suite.tool_params = dict(tool_params or {})
         check_mode(mode)
