@@ -211,8 +211,9 @@ def test_boot_time_without_systemd_is_one_finding_and_boots_import():
         assert found is None and {r.metric for r in records} >= {"boot_time", "kernel", "userspace"}
     else:
         assert records == [] and found["code"] == "boot-time-missing"
-    boots = {r.metric: r for r in FORMATS["systemd-analyze"].parse(
-        (Path(__file__).parent / "fixtures/ingest/systemd/boots.log").read_text(), "boots.log")}
+    # imported boots are from the media the import names (--media sd), as the adapter's are
+    boots = {r.metric: r for r in FORMATS["systemd-analyze"].module.parse(
+        (Path(__file__).parent / "fixtures/ingest/systemd/boots.log").read_text(), "boots.log", media="sd")}
     assert boots["boot_time"].samples == pytest.approx([16.243, 15.960, 16.420, 66.419])
     assert boots["initrd"].samples == [1.220]            # only the boot that had one
     assert cell_of(boots["boot_time"]).row == "Linux boot time from SD with default rootfs"

@@ -232,7 +232,7 @@ def test_measured_boots_print_their_count_and_one_boot_none(tmp_path):
     one = tmp_path / "one.log"
     one.write_text(log.read_text().splitlines()[0] + "\n")
     for label, path in (("four", log), ("one", one)):
-        r = platperf("ingest", "systemd-analyze", str(path), "--label", label, "--db", db)
+        r = platperf("ingest", "systemd-analyze", str(path), "--label", label, "--media", "sd", "--db", db)
         assert r.returncode == 0, r.stderr
     r = platperf("report", "four", "one", "--db", db, "--format", "rst-csv")
     assert r.returncode == 0, r.stderr

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 from typing import List, Optional
 
@@ -11,12 +12,18 @@ from ..ingest import FORMATS, IngestError, LeftOut
 from ..measure.streams import StreamError, read_imported, read_probe_files, store_imported, store_stream
 from ..store import StoreError
 from .common import DbOption, app, examples, fail_exit, open_store
+from .ingest_help import IngestCommand, takes_media
 from .measuring import print_stored
 
+MEDIA = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
+MediaOption = typer.Option(None, "--media", metavar="MEDIA",
+                           help="systemd-analyze only: what the board booted from (sd, emmc, ospi, usb, usb-ssd, "
+                                "nfs...), a parameter of the boot keys [default: not-reported]; sd, emmc, ospi, "
+                                "usb and nfs print in the guide's boot tables.")
 _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items())
 
 
-@app.command(epilog=examples(
+@app.command(cls=IngestCommand, epilog=examples(
     "platperf ingest tftf-rt-instr juno-1.log juno-2.log --label v2.10 --target juno",
     "platperf ingest tfa-rst psci-performance-juno.rst --target juno",
     "    # runs v2.9, v2.10 ... one per release; then: platperf history --metric powerdown",
@@ -27,7 +34,10 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
     "platperf ingest instr points.jsonl --intervals probe/examples/instr_example.toml --root juno-sys",
     "    # points of a program built with platperf_instr.h (docs/instr.md)",
     "platperf ingest lava 12345 --identity lab      # a `platperf lava job` run on a LAVA server",
-    "platperf ingest lava job-12345.yaml --label sdk-11.1      # or its saved log"))
+    "platperf ingest lava job-12345.yaml --label sdk-11.1      # or its saved log",
+    "platperf ingest systemd-analyze boots.log --label sdk-11.1 --media usb-ssd",
+    "    # boots from systemd-analyze outputs or a board's journal, keyed by what it booted from",
+    "platperf ingest cyclictest-json --help      # what a format reads, an example, what it refuses"))
 def ingest(
     format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
@@ -56,6 +66,7 @@ def ingest(
     unit: Optional[str] = typer.Option(None, "--unit", metavar="UNIT",
                                        help="tfa-rst only: the unit the page's figures are in (ns, us, ms) "
                                             "where its titles say another (TF-A's Juno page of late 2025)."),
+    media: Optional[str] = MediaOption,
     db: str = DbOption,
 ):
     """Import results from another tool's output into one run (one per column for rst-csv-table).
@@ -64,10 +75,12 @@ def ingest(
     transaction: a bad line stops the import with `file:line: what was expected`, exit 2,
     and nothing is recorded. Results of equal key from several files pool as samples; a
     later ingest with the same label adds another run, and compare pools all runs of a label.
+    `platperf ingest FORMAT --help` says what FORMAT reads, with an example, and what it refuses.
     """
     fmt = FORMATS.get(format)
     if fmt is None:
         fail_exit(f"unknown format {format!r}; choose one of: {', '.join(FORMATS)}")
+    boot = _media_options(format, fmt, media)
     if fmt.lava_job:
         if root is not None:
             fail_exit("--root is for probe-jsonl only; a LAVA job's log holds the board's own description")
@@ -90,10 +103,10 @@ def ingest(
         fail_exit(f"--root is for probe-jsonl and instr only; {format} logs carry no CPU placement to read")
     skipped = LeftOut()
     with _said():
-        options = _page_options(format, label, release, unit)
+        page = _page_options(format, label, release, unit)
         # tfa-rst: --label is the release of tables that name none; the others keep their own
-        runs = read_imported(fmt, files, None if options else label, intervals=intervals, root=root,
-                             skipped=skipped, options=options)
+        runs = read_imported(fmt, files, None if page else label, intervals=intervals, root=root,
+                             skipped=skipped, options={**page, **boot})
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
@@ -102,6 +115,17 @@ def ingest(
         print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
     for line in skipped.lines():     # what was seen and not taken, said rather than lost
         print(line)
+
+
+def _media_options(format: str, fmt, media) -> dict:
+    """What the board booted from (--media), for the formats whose keys name it."""
+    if media is None:
+        return {}
+    if not takes_media(fmt):
+        fail_exit(f"--media is for systemd-analyze only; {format} figures are not boots")
+    if not MEDIA.fullmatch(media):
+        fail_exit(f"--media {media!r}: expected one word naming the boot media, e.g. sd, emmc, usb-ssd, nfs")
+    return {"media": media.lower()}
 
 
 def _page_options(format: str, label, release: list[str], unit) -> dict:

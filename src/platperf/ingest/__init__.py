@@ -140,10 +140,10 @@ FORMATS: dict[str, Format] = {
                       run_per_column=True, unit_remedy="if so, import the page with --unit {unit}"),
     "lmbench": Format(lmbench, "LMBench output: lat_mem_rd blocks, bw_mem lines, `name: N microseconds`"),
     "stream": Format(stream, "STREAM output (Function / Best Rate MB/s / Avg / Min / Max time table)"),
-    "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests)"),
-    "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests)"),
-    "systemd-analyze": Format(systemd_analyze, "systemd-analyze output, one `Startup finished in ...` "
-                              "line per boot: boot time over several boots"),
+    "cyclictest-json": Format(cyclictest_json, "cyclictest --json=FILE output (rt-tests 2.x): latency per thread"),
+    "oslat-json": Format(oslat_json, "oslat --json=FILE output (rt-tests 2.x): latency per thread"),
+    "systemd-analyze": Format(systemd_analyze, "systemd-analyze outputs or a board's journal: one boot time "
+                              "per system `Startup finished in ... (kernel) + ...` line, keyed by --media"),
     "rst-csv-table": Format(rst_csv_table, "published RST csv-tables (TI's performance guides of every device and "
                             "year), one run per `platform: ...` column",
                             run_per_column=True),
