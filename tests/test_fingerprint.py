@@ -153,7 +153,7 @@ def test_cmdline_params():
 # -- comparability --------------------------------------------------------------------------
 def test_comparability_keys():
     keys = comparability_keys()
-    assert {k for k, v in keys.items() if v == "refuse"} == {"cpu.model", "cpu.arch"}
+    assert {k for k, v in keys.items() if v == "refuse"} == {"cpu.model", "cpu.arch", "topology.places"}
     assert set(keys) >= {"toolchain.compiler", "toolchain.cflags", "probe.build_id", "probe.counter.freq_hz",
                          "cpufreq.governors", "kernel.isolcpus", "kernel.nohz_full", "kernel.rcu_nocbs",
                          "kernel.release"}
@@ -174,8 +174,8 @@ def test_diff_same_board_other_kernel_and_governor():
 
 def test_diff_refuses_other_cpu_or_architecture():
     juno, am62x, x86 = (collect(SYSFS / b) for b in ("juno", "am62x", "x86vm"))
-    assert [d.key for d in diff(juno, am62x) if d.refuse] == ["cpu.model"]
-    assert [d.key for d in diff(juno, x86) if d.refuse] == ["cpu.arch", "cpu.model"]
+    assert [d.key for d in diff(juno, am62x) if d.refuse] == ["cpu.model", "topology.places"]
+    assert [d.key for d in diff(juno, x86) if d.refuse] == ["cpu.arch", "cpu.model", "topology.places"]
 
 
 def test_diff_probe_build_and_unknown_sides():

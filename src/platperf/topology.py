@@ -79,6 +79,7 @@ class Topology:
     caches: list[Cache] = field(default_factory=list)
     cluster_source: str = "cluster_id"
     per_package: bool = False     # cluster ids restart in each package: the package is in the place
+    problems: list[str] = field(default_factory=list)   # ids that contradict themselves, and what was done
 
     def cpu(self, cpu: int) -> Cpu:
         for entry in self.cpus:
@@ -132,7 +133,15 @@ class Topology:
     def to_dict(self) -> dict:
         return {"arch": self.arch, "cluster_source": self.cluster_source, "per_package": self.per_package,
                 "cpus": [cpu_dict(c) for c in self.cpus],
-                "caches": [cache_dict(c) for c in self.caches]}
+                "caches": [cache_dict(c) for c in self.caches],
+                **({"problems": list(self.problems)} if self.problems else {})}
+
+    def places(self) -> list[list]:
+        """[package, cluster, core, core type] of every CPU, in key order: what a run's keys
+        mean (a run whose places differ from another's does not pair with it key for key; the
+        CPU numbers are left out: Linux may number the same cores otherwise at another boot)."""
+        return sorted(([*self.place_of(c), c.core_type] for c in self.cpus),
+                      key=lambda p: (-1 if p[0] is None else p[0], p[1], p[2]))
 
 
 def cpu_dict(cpu: Cpu) -> dict:
@@ -182,34 +191,96 @@ def read_topology(root: SysRoot | str | os.PathLike = "/") -> Topology:
         if cpu in hybrid:
             raw[cpu]["ident"]["core_type"] += f" ({hybrid[cpu]})"
 
-    def meaningful(key):
-        # 65535 / -1: the kernel's "unknown" (x86 VMs, arm64 without cpu-map).
-        return all(r[key] is not None and 0 <= r[key] < 65535 for r in raw.values())
-
-    if not is_x86 and meaningful("cluster_id"):
-        source, cluster_of = "cluster_id", {c: r["cluster_id"] for c, r in raw.items()}
-    elif meaningful("package"):
-        source, cluster_of = "package_id", {c: r["package"] for c, r in raw.items()}
-    else:
-        source, types = "core_type", []
-        for cpu in cpus:
-            if raw[cpu]["ident"]["core_type"] not in types:
-                types.append(raw[cpu]["ident"]["core_type"])
-        cluster_of = {c: types.index(r["ident"]["core_type"]) for c, r in raw.items()}
-
-    per_package = source == "cluster_id" and meaningful("package") and len({r["package"] for r in raw.values()}) > 1
+    caches = _read_caches(sysroot, cpus)
+    source, cluster_of, problems = _clusters(raw, cpus, caches, is_x86)
+    per_package = source == "cluster_id" and all(_valid(r["package"]) for r in raw.values()) \
+        and len({r["package"] for r in raw.values()}) > 1
     group_of = {c: (raw[c]["package"] if per_package else None, cluster_of[c]) for c in cpus}
     core_of = {}
     for group in set(group_of.values()):
         members = sorted((c for c in cpus if group_of[c] == group),
                          key=lambda c: (raw[c]["core_id"] if raw[c]["core_id"] is not None else c, c))
         core_of.update({c: i for i, c in enumerate(members)})
+        if source == "cluster_id":      # grouped otherwise, core ids restart in each hidden cluster
+            problems += _same_core(members, raw, group)
 
     entries = [Cpu(cpu=c, cluster=cluster_of[c], core=core_of[c], core_id=raw[c]["core_id"],
                    package=raw[c]["package"], smt_siblings=tuple(s for s in raw[c]["siblings"] if s in cpus),
                    capacity=raw[c]["capacity"], **raw[c]["ident"]) for c in cpus]
-    return Topology(arch=arch, cpus=entries, caches=_read_caches(sysroot, cpus), cluster_source=source,
-                    per_package=per_package)
+    return Topology(arch=arch, cpus=entries, caches=caches, cluster_source=source,
+                    per_package=per_package, problems=problems)
+
+
+def _valid(value) -> bool:
+    """An id the kernel means: -1 and 65535 are its "unknown" (x86 VMs, arm64 without a cpu-map)."""
+    return value is not None and 0 <= value < 65535
+
+
+def _nonsense(value) -> bool:
+    """An id that is neither valid nor the kernel's "unknown": a firmware or driver bug."""
+    return value is not None and not _valid(value) and value not in (-1, 65535)
+
+
+def _clusters(raw: dict, cpus: list[int], caches: list[Cache], is_x86: bool) -> tuple[str, dict, list[str]]:
+    """(the rule, {cpu: cluster}, what contradicts itself). Arm's cluster_id where the CPUs
+    give one; a CPU whose id is out of range or missing while the others' are valid is placed
+    from what is valid for it (the cluster of the CPUs it shares a cache with, else of its core
+    type) and said, the others untouched. Else package ids, else core types."""
+    ids = {c: raw[c]["cluster_id"] for c in cpus}
+    bad = sorted(c for c in cpus if _nonsense(ids[c]) or (ids[c] is None and any(_valid(v) for v in ids.values())))
+    problems = [f"cluster_id out of range or missing on CPU(s) {format_cpu_list(bad)} "
+                f"({', '.join(f'CPU {c}: {ids[c]}' for c in bad[:6])})"] if bad and not is_x86 else []
+    good = {c: v for c, v in ids.items() if _valid(v)}
+    if not is_x86 and good and (len(good) == len(cpus) or bad):
+        cluster_of, placed = dict(good), []
+        for c in bad:
+            cluster_of[c], how = _place_alone(c, good, raw, caches)
+            placed.append(f"CPU {c} {how}")
+        if placed:
+            problems[0] += ": " + "; ".join(placed)
+        return "cluster_id", cluster_of, problems
+    if all(_valid(r["package"]) for r in raw.values()):
+        if problems:
+            problems[0] += ": every CPU grouped by its package id instead"
+        return "package_id", {c: r["package"] for c, r in raw.items()}, problems
+    types = list(dict.fromkeys(raw[c]["ident"]["core_type"] for c in cpus))
+    if problems:
+        problems[0] += ": every CPU grouped by its core type instead"
+    return "core_type", {c: types.index(r["ident"]["core_type"]) for c, r in raw.items()}, problems
+
+
+def _place_alone(cpu: int, good: dict, raw: dict, caches: list[Cache]) -> tuple[int, str]:
+    """A cluster for a CPU whose own id is not valid: that of the CPUs it shares its smallest
+    shared cache with (a cluster's L2 or L3), else that of its core type, else one of its own."""
+    for cache in sorted((c for c in caches if cpu in c.shared_cpus and len(c.shared_cpus) > 1),
+                        key=lambda c: (len(c.shared_cpus), c.level)):
+        theirs = {good[c] for c in cache.shared_cpus if c in good}
+        if len(theirs) == 1:
+            cluster = theirs.pop()
+            return cluster, f"placed in cluster {cluster} (its {cache.name} is that cluster's)"
+    kind = raw[cpu]["ident"]["core_type"]
+    theirs = {v for c, v in good.items() if raw[c]["ident"]["core_type"] == kind}
+    if len(theirs) == 1:
+        cluster = theirs.pop()
+        return cluster, f"placed in cluster {cluster} (the one cluster of {kind} cores)"
+    cluster = max(good.values()) + 1 + sorted(c for c in raw if c not in good).index(cpu)
+    return cluster, f"given cluster {cluster} of its own (nothing valid places it)"
+
+
+def _same_core(members: list[int], raw: dict, group: tuple) -> list[str]:
+    """CPUs of one cluster that say the same core_id and are not SMT threads of one core."""
+    by_id: dict[int, list[int]] = {}
+    for c in members:
+        if raw[c]["core_id"] is not None:
+            by_id.setdefault(raw[c]["core_id"], []).append(c)
+    out = []
+    for core_id, cpus in by_id.items():
+        if len(cpus) > 1 and not all(set(cpus) <= set(raw[c]["siblings"]) for c in cpus):
+            where = f"package {group[0]} cluster {group[1]}" if group[0] is not None else f"cluster {group[1]}"
+            out.append(f"CPUs {format_cpu_list(cpus)} all say core_id {core_id} in {where} and are not SMT "
+                       f"threads of one core: keyed by their order, as cores "
+                       f"{', '.join(str(members.index(c)) for c in cpus)}")
+    return out
 
 
 def _identify(sysroot: SysRoot, cpu: int, block: dict[str, str], is_x86: bool) -> dict:

@@ -8,7 +8,8 @@ Warnings never make ``platperf doctor`` fail: a board under test is often not tu
 One module per family of checks, and :data:`CHECKS`, their order: a new check is a function
 in its family's module and one row.
 
-    cpu       frequency scaling and boost, SMT siblings, isolation, a virtual machine
+    cpu       frequency scaling and boost, SMT siblings, a topology that contradicts itself,
+              isolation, a virtual machine
     load      the load average, busy processes, hypervisor steal time
     counter   the probe's counter (its step), a neighbour sharing the cores (L1 hit time per CPU),
               other tenants sharing the last-level cache (a chase inside it)
@@ -24,7 +25,7 @@ from ..machine.sysroot import SysRoot
 from .counter import (CORE_MAX_CPUS, CORE_SAMPLE_S, CORE_SAMPLES, CORE_WARN, LLC_DRAM_MAX, LLC_SAMPLE_S,
                       LLC_SAMPLES, check_core_sharing, check_counter, check_llc_sharing, core_probe_args,
                       last_level_cache, llc_probe_args, meta_from)
-from .cpu import check_cpufreq, check_isolation, check_smt, check_vm
+from .cpu import check_cpufreq, check_isolation, check_smt, check_topology, check_vm
 from .finding import LEVELS, Finding
 from .kernel import check_cpuidle, check_resctrl
 from .load import (BUSY_SHARE, SSH_SERVERS, BusyProcess, Looks, ProcTimes, busy_between, check_busy_processes,
@@ -35,7 +36,8 @@ __all__ = ["BUSY_SHARE", "CHECKS", "CORE_MAX_CPUS", "CORE_SAMPLES", "CORE_SAMPLE
            "LEVELS", "LLC_DRAM_MAX", "LLC_SAMPLES", "LLC_SAMPLE_S", "SSH_SERVERS", "BusyProcess",
            "Finding", "Look", "Looks", "ProcTimes", "busy_between", "check", "check_busy_processes",
            "check_core_sharing", "check_counter", "check_cpufreq", "check_cpuidle", "check_isolation",
-           "check_llc_sharing", "check_load", "check_resctrl", "check_smt", "check_steal", "check_vm",
+           "check_llc_sharing", "check_load", "check_resctrl", "check_smt", "check_steal", "check_topology",
+           "check_vm",
            "core_probe_args", "cpu_stat", "cpu_times", "last_level_cache", "llc_probe_args",
            "own_processes", "process_share", "steal_shares", "two_looks", "uptime_s"]
 
@@ -57,6 +59,7 @@ class Look:
 CHECKS: tuple[tuple[str, Callable[[Look], list[Finding]]], ...] = (
     ("cpufreq", lambda m: check_cpufreq(m.fingerprint)),
     ("smt", lambda m: check_smt(m.fingerprint)),
+    ("topology", lambda m: check_topology(m.fingerprint)),
     ("isolation", lambda m: check_isolation(m.fingerprint)),
     ("load", lambda m: check_load(m.fingerprint)),
     ("busy-processes", lambda m: check_busy_processes(m.sysroot, m.sample_s, m.looks) if m.looks else []),

@@ -113,3 +113,15 @@ def check_vm(fp: dict) -> list[Finding]:
         "memory bandwidth are shared with other guests, and the counter may be virtualised" + held,
         "measure releases on bare metal; in a VM pin the vCPUs on the host and compare only runs "
         "from the same host and guest size")]
+
+
+def check_topology(fp: dict) -> list[Finding]:
+    """CPU ids that contradict themselves (topology.read_topology's problems): one finding each,
+    naming the CPUs, their ids and how they were keyed; the other CPUs are untouched."""
+    return [Finding(
+        "warn", "topology-contradicts-itself", f"the CPU topology contradicts itself: {problem}",
+        "results are keyed by (package, cluster, core): these CPUs are keyed from what is valid for "
+        "them, and a run keyed otherwise does not compare with this one",
+        "fix the device tree's cpu-map (or the firmware's MPIDR affinities) so that every CPU has one "
+        "cluster and core; compare refuses runs whose CPUs are placed otherwise unless --force")
+        for problem in (fp.get("topology") or {}).get("problems") or []]

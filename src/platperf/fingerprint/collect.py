@@ -50,6 +50,8 @@ def collect(root: SysRoot | str | os.PathLike = "/", probe_meta: dict | None = N
                           "core_types": list(dict.fromkeys(c.core_type for c in members))}
                          for (package, n), members in topo.clusters().items()],
             "cpus": [topology_mod.cpu_dict(c) for c in topo.cpus],
+            "places": topo.places(),
+            **({"problems": list(topo.problems)} if topo.problems else {}),
         },
         "caches": _caches(topo),
         "memory": _memory(sysroot),

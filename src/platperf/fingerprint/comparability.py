@@ -17,6 +17,8 @@ _KEYS = {
     "cpu.model": (REFUSE, "another CPU model (core types)"),
     "cpu.midr": (WARN, "another core revision"),
     "cpu.count": (WARN, "a different number of online CPUs"),
+    # results are keyed by (package, cluster, core): CPUs placed otherwise pair other cores
+    "topology.places": (REFUSE, "CPUs placed at other (package, cluster, core): keys would pair other cores"),
     "toolchain.compiler": (WARN, "another compiler generates other code"),
     "toolchain.cflags": (WARN, "other compiler flags generate other code"),
     "probe.build_id": (WARN, "a different probe build measured different code"),
