@@ -48,7 +48,11 @@ def test_lmbench_log():
     assert results[("lmbench", "test=Pipe bandwidth", "bandwidth", None)].direction == "higher"
     # bw_file_rd pairs and the lat_ctx block are not bw_mem figures
     assert not [k for k in results if k[0] == "mem-bandwidth" and "886.84" in str(results[k].samples)]
-    assert len(results) == 21 + 3 + 5
+    # ... they are their own figures: bw_file_rd's read, lat_ctx's two points, lat_fs's 2 sizes x 2
+    assert results[("os-file-read", "method=read,scope=io,size=524288", "bandwidth", None)].samples == [886.84]
+    assert results[("os-ctx", "procs=4,size=131072", "latency", None)].samples == [8.82]
+    assert results[("os-fs", "size=1024", "delete", None)].samples == [61041.0]
+    assert len(results) == 21 + 3 + 5 + 1 + 2 + 4
 
 
 @pytest.mark.parametrize("text, line, words", [
