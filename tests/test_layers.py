@@ -3,8 +3,12 @@
 The Python package is read with ``ast``: every ``import`` (in functions too) is an arrow from
 one module to another. The layers below go from the bottom (the field's words, imported by
 all) to the top (the commands); an arrow may point down or sideways, never up, and no two
-modules may import each other, directly or round a longer loop. The probe's C files are read
-the same way through their ``#include "..."`` lines (``x.c`` and ``x.h`` are one module).
+modules may import each other, directly or round a longer loop; nor may two folders (a
+package under platperf: ``lava/``, ``ingest/``), whichever of their modules the arrows join. The
+probe's C files are read the same way through their ``#include "..."`` lines (``x.c`` and
+``x.h`` are one module), and through their calls: the symbols each object file of the native
+build (``make probe``) uses and defines, read with ``nm``, for a file split for size that calls
+back into the file it came from shows no include of it.
 
 Files stay under MAX_FILE_LINES lines and functions under MAX_FUNCTION_LINES (the probe's
 assembly aside). What is over today is listed below, to come down; anything new over fails.
@@ -17,7 +21,10 @@ Run it as a script to see the figures::
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,7 +52,19 @@ LAYERS = [
 # Arrows that still run up, each to be taken away (issue 22): (from, to).
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 # Import circles that still exist, each a sorted tuple of its modules.
-KNOWN_CIRCLES: set[tuple[str, ...]] = set()
+KNOWN_CIRCLES: set[tuple[str, ...]] = {
+    ("src/platperf/adapters/", "src/platperf/ingest/", "src/platperf/lava/", "src/platperf/runner/"),
+}
+# Circles of calls between the probe's files, each a sorted tuple of its modules.
+KNOWN_CALL_CIRCLES: set[tuple[str, ...]] = {
+    ("probe/src/counter", "probe/src/counter_step"),
+    ("probe/src/guard_journal", "probe/src/sysfs_guard"),
+    ("probe/src/kernels/align_sweep", "probe/src/kernels/cpu_idle", "probe/src/kernels/cpu_ops",
+     "probe/src/kernels/hotplug", "probe/src/kernels/latency_loop", "probe/src/kernels/mem_bandwidth",
+     "probe/src/kernels/mem_latency", "probe/src/kernels/os_ctx", "probe/src/kernels/os_fs",
+     "probe/src/kernels/os_ipc", "probe/src/kernels/os_mem", "probe/src/kernels/os_proc",
+     "probe/src/kernels/os_signal", "probe/src/kernels/os_syscall", "probe/src/kernels/table"),
+}
 # Files and functions over the limits today: path (and function) -> lines.
 KNOWN_LONG_FILES: set[str] = set()
 KNOWN_LONG_FUNCTIONS: set[str] = set()
@@ -89,6 +108,21 @@ def python_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
+def folder_graph(graph: dict[str, set[str]], modules: dict[str, Path]) -> dict[str, set[str]]:
+    """{folder: folders it imports} from :func:`python_graph`: a module's folder is its package
+    right under platperf ("src/platperf/lava/" for platperf.lava.job), a module right under
+    platperf its own ("src/platperf/history.py")."""
+    def folder(module: str) -> str:
+        top = module.split(".")[:2]
+        package = len(module.split(".")) > 2 or modules[module].name == "__init__.py"
+        return "src/" + "/".join(top) + ("/" if package else ".py")
+    out: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        mine = folder(module)
+        out.setdefault(mine, set()).update(folder(t) for t in targets if folder(t) != mine)
+    return out
+
+
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -108,6 +142,66 @@ def c_graph(root: Path) -> dict[str, set[str]]:
                         graph[me].add(target)
                     break
     return graph
+
+
+class ProbeNotBuilt(Exception):
+    """The native probe's object files are missing or older than a source (``make probe``)."""
+
+
+def _inputs(obj: Path, source: Path, root: Path) -> list[Path]:
+    """The files under ``root`` an object was built from: its compiler's depfile (x.c.o.d),
+    else its source alone (an assembly file)."""
+    depfile = obj.with_name(obj.name + ".d")
+    if not depfile.exists():
+        return [source]
+    words = depfile.read_text().replace("\\\n", " ").split(":", 1)[1].split()
+    return [Path(w) for w in words if Path(w).resolve().is_relative_to(root.resolve())]
+
+
+def probe_objects(root: Path) -> dict[str, Path]:
+    """{module: object file} of the native build (build/probe/native), modules named as in
+    :func:`c_graph`; ProbeNotBuilt when a source the build compiles has no object or one of
+    an object's inputs is newer than it."""
+    build = root / "build" / "probe" / "native" / "CMakeFiles"
+    objects = {}
+    for obj in sorted(build.glob("*.dir/**/*.o")):       # CMakeFiles/<target>.dir/<source>.o
+        source = root / "probe" / Path(*obj.relative_to(build).parts[1:]).with_suffix("")
+        if source.exists() and "test" not in source.relative_to(root / "probe").parts:
+            objects[str(source.relative_to(root).with_suffix(""))] = (obj, source)
+    src = root / "probe" / "src"
+    arches = {Path(m).parts[3] for m in objects if m.startswith("probe/src/arch/")}
+    sources = [*src.glob("*.c"), *src.glob("kernels/*.c"),
+               *(p for arch in arches for p in sorted((src / "arch" / arch).glob("*.[cS]")))]
+    if not sources or not arches:
+        raise ProbeNotBuilt(f"the native probe is not built in {build.parent} (make probe)")
+    for source in sources:
+        obj, _ = objects.get(str(source.relative_to(root).with_suffix("")), (None, None))
+        if obj is None:
+            raise ProbeNotBuilt(f"{source.relative_to(root)} has no object file in {build.parent} (make probe)")
+        newer = [p for p in _inputs(obj, source, root) if p.exists() and p.stat().st_mtime > obj.stat().st_mtime]
+        if newer:
+            raise ProbeNotBuilt(f"{obj.relative_to(root)} is older than {newer[0]} (make probe)")
+    return {module: obj for module, (obj, _) in objects.items()}
+
+
+def probe_calls(root: Path) -> dict[str, set[str]]:
+    """{module: the modules whose symbols it uses} of the native probe: ``nm -P`` on each
+    object file, a global symbol defined by one (T, D, B, R, W...) and undefined in another
+    (U, w) an arrow from the user to the definer. The C library's symbols are nobody's."""
+    if shutil.which("nm") is None:
+        raise ProbeNotBuilt("nm is not installed (binutils; make deps)")
+    defines, uses = {}, {}
+    for module, obj in probe_objects(root).items():
+        listing = subprocess.run(["nm", "-P", str(obj)], capture_output=True, text=True, check=True).stdout
+        uses[module] = set()
+        for line in listing.splitlines():
+            symbol, kind = line.split()[:2]
+            if kind in ("U", "w"):
+                uses[module].add(symbol)
+            elif kind.isupper():
+                defines[symbol] = module
+    return {module: {defines[s] for s in symbols if s in defines} - {module}
+            for module, symbols in uses.items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
@@ -215,7 +309,20 @@ def test_no_arrow_runs_up_the_layers():
 
 
 def test_no_new_import_circle():
-    assert set(circles(python_graph(ROOT))) | set(circles(c_graph(ROOT))) == KNOWN_CIRCLES
+    python = python_graph(ROOT)
+    folders = folder_graph(python, python_modules(ROOT))
+    assert set(circles(python)) | set(circles(folders)) | set(circles(c_graph(ROOT))) == KNOWN_CIRCLES
+
+
+def test_no_circle_of_calls_in_the_probe():
+    """Calls go one way between the probe's files: a file split for size along a seam (a
+    raw-read header, a journal that owns its restore), never one calling back its other half."""
+    from conftest import missing
+    try:
+        calls = probe_calls(ROOT)
+    except ProbeNotBuilt as exc:
+        missing(str(exc))
+    assert set(circles(calls)) == KNOWN_CALL_CIRCLES
 
 
 def test_files_and_functions_stay_small():
@@ -231,18 +338,35 @@ def test_the_readers_see_what_they_must():
     assert upward({"platperf.vocab.lmbench": {"platperf.report.tfa"}}) == \
         [("platperf.vocab.lmbench", "platperf.report.tfa")]
     assert "probe/src/jsonl" in c_graph(ROOT)["probe/src/record"]
+    modules = {"platperf.a.x": Path("x.py"), "platperf.b.y": Path("y.py"), "platperf.c": Path("c.py")}
+    folders = folder_graph({"platperf.a.x": {"platperf.b.y"}, "platperf.b.y": {"platperf.c"},
+                            "platperf.c": set()}, modules)
+    assert folders == {"src/platperf/a/": {"src/platperf/b/"}, "src/platperf/b/": {"src/platperf/c.py"},
+                       "src/platperf/c.py": set()}
+    with contextlib.suppress(ProbeNotBuilt):
+        calls = probe_calls(ROOT)
+        assert "probe/src/jsonl" in calls["probe/src/record"]           # jsonl_* of records
+        assert "probe/src/arch/x86_64/addchain" in calls.get("probe/src/counter", {"x86_64 only"}) \
+            or not any(m.startswith("probe/src/arch/x86_64/") for m in calls)
 
 
 def main(argv: list[str]) -> int:
     root = Path(argv[argv.index("--root") + 1]).resolve() if "--root" in argv else ROOT
     py, c = python_graph(root), c_graph(root)
-    up, loops = upward(py), circles(py) + circles(c)
+    up, loops = upward(py), circles(py) + circles(folder_graph(py, python_modules(root))) + circles(c)
     print(f"arrows up the layers: {len(up)}")
     for a, b in up:
         print(f"  {a} -> {b}  ({LAYERS[layer_of(a)][0]} -> {LAYERS[layer_of(b)][0]})")
     print(f"import circles: {len(loops)}")
     for loop in loops:
         print("  " + " <-> ".join(loop))
+    try:
+        calls = circles(probe_calls(root))
+        print(f"circles of calls in the probe: {len(calls)}")
+        for loop in calls:
+            print("  " + " <-> ".join(loop))
+    except ProbeNotBuilt as exc:
+        print(f"circles of calls in the probe: not read ({exc})")
     sizes, functions = file_lines(root), function_lines(root)
     over = sorted(((n, f) for f, n in sizes.items() if n > MAX_FILE_LINES), reverse=True)
     print(f"files over {MAX_FILE_LINES} lines: {len(over)}; largest:")
