@@ -56,15 +56,7 @@ KNOWN_CIRCLES: set[tuple[str, ...]] = {
     ("src/platperf/adapters/", "src/platperf/ingest/", "src/platperf/lava/", "src/platperf/runner/"),
 }
 # Circles of calls between the probe's files, each a sorted tuple of its modules.
-KNOWN_CALL_CIRCLES: set[tuple[str, ...]] = {
-    ("probe/src/counter", "probe/src/counter_step"),
-    ("probe/src/guard_journal", "probe/src/sysfs_guard"),
-    ("probe/src/kernels/align_sweep", "probe/src/kernels/cpu_idle", "probe/src/kernels/cpu_ops",
-     "probe/src/kernels/hotplug", "probe/src/kernels/latency_loop", "probe/src/kernels/mem_bandwidth",
-     "probe/src/kernels/mem_latency", "probe/src/kernels/os_ctx", "probe/src/kernels/os_fs",
-     "probe/src/kernels/os_ipc", "probe/src/kernels/os_mem", "probe/src/kernels/os_proc",
-     "probe/src/kernels/os_signal", "probe/src/kernels/os_syscall", "probe/src/kernels/table"),
-}
+KNOWN_CALL_CIRCLES: set[tuple[str, ...]] = set()
 # Files and functions over the limits today: path (and function) -> lines.
 KNOWN_LONG_FILES: set[str] = set()
 KNOWN_LONG_FUNCTIONS: set[str] = set()

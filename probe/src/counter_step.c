@@ -1,6 +1,7 @@
-/* The counter's effective step, measured once by counter_init (see counter.h): back-to-back
- * reads, and pairs of reads with delays between them when the reads are slower than the step. */
-#include "counter.h"
+/* The counter's effective step (counter_step.h), measured once by counter_init: back-to-back
+ * reads, and pairs of reads with delays between them when the reads are slower than the step.
+ * Only the raw reads are called (counter_read.h), never counter.c. */
+#include "counter_step.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ static double measure_pairs(struct counter_info *ci)
         uint64_t t = counter_read() - t0;
         best = t < best ? t : best;
     }
-    ci->read_mean_ns = ticks_to_ns(best) / 4097.0;
+    ci->read_mean_ns = (double)best * 1e9 / ci->freq_hz / 4097.0;   /* ticks_to_ns(best) / 4097 */
     int fast = 2 * (double)step_hist[0] >= (double)ci->pairs;
     if (step_far > near) {      /* the differences are mostly past the bins: a very coarse counter */
         uint64_t least = UINT64_MAX;

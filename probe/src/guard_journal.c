@@ -1,6 +1,7 @@
-/* The guardian's journal (sysfs_guard.h): the settings a kernel will put back, on disk, for
- * the case where the probe and its guardian die together. */
-#include "sysfs_guard.h"
+/* What a guard puts back and how (guard_journal.h): the restore of its settings, by the probe,
+ * its guardian or the next probe, and their journal on disk for the case where the probe and
+ * its guardian die together. Nothing here calls the guardian (sysfs_guard.c). */
+#include "guard_journal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,7 +11,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "sysfs_file.h"
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+int guard_restore(const struct sysfs_guard *g)
+{
+    int failed = 0;
+    for (int i = g->n - 1; i >= 0; i--) {
+        const struct guard_entry *e = &g->entries[i];
+        if (e->remove_dir) {
+            if (rmdir(e->path) != 0 && errno != ENOENT)
+                failed++;
+            continue;
+        }
+        /* EBUSY/EAGAIN: another hotplug operation holds the CPU; it ends within ms. */
+        int ok = 0;
+        for (int attempt = 0; attempt < 50 && !ok; attempt++) {
+            char now[32];
+            if (sysfs_read_word(e->path, now, sizeof now) == 0 && strcmp(now, e->value) == 0)
+                ok = 1;
+            else if (sysfs_write(e->path, e->value) == 0)
+                ok = 1;
+            else
+                pause_ms(100);
+        }
+        failed += !ok;
+    }
+    return failed;
+}
 
 /* $TMPDIR/platperf-UID (or /tmp's), made 0700 if missing; -1 unless it is a directory of
  * ours that nobody else can write, in a base directory others cannot swap it out of. */

@@ -129,7 +129,8 @@ struct kernel {
     const char *serial_only;
 };
 
-/* The value of parameter `name` as typed (never NULL for a declared parameter). */
+/* The readers of a run's parameters (kernel.c). The value of parameter `name` as typed (never
+ * NULL for a declared parameter). */
 const char *kernel_value(const struct run_ctx *ctx, const char *name);
 /* The checked value of parameter `name` (NULL if undeclared: a bug, caught by the tests). */
 const struct param_value *kernel_param(const struct run_ctx *ctx, const char *name);

@@ -1,5 +1,6 @@
 /* The restore guardian (sysfs_guard.h). The child uses only async-signal-safe calls:
- * the probe may have threads when it forks. */
+ * the probe may have threads when it forks. What it puts back, and how, is the journal's
+ * (guard_journal.c); the files are read and written by sysfs_file.c. */
 #include "sysfs_guard.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static char *title_area;     /* the probe's argv strings: the guardian writes its name there */
@@ -21,53 +21,6 @@ void guard_title_area(char *area, size_t len)
 {
     title_area = area;
     title_len = len;
-}
-
-int sysfs_read_word(const char *path, char *out, size_t outlen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    char buf[64];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n < 0)
-        return -1;
-    buf[n] = 0;
-    size_t len = strcspn(buf, " \t\n");
-    if (len >= outlen)
-        len = outlen - 1;
-    memcpy(out, buf, len);
-    out[len] = 0;
-    return 0;
-}
-
-int sysfs_root(const char *kernel, const char *root, char *out, size_t outlen, char *err, size_t errlen)
-{
-    if (strlen(root) > 200 || root[0] == 0 || strlen(root) >= outlen) {
-        snprintf(err, errlen, "%s: --root '%.40s' is not valid (valid: a directory path under 200 "
-                 "characters, / on a target)", kernel, root);
-        return -1;
-    }
-    snprintf(out, outlen, "%s", root);
-    for (size_t n = strlen(out); n > 0 && out[n - 1] == '/'; n--)
-        out[n - 1] = 0;
-    return 0;
-}
-
-int sysfs_write(const char *path, const char *value)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    size_t len = strlen(value);
-    ssize_t n;
-    do
-        n = write(fd, value, len);
-    while (n < 0 && errno == EINTR);
-    int rc = n == (ssize_t)len ? 0 : (n < 0 ? errno : EIO);
-    close(fd);
-    return rc;
 }
 
 static int add(struct sysfs_guard *g, const char *path, const char *value, int remove_dir)
@@ -97,39 +50,6 @@ int guard_set(struct sysfs_guard *g, const char *path, const char *value)
 int guard_rmdir(struct sysfs_guard *g, const char *path)
 {
     return add(g, path, "", 1);
-}
-
-static void pause_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-int guard_restore(const struct sysfs_guard *g)
-{
-    int failed = 0;
-    for (int i = g->n - 1; i >= 0; i--) {
-        const struct guard_entry *e = &g->entries[i];
-        if (e->remove_dir) {
-            if (rmdir(e->path) != 0 && errno != ENOENT)
-                failed++;
-            continue;
-        }
-        /* EBUSY/EAGAIN: another hotplug operation holds the CPU; it ends within ms. */
-        int ok = 0;
-        for (int attempt = 0; attempt < 50 && !ok; attempt++) {
-            char now[32];
-            if (sysfs_read_word(e->path, now, sizeof now) == 0 && strcmp(now, e->value) == 0)
-                ok = 1;
-            else if (sysfs_write(e->path, e->value) == 0)
-                ok = 1;
-            else
-                pause_ms(100);
-        }
-        failed += !ok;
-    }
-    return failed;
 }
 
 int guard_start(struct sysfs_guard *g, char *err, size_t errlen)

@@ -1,0 +1,12 @@
+/* The counter's effective step (counter_step.c), measured once by counter_init with the raw
+ * reads (counter_read.h). */
+#ifndef PLATPERF_COUNTER_STEP_H
+#define PLATPERF_COUNTER_STEP_H
+
+#include "counter_read.h"
+
+/* The step in ticks, once the frequency is known; fills the back-to-back figures of `ci`
+ * (pairs, read_overhead_ticks, pair_min/mode_ticks, read_mean_ns). */
+double counter_measure_step(struct counter_info *ci);
+
+#endif
