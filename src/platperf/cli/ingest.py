@@ -20,7 +20,6 @@ MediaOption = typer.Option(None, "--media", metavar="MEDIA",
                            help="systemd-analyze only: what the board booted from (sd, emmc, ospi, usb, usb-ssd, "
                                 "nfs...), a parameter of the boot keys [default: not-reported]; sd, emmc, ospi, "
                                 "usb and nfs print in the guide's boot tables.")
-_FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items())
 
 
 @app.command(cls=IngestCommand, epilog=examples(
@@ -39,7 +38,7 @@ _FORMATS_HELP = "; ".join(f"{name}: {fmt.help}" for name, fmt in FORMATS.items()
     "    # boots from systemd-analyze outputs or a board's journal, keyed by what it booted from",
     "platperf ingest cyclictest-json --help      # what a format reads, an example, what it refuses"))
 def ingest(
-    format: str = typer.Argument(..., metavar="FORMAT", help=f"The files' format. {_FORMATS_HELP}."),
+    format: str = typer.Argument(..., metavar="FORMAT", help="The files' format: one of the formats listed above."),
     files: List[Path] = typer.Argument(..., metavar="FILE...", help="Files to import; their samples pool."),
     label: Optional[str] = typer.Option(None, "--label", help="Run label, e.g. the release (v2.10). "
                                         "rst-csv-table: defaults to each column's platform (am62xx_sk-fs), and to the "

@@ -14,6 +14,7 @@ from typer.core import TyperCommand
 
 from ..ingest import FORMATS, Format
 
+LINE = 80             # the width a format's line of `platperf ingest --help` keeps to
 # option -> the formats it is for (the CLI refuses it for the others)
 OPTIONS = {
     "--release WORD=RELEASE": lambda name, fmt: name == "tfa-rst",
@@ -55,8 +56,32 @@ def asked_format(args: list[str], help_options) -> str | None:
     return next((arg for arg in args if not arg.startswith("-") and arg in FORMATS), None)
 
 
+def formats_listed() -> str:
+    """Every format on a line of its own with its summary, for ``platperf ingest --help`` (kept
+    as written: a format's name is never cut at its hyphen)."""
+    width = max(map(len, FORMATS)) + 2
+    return "\n".join(["\b", "Formats (platperf ingest FORMAT --help: what one reads, an example,",
+                       "what it refuses):"] +
+                      [f"  {name:<{width}}{summary(fmt, LINE - 4 - width)}" for name, fmt in FORMATS.items()])
+
+
+def summary(fmt: Format, room: int) -> str:
+    """The format's help up to its first colon, in ``room`` characters: whole, or before its
+    first parenthesis or comma, or cut at a word."""
+    text = fmt.help.split(": ")[0]
+    for cut in (text, text.split(" (")[0], text.split(", ")[0]):
+        if len(cut) <= room:
+            return cut
+    return text[:room - 4].rsplit(" ", 1)[0] + " ..."
+
+
 class IngestCommand(TyperCommand):
-    """``platperf ingest``: with a format named beside ``--help``, that format's help."""
+    """``platperf ingest``: its help lists every format; with a format named beside ``--help``,
+    that format's help."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help = f"{self.help or ''}\n\n{formats_listed()}"
 
     def parse_args(self, ctx, args):
         name = asked_format(list(args), self.get_help_option_names(ctx))
