@@ -261,3 +261,53 @@ def test_a_mutated_summary_reads_or_is_refused(data):
     except IngestError:
         return
     assert all(len(r.samples) == 1 and r.samples[0] == r.samples[0] for r in results)
+
+
+# LMBench 2.0's summary as Paolo Ciarrocchi posted it to linux-kernel on 8 Sep 2002 ("2.5.33-mm5"):
+# five kernels of one host. The mail is kept by the lore archive's git (one file `m` a commit,
+# ammarfaizi2/lore-inbox), too large to fetch here, so it is no corpus file: its summary is kept as
+# the post printed it in tests/fixtures/ingest/lmbench.
+LMBENCH2 = CORPUS.parent / "ingest" / "lmbench" / "lmbench2-summary-lkml-2002.txt"
+
+
+def test_an_lmbench2_summary_is_one_run_per_kernel_in_its_own_columns():
+    got = {name: res for name, (res, _h, _m) in read_imported(FORMATS["lmbench"], [LMBENCH2], None).items()}
+    # basic 1 (Mhz) + processor 9 (selct blank) + ctx 7 + local 2 (Pipe, AF UNIX) + File & VM 7 (no 100fd
+    # selct in 2.0) + bandwidths 8 (TCP blank) + memory 2 (L1, L2) + Main mem 1 (no Rand mem in 2.0)
+    assert {name: len(res) for name, res in got.items()} == {
+        f"frodo Linux {k}": 37 for k in ("2.4.18", "2.4.19", "2.5.33", "2.5.33x", "2.5.33M")}
+    for results in got.values():
+        by_key(results)
+        assert all(len(r.samples) == 1 for r in results)
+    old, x = got["frodo Linux 2.4.18"], got["frodo Linux 2.5.33x"]
+    assert find(old, "os-proc", "latency", op="fork").samples == [115.0]
+    assert find(old, "os-proc", "latency", op="shell").extra["published"] == ["13.K"]
+    assert find(x, "mem-latency", "latency", size=131072).samples == [45.5]
+    assert find(x, "os-pagefault", "latency").samples == [3.0]
+    assert find(x, "lmbench", "latency", test="Main mem").samples == [160.2]
+    assert not [r for r in old if r.params in ({"test": "Socket bandwidth using localhost"}, {"test": "Rand mem"})]
+
+
+def test_a_summary_then_a_run_log_reads_both():
+    from platperf.ingest import lmbench
+    results = lmbench.parse(lmbench.EXAMPLE, "example")
+    assert [r.extra.get("column") for r in results] == ["revyos-lp Linux 6.6.108"] * 7 + [None] * 4
+    assert (results[7].params, results[8].params) == ({"test": "Simple syscall"}, {"kernel": "bcopy", "size": 16777216})
+
+
+def test_a_summary_table_of_unknown_columns_is_refused():
+    lines = (CORPUS / "lmbench" / "virtualclient-demo-vm04-aarch64.txt").read_text().splitlines()
+    lines[52] = lines[52][:-8]          # the context switching table's dash line, one column short
+    with pytest.raises(IngestError, match="a `Context switching` table of 6 columns after Host and OS"):
+        FORMATS["lmbench"].parse("\n".join(lines), "x.txt")
+
+
+def test_the_helper_modules_examples_read():
+    from platperf.ingest import lmbench, lmbench_blocks, lmbench_summary
+    blocks = lmbench.parse(lmbench_blocks.EXAMPLE, "blocks")
+    assert [(r.benchmark, r.samples[0]) for r in blocks] == [
+        ("lmbench", 0.1303), ("os-file-read", 17993.09), ("os-file-read", 17652.11), ("os-ctx", 3.40),
+        ("os-ctx", 3.65), ("os-fs", 84505.0), ("os-fs", 138552.0)]
+    summary = lmbench.parse(lmbench_summary.EXAMPLE, "summary")
+    assert [(r.params.get("kind", r.params.get("test")), r.samples[0]) for r in summary] == [
+        (None, 11.2), ("UDP latency using localhost", 66.9), ("tcp", 87.4), ("connect", 174.0)]

@@ -101,3 +101,10 @@ def test_two_files_of_one_run_pool_as_two_samples():
     path = CORPUS / "stream" / "revyos-lpi4a-5.10-8-threads.txt"
     (results,) = [r for r, _h, _m in read_imported(FORMATS["stream"], [path, path], "x").values()]
     assert len(results) == 4 and all(len(r.samples) == 2 for r in results)
+
+
+def test_the_help_example_reads():
+    from platperf.ingest import stream
+    results = stream.parse(stream.EXAMPLE, "example")
+    assert [(r.params["kernel"], r.params["threads"], r.samples[0]) for r in results] == \
+        [("copy", 2, 1455.4), ("scale", 2, 1595.7), ("add", 2, 1415.0), ("triad", 2, 1384.6)]

@@ -74,10 +74,15 @@ def read(lines: Iterable[str], name: str) -> Iterator:
     summary, blocks = Summary(name), Blocks(name)
     found, last = False, None
     for number_, line in enumerate(lines, 1):
-        last = summary if summary.active(line) else blocks
+        last = summary if summary.takes(line) else blocks
         for item in last.feed(line, number_):
             found = found or isinstance(item, Result)
             yield item
+        if last is summary and summary.declined:      # the line after a table: a run log's again
+            last = blocks
+            for item in blocks.feed(line, number_):
+                found = found or isinstance(item, Result)
+                yield item
     if last is not None:
         yield from last.end()
     if not found:

@@ -11,6 +11,21 @@ from ..records import Result
 from ._numbers import number
 from .errors import IngestError, Skipped
 
+# A results file's blocks, as lmbench's script writes them (the ``lmbench`` format reads them).
+EXAMPLE = """\
+Simple syscall: 0.1303 microseconds
+"read bandwidth
+0.524288 17993.09
+1.05 17652.11
+
+"size=0k ovr=0.66
+2 3.40
+4 3.65
+
+"File system latency
+0k\t469\t84505\t138552
+"""
+
 BW_MEM_KERNELS = ("rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy")
 
 # a block's title (as lmbench's script echoes it, quoted or not) -> what its `size value` pairs are:

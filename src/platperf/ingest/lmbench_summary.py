@@ -56,6 +56,17 @@ _GUESS = re.compile(r"\s+((?:No L[12] cache|Bad mhz)\?)\s*$")
 
 US, NS, MBS = "us", "ns", "MB/s"
 
+# A table of getsummary's, blank cells and cut figures as it prints them (read by the ``lmbench`` format).
+EXAMPLE = """\
+                 L M B E N C H  3 . 0   S U M M A R Y
+*Local* Communication latencies in microseconds - smaller is better
+---------------------------------------------------------------------
+Host                 OS 2p/0K  Pipe AF     UDP  RPC/   TCP  RPC/ TCP
+                        ctxsw       UNIX         UDP         TCP conn
+--------- ------------- ----- ----- ---- ----- ----- ----- ----- ----
+revyos-lp Linux 6.6.108  11.2             66.9        87.4       174.
+"""
+
 
 @dataclass(frozen=True)
 class Column:
@@ -172,13 +183,19 @@ class Summary:
         self.seen: set = set()              # (run, key) read: a figure printed twice is read once
         self.repeated: set = set()          # "host OS" said to have several rows
         self.last = None                    # the last line, when it was a row: checked by end()
+        self.declined = False               # the line fed ended a table without being one of its rows
 
-    def active(self, line: str) -> bool:
-        return self.version is not None or bool(BANNER.search(line))
+    def takes(self, line: str) -> bool:
+        """Whether ``line`` is the summary's: its banner, a table of it, getpercent's tables;
+        the lines around them (make's, a run log's) are not."""
+        if BANNER.search(line) or self.percent:
+            return True
+        return self.version is not None and (self.table is not None or bool(table_title(line) or
+                                                                           _PERCENT.search(line)))
 
     def feed(self, line: str, number: int) -> Iterator:
         where = f"{self.name}:{number}"
-        self.last = None
+        self.last, self.declined = None, False
         banner = BANNER.search(line)
         if banner:
             self.version, self.percent, self.table, self.state = f"{banner[1]}.{banner[2]}", False, None, ""
@@ -230,11 +247,13 @@ class Summary:
         if not line.strip():
             return
         host_span, os_span = table.spans[0], table.spans[1]
-        if len(line) <= host_span[0] or line[host_span[0]] == " ":
-            self.table, self.state = None, ""        # not a row: the table has ended
+        if len(line.rstrip()) < os_span[1]:
+            if len(line) > host_span[0] and line[host_span[0]] != " ":
+                self.last = (number, line, None, None, True)   # a row stopping inside Host or OS: cut if last
             return
-        if len(line.rstrip()) < os_span[1] - 1:
-            self.last = (number, line, None, None, True)   # a row stopping inside Host or OS
+        # getsummary prints "%-9.9s %13.13s": a space after the host, the OS right-aligned to its column
+        if line[host_span[0]] == " " or line[host_span[1]] != " " or line[os_span[1] - 1] == " ":
+            self.table, self.state, self.declined = None, "", True   # not a row: the table has ended
             return
         rest = line[os_span[1]:]
         guess = _GUESS.search(rest)
@@ -242,7 +261,7 @@ class Summary:
             rest = rest[:guess.start()]
         tokens = [(m.start() + os_span[1], m.end() + os_span[1], m.group()) for m in re.finditer(r"\S+", rest)]
         if not all(_CELL.match(t) or t == "-" or self._in_text_column(s, e) for s, e, t in tokens):
-            self.table, self.state = None, ""        # words where figures belong: not a row
+            self.table, self.state, self.declined = None, "", True   # words where figures belong: not a row
             return
         run = yield from self._run_name(line, host_span, os_span, where)
         placed = self._place(tokens, where)
