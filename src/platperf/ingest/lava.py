@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..lava.log import JobLog
 from ..records import Result
 from .errors import IngestError
+from .lava_log import JobLog
 from .probe_jsonl import ProbeStream
 
 

@@ -3,12 +3,12 @@
 * :mod:`.job`       ``platperf lava job``: a self-contained job (the probe for the device's
                     architecture, the suite's probe commands, the board description script)
                     whose deploy and boot sections come from a per-device-type template;
-* :mod:`.log`       the probe's records and the board snapshot read back from a job log;
 * :mod:`.server`    LAVA's REST API with the token of a lavacli identity: submit, follow,
                     fetch a job's log.
 
 The job reports every result twice: ``lava-test-case NAME --result pass --measurement V
 --units U`` for LAVA's own results pages, and the probe's whole JSON Lines stream between
 ``PLATPERF-JSONL-BEGIN n`` / ``PLATPERF-JSONL-END n exit=CODE`` lines of the log, which
-``platperf ingest lava`` stores as ``platperf run`` would have (docs/lava.md).
+``platperf ingest lava`` reads back (:mod:`platperf.ingest.lava_log`, a foreign format's reader
+among the others, below this folder) and stores as ``platperf run`` would have (docs/lava.md).
 """
