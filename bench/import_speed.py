@@ -9,7 +9,12 @@ a fresh interpreter per import so one import's peak does not hide another's), an
 ratio time(50 MB) / time(5 MB): about 10 is linear, about 100 quadratic.
 Targets: a 50 MB log in <= 60 s with <= 512 MB peak RSS.
 
-  python bench/import_speed.py [--sizes 5,25,50] [--formats tftf-rt-instr,lmbench] [--keep DIR]
+Then, for every format that names many keys (issue 39: a log of 360,000 lat_mem_rd sizes took
+786 MB), a log of --many-keys distinct keys, each once (tests/ingest_samples.many_keys): its
+seconds and peak RSS, against the same target.
+
+  python bench/import_speed.py [--sizes 5,25,50] [--formats tftf-rt-instr,lmbench] [--many-keys 360000]
+                               [--keep DIR]
 """
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from ingest_samples import LINE_BASED as SOURCES  # noqa: E402  (format -> the fixture repeated to make the log)
+from ingest_samples import LINE_BASED as SOURCES, many_keys  # noqa: E402  (format -> the fixture repeated)
+
+MANY_KEYS = ("lmbench", "tftf-rt-instr", "stream", "rst-csv-table", "tfa-rst")
 
 TARGET_SECONDS, TARGET_RSS_MB = 60.0, 512.0
 # What a format needs besides the log: instr names its intervals in a TOML and places each
@@ -72,6 +79,7 @@ def main():
     ap.add_argument("--sizes", default="5,25,50", help="log sizes in MB, comma-separated")
     ap.add_argument("--formats", default=",".join(SOURCES), help="formats, comma-separated")
     ap.add_argument("--keep", type=Path, help="keep logs and databases in this directory")
+    ap.add_argument("--many-keys", type=int, default=360_000, help="distinct keys of the many-keys logs (0: none)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     formats = args.formats.split(",")
@@ -81,9 +89,28 @@ def main():
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         measure(formats, sizes, args.keep)
+        measure_keys([f for f in formats if f in MANY_KEYS], args.many_keys, args.keep)
     else:
         with tempfile.TemporaryDirectory(prefix="platperf-import-") as work:
             measure(formats, sizes, Path(work))
+            measure_keys([f for f in formats if f in MANY_KEYS], args.many_keys, Path(work))
+
+
+def measure_keys(formats, keys: int, work: Path):
+    """Each format's log of ``keys`` distinct keys."""
+    if not keys or not formats:
+        return
+    print(f"\n{'format':14} {'keys':>8} {'MB':>5} {'seconds':>8} {'peak RSS MB':>12}")
+    for fmt in formats:
+        log = work / f"{fmt}-keys.log"
+        log.write_text(many_keys(fmt, keys), encoding="utf-8")
+        db = work / f"{fmt}-keys.db"
+        db.unlink(missing_ok=True)
+        figures = ingest(fmt, log, db)
+        flag = "" if figures["seconds"] <= TARGET_SECONDS and figures["rss_mb"] <= TARGET_RSS_MB else "  OVER TARGET"
+        print(f"{fmt:14} {keys:8} {log.stat().st_size / 1e6:5.1f} {figures['seconds']:8.2f} "
+              f"{figures['rss_mb']:12.1f}{flag}", flush=True)
+        log.unlink()
 
 
 def measure(formats, sizes, work: Path):

@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 
 from ..records import Result
 from .errors import IngestError, Note, Skipped, Words
+from .pooling import Pool, pool
 from . import (cyclictest_json, instr, latency_table, lava, lmbench, oslat_json, probe_jsonl, rst_csv_table,
                stream, systemd_analyze, tfa_rst, tftf_rt_instr)
 
@@ -163,44 +164,3 @@ FORMATS: dict[str, Format] = {
                    "the board's description, with the LAVA job id, device and URL", lava_job=True),
 }
 
-
-class Pool:
-    """Results of equal key merged into one with all their samples, in the order added.
-
-    Several logs of one label are samples of one measurement. Extra fields become
-    lists aligned with the samples (``extra["source"][i]`` is where sample i came from),
-    so nothing read is dropped. Adding costs the same whatever was added before, so a
-    log imports in time proportional to its length.
-    """
-
-    def __init__(self):
-        self._pooled: dict[tuple, Result] = {}
-
-    def add(self, res: Result):
-        into = self._pooled.get(res.key)
-        if into is None:
-            into = self._pooled[res.key] = Result(
-                benchmark=res.benchmark, params=res.params, metric=res.metric, unit=res.unit,
-                direction=res.direction, samples=[], cpu=res.cpu, mode=res.mode,
-                package=res.package, cluster=res.cluster, core=res.core, extra={})
-        before = len(into.samples)
-        into.samples.extend(res.samples)
-        for name in into.extra.keys() | res.extra.keys():
-            values = into.extra.get(name)
-            if values is None:
-                values = into.extra[name] = [None] * before
-            values.extend([res.extra.get(name)] * len(res.samples))
-
-    def add_all(self, results: Iterable[Result]) -> "Pool":
-        for res in results:
-            self.add(res)
-        return self
-
-    @property
-    def results(self) -> list[Result]:
-        return list(self._pooled.values())
-
-
-def pool(results: Iterable[Result]) -> list[Result]:
-    """Merge results of equal key into one with all their samples (see :class:`Pool`)."""
-    return Pool().add_all(results).results

@@ -72,33 +72,51 @@ def _likely(rule: Range, value: float, unit: str) -> str | None:
     return None
 
 
-def check(results: Iterable[Result], remedy: str = "") -> None:
-    """IngestError for the first figure out of its range, counting all of them. ``remedy``
-    ends the line where a unit is likely, its ``{unit}`` that unit (``if so, import with
-    --unit {unit}``). Pooled results (extras as lists aligned with the samples) name the
-    line of the very sample."""
-    first, out, checked = None, 0, 0
-    for res in results:
+class Check:
+    """The figures of one import held against their ranges as they are read (one pass, however
+    many figures): :meth:`see` each result, then :meth:`verdict`."""
+
+    def __init__(self):
+        self.first, self.out, self.checked = None, 0, 0
+
+    def see(self, res: Result):
         rule = next((r for r in RANGES if r.holds(res)), None)
         if rule is None:
-            continue
+            return
         for i, value in enumerate(res.samples):
-            checked += 1
+            self.checked += 1
             if not rule.inside(value, res.unit):
-                out += 1
-                first = first or (res, i, rule)
-    if first is None:
-        return
-    res, i, rule = first
-    value, unit = res.samples[i], _SPELT.get(res.unit, res.unit)
-    likely = _likely(rule, value, res.unit)
-    guess = ""
-    if likely:
-        guess = f"; read as {_SPELT.get(likely, likely)} it is plausible: the file's figures look like " \
-                f"{_SPELT.get(likely, likely)}" + (f"; {remedy.format(unit=likely)}" if remedy else "")
+                self.out += 1
+                if self.first is None:
+                    self.first = (res.samples[i], res.unit, rule, _where(res, i))
+
+    def verdict(self, remedy: str = ""):
+        """IngestError for the first figure out of its range, counting all of them. ``remedy``
+        ends the line where a unit is likely, its ``{unit}`` that unit (``if so, import with
+        --unit {unit}``)."""
+        if self.first is None:
+            return
+        value, unit, rule, where = self.first
+        likely = _likely(rule, value, unit)
+        guess = ""
+        if likely:
+            guess = f"; read as {_SPELT.get(likely, likely)} it is plausible: the file's figures look like " \
+                    f"{_SPELT.get(likely, likely)}" + (f"; {remedy.format(unit=likely)}" if remedy else "")
+        raise IngestError(where, f"{value:g} {_SPELT.get(unit, unit)} is implausible for {rule.what} (expected "
+                                 f"{rule.low:g} to {rule.high:g} {_SPELT.get(rule.unit, rule.unit)}; {self.out} of "
+                                 f"{self.checked} such figures of the import are out of range){guess}")
+
+
+def _where(res: Result, i: int) -> str:
+    """The file:line of sample ``i`` (a pooled result's extras are lists aligned with its samples)."""
     source = res.extra.get("source")
-    where = source[i] if isinstance(source, list) else source
-    raise IngestError(where if isinstance(where, str) else "import",
-                      f"{value:g} {unit} is implausible for {rule.what} (expected {rule.low:g} to "
-                      f"{rule.high:g} {_SPELT.get(rule.unit, rule.unit)}; {out} of {checked} such figures of the "
-                      f"import are out of range){guess}")
+    where = source[i] if isinstance(source, list) and i < len(source) else source
+    return where if isinstance(where, str) else "import"
+
+
+def check(results: Iterable[Result], remedy: str = "") -> None:
+    """:class:`Check` over ``results`` at once."""
+    checker = Check()
+    for res in results:
+        checker.see(res)
+    checker.verdict(remedy)

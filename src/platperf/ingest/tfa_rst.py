@@ -208,8 +208,11 @@ def read(lines: Iterable[str], name: str, label: str | None = None, releases: di
         if isinstance(items, Skipped):
             yield items
             continue
-        tables += any(isinstance(item, Result) for item in items)
-        yield from items
+        found = False
+        for item in items:          # a table's figures as they are made: a long table is not held twice
+            found = found or isinstance(item, Result)
+            yield item
+        tables += found
     if not tables:
         raise IngestError(f"{name}:1", f"no per-core tables in the file; {_EXPECTED} "
                                        "(is this TF-A's PSCI performance page?)")
@@ -283,7 +286,7 @@ def _other_grid(rows, title_parts, page: _Page, directive, first_line: int, titl
 
 
 def _release_table(page: _Page, raw_title: str, header: list[str], body: list, where: str,
-                   folder: str | None, captions: str) -> list[Result | Note]:
+                   folder: str | None, captions: str) -> Iterator[Result | Note]:
     """The figures of one per-core table of a release: ``body`` is [(``file:line``, cells)]."""
     at = _header_at([(0, header)])
     if at is None:
@@ -312,11 +315,10 @@ def _release_table(page: _Page, raw_title: str, header: list[str], body: list, w
                      cells[places:]))
     counts = Counter(place for _, place, _ in rows)
     repeated = [place for place, n in counts.items() if n > 1]
-    results: list = []
     if repeated:
-        results.append(Note(where, f"the table {_csv_directive.short(_words_of(raw_title), 60)} repeats "
+        yield Note(where, f"the table {_csv_directive.short(_words_of(raw_title), 60)} repeats "
                                    f"{', '.join(_place(p) for p in repeated)}: those rows are kept apart in the page's "
-                                   "order (params row=1, 2), as the page's deltas pair them"))
+                                   "order (params row=1, 2), as the page's deltas pair them")
     seen: Counter = Counter()
     for row_where, place, cells in rows:
         seen[place] += 1
@@ -324,8 +326,7 @@ def _release_table(page: _Page, raw_title: str, header: list[str], body: list, w
         package, cluster, core = (None,) * (3 - places) + place
         for metric, cell in zip(metrics, cells):
             if cell:
-                results.append(_figure(cell, row_where, metric, unit, params, (package, cluster, core), shared))
-    return results
+                yield _figure(cell, row_where, metric, unit, params, (package, cluster, core), shared)
 
 
 def _words_of(title: str) -> str:

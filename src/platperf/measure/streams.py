@@ -182,6 +182,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
     histograms = []
     words: dict[str, dict] = {}         # column -> {cell: what the page printed in it}
     said = _Said(skipped, words)
+    units = plausible.Check()           # every figure against the sizes it can have, as read
     for path in files:
         try:
             results, file_histograms = fmt.read_file(path, said, **options)
@@ -190,6 +191,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
                     machine = f"--root {root}" if root else "this machine"
                     res.set_place(_place_or_fail(describe, res.cpu, path, machine))
                 column = res.extra.get("column", "") if fmt.run_per_column else ""
+                units.see(res)
                 columns.setdefault(column, Pool()).add(res)
         except OSError as exc:
             exc.filename = exc.filename or str(path)
@@ -204,7 +206,7 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
     for column in words:                # a column of words alone is still a run of the page
         columns.setdefault(column if fmt.run_per_column else "", Pool())
     columns = dict(sorted(columns.items(), key=lambda kv: fmt.column_order(kv[0])))   # stable
-    plausible.check((res for into in columns.values() for res in into.results), fmt.unit_remedy)
+    units.verdict(fmt.unit_remedy)
     return _runs(columns, histograms, words, label, fmt.run_per_column, files[0].stem)
 
 
@@ -271,6 +273,22 @@ def _topology_only(root: Path):
         raise StreamError(f"--root {root}: cannot read the CPU topology ({exc})") from None
 
 
+# Results built into rows at once when an import is stored: the rows of a 360,000-key log
+# would hold as much memory again as its pool.
+_INSERT_CHUNK = 5_000
+
+
+def _chunks(items, size: int):
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 def store_imported(store, runs: dict, *, target: str, source: str, note: str) -> list[StoredRun]:
     """The runs of :func:`read_imported`, all in one transaction (StoreError: none stored)."""
     stored = []
@@ -278,7 +296,8 @@ def store_imported(store, runs: dict, *, target: str, source: str, note: str) ->
         for run_label, (results, hists, meta) in runs.items():
             run_id = store.begin_run(label=run_label, target=target, source=source, note=note, meta=meta,
                                      conn=c)
-            store.add_results(run_id, results, conn=c)
+            for chunk in _chunks(results, _INSERT_CHUNK):     # a pool read back from disk: in pieces
+                store.add_results(run_id, chunk, conn=c)
             for rec in hists:
                 store.add_histogram(run_id, rec, cluster=rec.get("cluster"), core=rec.get("core"),
                                     package=rec.get("package"), conn=c)
