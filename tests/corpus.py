@@ -17,7 +17,7 @@ from platperf.records import Result
 from platperf.toml import loads
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
-FIELDS = ("file", "format", "form", "repo", "path", "commit", "kept", "beside")
+FIELDS = ("file", "format", "form", "kind", "repo", "path", "commit", "kept", "beside")
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class Entry:
     file: str
     format: str
     form: str
+    kind: str               # the family of published files it belongs to (issue 34: 8 of them at least)
     repo: str
     path: str
     commit: str
