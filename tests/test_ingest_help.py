@@ -11,7 +11,8 @@ import types
 import pytest
 
 from platperf.cli.ingest_help import asked_format, format_help, summary
-from platperf.ingest import FORMATS, Format, cyclictest_json, oslat_json, systemd_analyze
+from platperf.ingest import (FORMATS, Format, cyclictest_json, latency_table, lmbench, oslat_json, rst_csv_table,
+                             stream, systemd_analyze, tfa_rst, tftf_rt_instr)
 
 
 def helped(*args: str) -> str:
@@ -58,7 +59,9 @@ def test_a_module_without_an_example_still_has_its_help(monkeypatch):
 
 
 @pytest.mark.parametrize("module, name", [(cyclictest_json, "e.json"), (oslat_json, "e.json"),
-                                          (systemd_analyze, "e.log")])
+                                          (systemd_analyze, "e.log"), (tftf_rt_instr, "e.log"),
+                                          (tfa_rst, "e.rst"), (latency_table, "e.txt"), (lmbench, "e.log"),
+                                          (stream, "e.txt"), (rst_csv_table, "e.rst")])
 def test_the_examples_are_input_the_format_reads(module, name):
     results = module.parse(module.EXAMPLE, name)
     assert results and all(len(r.samples) == 1 for r in results)

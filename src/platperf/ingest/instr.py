@@ -29,6 +29,13 @@ from .. import toml as tomllib
 from ..records import MODES, RecordError, Result, read_stream
 from .errors import IngestError
 
+# What this format reads, shaped like the real thing (`platperf ingest FORMAT --help` prints it).
+EXAMPLE = """\
+{"type":"meta","schema":1,"source":"platperf_instr.h","instr_version":1,"arch":"aarch64","program":"my_driver","host":"juno","counter":{"name":"cntvct_el0","freq_hz":50000000,"freq_source":"cntfrq"}}
+{"type":"point","name":"ENTER_PSCI","ticks":112214436719683375,"cpu":0,"thread":18287}
+{"type":"point","name":"ENTER_CFLUSH","ticks":112214436719694062,"cpu":0,"thread":18287}
+"""
+
 BENCHMARK = "instr"
 UNITS = {"ns": 1e9, "us": 1e6}
 _DIFFERENCE = re.compile(r"^\s*(\S+)\s+-\s+(\S+)\s*$")

@@ -39,6 +39,20 @@ from ..records import Result
 from ._numbers import number
 from .errors import IngestError, Skipped, Words
 
+# What this format reads, shaped like the real thing (`platperf ingest FORMAT --help` prints it).
+EXAMPLE = """\
+Cluster Tuning Results
+
+Applied
+Mitigation
+Maximum
+Latency
+Minimum
+Latency
+none (default) 12.500us 60ns
+alpha 8.250us 60ns
+"""
+
 BENCHMARK = "latency-loop"
 HEADER = ["Applied Mitigation", "Maximum Latency", "Minimum Latency"]
 METRICS = ("latency_max", "latency_min")

@@ -21,6 +21,16 @@ from .errors import IngestError
 from .lava_log import JobLog
 from .probe_jsonl import ProbeStream
 
+# What this format reads, shaped like the real thing (`platperf ingest FORMAT --help` prints it).
+EXAMPLE = """\
+- {"dt": "2026-11-23T10:41:17.15", "lvl": "target", "msg": "PLATPERF-LAVA-BEGIN steps=2 suite=tiny arch=x86_64 cpus=0-1"}
+- {"dt": "2026-11-23T10:41:17.15", "lvl": "target", "msg": "PLATPERF-SNAPSHOT-BEGIN interval=0.2"}
+  ... (the board's /sys and /proc, gzip + base64)
+- {"dt": "2026-11-23T10:41:17.61", "lvl": "target", "msg": "PLATPERF-JSONL-BEGIN 1"}
+  ... (the probe's JSON Lines, one record a line)
+- {"dt": "2026-11-23T10:41:18.30", "lvl": "target", "msg": "PLATPERF-JSONL-END 1 exit=0"}
+"""
+
 
 @dataclass
 class LavaRun:

@@ -22,6 +22,13 @@ from typing import Iterable, Iterator
 from ..records import RecordError, Result, read_stream, result_from_record
 from .errors import IngestError
 
+# What this format reads, shaped like the real thing (`platperf ingest FORMAT --help` prints it).
+EXAMPLE = """\
+{"type":"meta","schema":1,"probe_version":"0.1.0","build_id":"a7cb3560647da6ee","arch":"aarch64", ...}
+{"type":"result","benchmark":"mem-latency","params":{"pattern":"random","size":16384,"stride":64},"cpu":0,"mode":"serial","metric":"latency","unit":"ns","direction":"lower","samples":[1.23,1.24]}
+{"type":"end","status":"complete","results":1,"seconds":0.4}
+"""
+
 COMPLETE, PARTIAL, FAILED = "complete", "partial", "failed"
 
 

@@ -83,9 +83,10 @@ EXAMPLE = """\
     |    0    |  0   | 242.66 (+132.03%) | 245.1  |     5.4     |
     +---------+------+-------------------+--------+-------------+
 
-.. csv-table:: ``CPU_OFF`` latencies (ns) on all non-lead CPUs (current release)
+.. csv-table:: ``CPU_OFF`` latencies (ns) on all non-lead CPUs (v2.10)
     :header: Cluster, Core, Powerdown, Wakeup, Cache Flush
-    :file: data/juno/current/test_rt_instr_cpu_off_serial.csv
+
+    "1","0","185700 (-30.51%)","23240 (-29.45%)","88280 (-47.60%)"
 """
 
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+table::\s*(.*)$")

@@ -22,6 +22,14 @@ from ..records import Result
 from ..vocab.tfa import TFTF_BENCHMARK
 from .errors import IngestError
 
+# What this format reads, shaped like the real thing (`platperf ingest FORMAT --help` prints it).
+EXAMPLE = """\
+NOTICE:  BL31: v2.10.0(release):v2.10
+<RT_INSTR:test_rt_instr_susp_deep_parallel\t0\t0\t242660\t245100\t5400/>
+<RT_INSTR:test_rt_instr_susp_deep_parallel\t1\t0\t104360\t27100\t5320/>
+<RT_INSTR:test_rt_instr_psci_version_parallel\t1\t3\t960/>
+"""
+
 BENCHMARK = TFTF_BENCHMARK
 
 POWER_METRICS = ("powerdown", "wakeup", "cache_flush")
