@@ -20,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from platperf import compare, history, pools  # noqa: E402
+from platperf import history  # noqa: E402
+from platperf.compare import keyed as compare, pools  # noqa: E402
 from platperf.records import Result  # noqa: E402
 from platperf.report import render  # noqa: E402
 from platperf.report.sections import compare as presentation  # noqa: E402

@@ -15,7 +15,7 @@ One script run:
     256 MiB, as bench/aa_test.py) while the gate measures --cpu: the DRAM bandwidth keys
     (mem-bandwidth buffers larger than the last-level cache of --cpu) called regressions, per
     gate, and the time each gate took; a gate catches the hog when one of them is;
-  * the sequential test's false-alarm rate by simulation (platperf.decisions.simulate): one
+  * the sequential test's false-alarm rate by simulation (platperf.compare.decisions.simulate): one
     key, no change, measuring stopped at the first decision, against its nominal alpha; and
     the worst case, a true change of exactly the tolerance, for both errors; and A/A with
     sessions drifting by --drift percent, the baseline's sessions hidden from the test (one
@@ -69,13 +69,13 @@ def dram_rows(doc: dict, llc: int) -> list[dict]:
 
 def session_drift(db: Path, label: str = "base", block: int = 0) -> str:
     """What the cache a VM shares moves, measured on the baseline: for the keys the gate holds
-    (platperf.shared_cache) and those it decides, the spread of the baseline's session means
+    (platperf.compare.shared_cache) and those it decides, the spread of the baseline's session means
     and of the runs within a session (sd of the logs, in %), and how many keys' run medians
-    sit at two levels (platperf.levels.two_levels). ``block`` > 0: consecutive blocks of that
+    sit at two levels (platperf.stats.levels.two_levels). ``block`` > 0: consecutive blocks of that
     many runs stand for the sessions (bench/session_blocks.py)."""
-    from platperf import levels, shared_cache
-    from platperf.pools import load_pools, session_of
-    from platperf.stats import median
+    from platperf.compare import shared_cache
+    from platperf.compare.pools import load_pools, session_of
+    from platperf.stats import levels, median
     from platperf.stats.sequential import grouped
     from platperf.store import Store
     store = Store(str(db), write=False)
@@ -127,7 +127,7 @@ def gate(label: str, opts, db: Path, env) -> dict:
 
 def simulated(opts) -> list[tuple[str, float, float | None]]:
     """(case, observed rate, nominal; None: shown, not a target) of the sequential decision, seeded."""
-    from platperf import decisions
+    from platperf.compare import decisions
     alpha, t, trials = 0.05, opts.tolerance, opts.trials
     out = []
     for spread in (t / 2, t):
@@ -241,7 +241,7 @@ def main() -> int:
     print(f"\nA/A: {false_regr} key(s) called regressed in {len(aa)} gates (target 0); "
           f"{equivalent} of {keys} keys ({100 * equivalent / max(keys, 1):.0f}%) shown equivalent "
           f"within {opts.tolerance:g}%, {held} held undecided (in the cache a VM shares: "
-          f"platperf.shared_cache); gate time median {median_s(aa)}")
+          f"platperf.compare.shared_cache); gate time median {median_s(aa)}")
     print(f"A/B: the hog caught (a DRAM key regressed) in {caught} of {len(ab)} gates (target >= {need}); "
           f"gate time median {median_s(ab)}")
     failed = false_regr > 0 or caught < need

@@ -10,7 +10,7 @@ One script run, on --cpu:
   * label "sessions": --sessions invocations of --runs runs each (the baseline's way);
   * label "blocks": one invocation of sessions x runs runs, cut into consecutive blocks of
     --runs runs;
-and for each, per class of key (held in the cache a VM shares / gated, platperf.shared_cache)
+and for each, per class of key (held in the cache a VM shares / gated, platperf.compare.shared_cache)
 the median over keys of the sd of the logs of the session (block) means and of the runs
 within one. Expected under pure run noise: means differ by about within / sqrt(runs).
 Run: .venv/bin/python bench/session_blocks.py [--sessions 12] [--runs 8] [--suite quick] [--cpu 0]

@@ -1,5 +1,5 @@
 """Code placement: the statistic (stats.placement_spread), the finding it gives
-(platperf.placement) and that finding in a report of a real align-sweep run."""
+(platperf.code_placement) and that finding in a report of a real align-sweep run."""
 from __future__ import annotations
 
 import subprocess

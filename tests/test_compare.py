@@ -8,8 +8,8 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from platperf import compare
-from platperf.pools import Pool, pool_results
+from platperf.compare import keyed as compare
+from platperf.compare.pools import Pool, pool_results
 from platperf.report.sections.compare import cell, number
 from platperf.cli import app
 from platperf import stats
@@ -355,7 +355,7 @@ def test_ingested_tfa_logs_reproduce_the_documents_deltas(tmp_path):
 
 
 def test_a_calibrated_counter_frequency_a_few_hz_apart_is_not_a_difference():
-    from platperf.compare import comparability
+    from platperf.compare.keyed import comparability
     base = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2596131733}}}]
     same = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2596131603}}}]
     other = [{"meta": {"counter": {"name": "tsc", "freq_hz": 2994374000}}}]

@@ -1,4 +1,4 @@
-"""platperf.decisions and platperf.stats.sequential: the four words and their error rates.
+"""platperf.compare.decisions and platperf.stats.sequential: the four words and their error rates.
 
 The intervals are checked against scipy, the words on stored run medians, and the error rates
 of the sequential decision -- measuring stopped at the first look that decides -- by seeded
@@ -13,7 +13,7 @@ import random
 import pytest
 from conftest import require_module
 
-from platperf import decisions
+from platperf.compare import decisions
 from platperf.stats import sequential
 
 

@@ -17,8 +17,8 @@ import pytest
 from conftest import require_probe
 
 from platperf import stats
-from platperf.pools import Pool
-from platperf.gate import Goal, Verdict, judge
+from platperf.compare.gate import Goal, Verdict, judge
+from platperf.compare.pools import Pool
 from platperf.measure.until import more_runs
 from platperf.store import Store
 

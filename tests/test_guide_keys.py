@@ -13,8 +13,9 @@ import pytest
 from conftest import missing, require_probe
 from ingest_samples import SAMPLES
 from reference_tables import REFERENCE, TI
-from platperf import guide, placement
-from platperf.pools import Pool
+from platperf import guide
+from platperf.compare import board_level
+from platperf.compare.pools import Pool
 from platperf.guide import fallback
 from platperf.guide.keys import Cell, Key
 from platperf.ingest import rst_csv_table
@@ -152,7 +153,7 @@ def test_published_min_and_max_are_kept():
     assert bzero.extra["section"] == ["System Benchmarks", "LMBench"]
 
 
-# -- placement -------------------------------------------------------------------------
+# -- board level -----------------------------------------------------------------------
 
 def pool(*samples):
     return Pool("ns", "lower", [list(samples)])     # one run
@@ -168,7 +169,7 @@ def test_a_whole_board_row_meets_the_per_cpu_serial_pools():
                 ("mem-bandwidth", "kernel=copy,size=67108864", "serial", None, 0, 0, "bandwidth"): pool(3.0),
                 ("mem-bandwidth", "kernel=copy,size=67108864", "serial", None, 0, 1, "bandwidth"): pool(4.0)}
     published[("mem-bandwidth", "kernel=copy", "serial", None, None, None, "bandwidth")] = pool(1638.0)
-    base, new = placement.pair_board_level(published, measured)
+    base, new = board_level.pair_board_level(published, measured)
     assert base == published
     assert new[("mem-latency", seq, "serial", None, None, None, "latency")].samples == [1.0, 1.1, 2.0]
     # STREAM: the largest array; the other size stays, as do parallel pools
@@ -177,7 +178,7 @@ def test_a_whole_board_row_meets_the_per_cpu_serial_pools():
                                          ("mem-bandwidth", "kernel=copy,size=1048576", "serial", None, 0, 0,
                                           "bandwidth")}
     # two measured runs are compared per CPU, as before
-    assert placement.pair_board_level(measured, dict(measured)) == (measured, measured)
+    assert board_level.pair_board_level(measured, dict(measured)) == (measured, measured)
 
 
 # -- the reference guide through the store, the report and back -------------------------
@@ -266,7 +267,7 @@ def measured_board_keys(db) -> dict:
     from platperf.store import Store
     store = Store(db)
     results = [res for run in store.runs_for("local") for res in store.results(run["id"])]
-    return placement.board_figures(results)
+    return board_level.board_figures(results)
 
 
 def test_compare_pairs_every_row_a_published_board_and_a_quick_run_both_have(quick_db):

@@ -23,7 +23,8 @@ from test_adapters import iperf3_server, tempfile_dir  # noqa: F401  (a fixture)
 from reference_tables import rst_tables
 from test_guide_keys import platperf, read_back
 
-from platperf import guide, placement
+from platperf import guide
+from platperf.compare import board_level
 from platperf import toml as tomllib
 from platperf.runner.suite import SUITES_DIR
 
@@ -92,7 +93,7 @@ def stored_board_figures(db: str, label: str) -> tuple[dict, list]:
     store = Store(db)
     runs = store.runs_for(label)
     results = [res for run in runs for res in store.results(run["id"])]
-    return placement.board_figures(results), runs
+    return board_level.board_figures(results), runs
 
 
 def test_a_short_guide_run_reads_back_from_the_report_cell_for_cell(tmp_path, iperf3_server):

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from conftest import require_probe
 
-from platperf import compare
+from platperf.compare import keyed as compare
 from platperf.store import Store
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"

@@ -36,12 +36,13 @@ MAX_FUNCTION_LINES = 80
 LAYERS = [
     ("words", ("platperf", "platperf.vocab", "platperf.records", "platperf.stats",
                "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml",
-               "platperf.atomic", "platperf.findings", "platperf.levels")),
+               "platperf.atomic", "platperf.findings")),
+    # compare.shared_cache is a fact of the machine (which keys its shared cache moves), read
+    # by the doctor: it lives with the comparison that holds those keys, a layer below it
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",
-                     "platperf.code_placement", "platperf.mitigations", "platperf.shared_cache")),
+                     "platperf.code_placement", "platperf.mitigations", "platperf.compare.shared_cache")),
     ("data", ("platperf.store", "platperf.ingest", "platperf.adapters", "platperf.guide",
-              "platperf.placement", "platperf.decisions", "platperf.pools", "platperf.compare", "platperf.compare_json",
-              "platperf.gate", "platperf.history", "platperf.annotations")),
+              "platperf.compare", "platperf.history")),
     ("running", ("platperf.targets", "platperf.runner", "platperf.interference",
                  "platperf.measure", "platperf.lava", "platperf.suites")),
     ("presentation", ("platperf.report",)),

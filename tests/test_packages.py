@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from platperf import compare
+from platperf.compare import keyed as compare
 from platperf.records import key_text
 from platperf.report.data import load
 from platperf.report.sections import build_document

@@ -1,9 +1,9 @@
-"""Which keys a last-level cache shared with a VM's unseen tenants moves (platperf.shared_cache)."""
+"""Which keys a last-level cache shared with a VM's unseen tenants moves (platperf.compare.shared_cache)."""
 from __future__ import annotations
 
 import pytest
 
-from platperf.shared_cache import working_set, zone
+from platperf.compare.shared_cache import working_set, zone
 
 KVM = {"vm": True, "hypervisor": "KVM", "evidence": ["cpuinfo flag 'hypervisor'"]}
 BARE = {"vm": False, "hypervisor": None, "evidence": []}

@@ -7,7 +7,8 @@ import random
 import pytest
 from conftest import require_module
 
-from platperf import levels, stats
+from platperf import stats
+from platperf.stats import levels
 
 
 def test_mwu_exact_small_samples():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from platperf import compare
+from platperf.compare import keyed as compare
 from platperf.ingest import IngestError, tfa_rst, tftf_rt_instr
 from platperf.report.sections import compare as presentation, tfa_tables
 from platperf.store import Store
@@ -179,7 +179,7 @@ def test_tfa_section_is_absent_without_tfa_results(db):
 
 
 def test_the_page_deltas_are_judged_against_the_same_key():
-    from platperf.annotations import judge
+    from platperf.compare.annotations import judge
     assert judge(50.0, 50.0, True, 2.0).verdict == "agrees"
     assert judge(50.0, 49.996, True, 2.0).verdict == "agrees"        # the page's two decimals
     assert judge(-10.0, -6.67, True, 2.0).verdict == "differs"

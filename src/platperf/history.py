@@ -31,7 +31,7 @@ import random
 from dataclasses import dataclass, field
 
 from . import stats
-from .decisions import worse
+from .compare.decisions import worse
 from .records import KEY_FIELDS
 
 TESTS = ("t-test", "permutation")

@@ -55,7 +55,7 @@ def compare(
     Exit codes: 0 no confirmed regression (or not gating); 1 confirmed regressions
     with --fail-on-regression; 2 bad input.
     """
-    from .. import compare as cmp_mod
+    from ..compare import keyed as cmp_mod
     from ..report.sections import compare as presentation
     from ..records import key_text
     from ..report import render

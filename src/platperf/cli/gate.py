@@ -46,10 +46,10 @@ def report_verdict(store, board, label: str | None, *, json_out: bool, quiet: bo
         if not json_out and not quiet:
             print("\n".join(settle_lines(verdict)), file=sys.stderr)
         return
-    from ..gate import comparison
+    from ..compare.gate import comparison
     from ..report import render
     from ..report.sections import compare as presentation
-    from ..compare_json import to_json
+    from ..report.compare_json import to_json
     cmp = comparison(verdict, label or f"run {board.run_ids[0]}")
     if json_out:
         print(json.dumps({**to_json(cmp), "runs": verdict.runs, "seconds": round(verdict.seconds, 1),

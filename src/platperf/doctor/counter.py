@@ -212,7 +212,8 @@ def llc_probe_args(fp: dict) -> list[str] | None:
 def check_llc_sharing(records: list[dict], fp: dict) -> list[Finding]:
     """Findings from the records of :func:`llc_probe_args` (mem-latency in ns at a quarter of
     the last-level cache and at DRAM size)."""
-    from .. import levels, stats
+    from .. import stats
+    from ..stats import levels
     from ..vocab.sizes import size_label
     llc = last_level_cache(fp)
     by_size = {r["params"].get("size"): _clean_samples(r) for r in records

@@ -3,7 +3,7 @@ CPU isolation, and whether the machine is a virtual one."""
 from __future__ import annotations
 
 from ..machine.sysroot import format_cpu_list
-from ..shared_cache import zone
+from ..compare.shared_cache import zone
 from ..vocab.sizes import size_label
 from .finding import Finding, cpus_text, mhz_text
 

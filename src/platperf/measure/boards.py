@@ -33,7 +33,7 @@ class Board:
     run_ids: list[int] = dataclasses.field(default_factory=list)
     outcomes: list[Outcome] = dataclasses.field(default_factory=list)
     error: str | None = None       # why the board was not measured (or its run's error)
-    verdict: object = None         # gate.Verdict: what --repeat auto / --against reached
+    verdict: object = None         # compare.gate.Verdict: what --repeat auto / --against reached
 
     @property
     def run_id(self) -> int | None:

@@ -1,7 +1,7 @@
 """Measuring until every key is settled, or decided against a baseline (issue 24): the loop.
 
 ``platperf run --repeat auto`` measures the suite :data:`platperf.stats.sequential.LOOKS`\\[0]
-times, steps interleaved, then looks at each key's run medians (:func:`platperf.gate.judge`:
+times, steps interleaved, then looks at each key's run medians (:func:`platperf.compare.gate.judge`:
 settled, or against ``--against REF`` decided). Only the suite steps whose keys are still open
 run again, in rounds of interleaved runs (:func:`more_runs`), until no key is open, the looks
 run out or the next round would not fit in the budget. The budget is wall time on the host,
@@ -13,8 +13,8 @@ import time
 from collections import defaultdict
 
 from .. import stats
-from ..gate import Goal, Verdict, judge
-from ..pools import Side, load_pools
+from ..compare.gate import Goal, Verdict, judge
+from ..compare.pools import Side, load_pools
 from ..records import canonical_params
 from ..runner.executor import Progress
 from ..runner.suite import MAX_REPEAT

@@ -32,10 +32,10 @@ class ReportData:
 
     @property
     def pools(self) -> dict:
-        """Column name -> {key: :class:`platperf.pools.Pool`}: every key's samples, run by
+        """Column name -> {key: :class:`platperf.compare.pools.Pool`}: every key's samples, run by
         run, read once (for the sections that need more than summaries)."""
         if self._pools is None:
-            from ..pools import load_pools
+            from ..compare.pools import load_pools
             self._pools = {col.name: load_pools(self.store, [run["id"] for run in col.runs])[0]
                            for col in self.columns} if self.store is not None else {}
         return self._pools

@@ -2,7 +2,7 @@
 
 A column's figure for a key is the median of its runs' medians (one run: of its samples), as
 ``platperf compare`` takes it, and its interval is compare's
-(:func:`platperf.compare.figure_interval`: over the run medians with two runs or more, else
+(:func:`platperf.compare.keyed.figure_interval`: over the run medians with two runs or more, else
 over the one run's samples). A figure whose interval is wider than compare's default
 tolerance is *unstable*: a change of that size would not show in it.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import compare
+from ..compare import keyed as compare
 from .document import cell_text
 
 

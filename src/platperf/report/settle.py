@@ -1,9 +1,9 @@
 """What ``platperf run --repeat auto`` says at the end: the keys settled and those not, with the
-change each can detect (:func:`platperf.decisions.settling`), and the same as a finding of the
+change each can detect (:func:`platperf.compare.decisions.settling`), and the same as a finding of the
 label's last run, so that ``platperf show`` lists it."""
 from __future__ import annotations
 
-from ..gate import Verdict
+from ..compare.gate import Verdict
 from ..records import key_text
 
 

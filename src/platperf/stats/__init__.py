@@ -10,14 +10,15 @@ import random
 from typing import NamedTuple, Sequence
 
 
-def median(values: Sequence[float]) -> float:
-    """The sample median (mean of the two middle values for an even count)."""
+def median(values: Sequence[float], low: bool = False) -> float:
+    """The sample median (mean of the two middle values for an even count; ``low``: the lower
+    of the two, a median that is one of the values, as of counts -- Python's median_low)."""
     s = sorted(values)
     n = len(s)
     if n == 0:
         raise ValueError("median of no values")
     mid = n // 2
-    return s[mid] if n % 2 else (s[mid - 1] + s[mid]) / 2.0
+    return s[mid] if n % 2 else s[mid - 1] if low else (s[mid - 1] + s[mid]) / 2.0
 
 
 def geometric_mean(values: Sequence[float]) -> float:

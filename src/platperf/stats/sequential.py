@@ -1,6 +1,6 @@
 """Statistics for decisions under repeated looks: equivalence, and changes beyond a margin,
 read from intervals whose error rates hold however often the data are looked at
-(``platperf run --against``, :mod:`platperf.decisions`). One function per method, each
+(``platperf run --against``, :mod:`platperf.compare.decisions`). One function per method, each
 citing its source, as in :mod:`platperf.stats`.
 """
 from __future__ import annotations

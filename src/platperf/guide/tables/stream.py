@@ -2,7 +2,7 @@
 metric ``bandwidth`` MB/s (STREAM counts bytes read and written, 10^6 bytes per MB).
 
 The guide prints no array size, so its key has none: a measured run's STREAM figures meet
-it at the largest array they ran (``platperf.placement``). The unit is read in any case
+it at the largest array they ran (``platperf.compare.board_level``). The unit is read in any case
 (``add (mb/s)`` since 2025)."""
 from __future__ import annotations
 

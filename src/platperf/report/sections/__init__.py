@@ -34,7 +34,7 @@ def export_data(data: ReportData) -> dict:
     """Every run and every result with its summary, for the JSON and CSV exports; each
     median with its 95% bootstrap interval, and ``unstable`` when that is wider than
     compare's default tolerance."""
-    from ... import compare
+    from ...compare import keyed as compare
     intervals = _intervals(data)
     runs, results = [], []
     for col in data.columns:
@@ -61,7 +61,7 @@ def export_data(data: ReportData) -> dict:
 def _intervals(data: ReportData) -> dict:
     """(run id, key) -> 95% bootstrap interval of the median, from the stored samples."""
     from ... import stats
-    from ...pools import load_pools
+    from ...compare.pools import load_pools
     out = {}
     if data.store is None:
         return out
@@ -75,7 +75,7 @@ def _intervals(data: ReportData) -> dict:
 
 
 def _interval_fields(ci, median, tolerance: float) -> dict:
-    from ... import compare
+    from ...compare import keyed as compare
     if ci is None or median is None:
         return {"median_ci_low": None, "median_ci_high": None, "unstable": None}
     return {"median_ci_low": ci[0], "median_ci_high": ci[1],

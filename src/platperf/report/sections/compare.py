@@ -2,18 +2,18 @@
 
 ``platperf compare`` renders :func:`document`; a report over several columns of one machine
 gets :func:`build`: its last column against the one before, the changes only. Figures and
-verdicts come from :mod:`platperf.compare`; this module only lays them out.
+verdicts come from :mod:`platperf.compare.keyed`; this module only lays them out.
 """
 from __future__ import annotations
 
 import math
-import statistics
 
-from ... import compare, compare_json, stats
-from ...decisions import worse
+from ... import stats
+from ...compare import keyed as compare
+from ...compare.decisions import worse
 from ...records import key_order, key_text
 from ...vocab.figures import number
-from .. import tfa
+from .. import compare_json, tfa
 from ..document import Document, Section, Table
 from .compare_page import page_items, page_text
 from ..tfa import place  # noqa: F401  (cli/compare.py prints with it and number)
@@ -52,7 +52,7 @@ def cell(row: compare.Row) -> str:
 
 
 def verdict(row: compare.Row) -> str:
-    """The key's decision (platperf.decisions), loud when it regressed; an undecided change
+    """The key's decision (platperf.compare.decisions), loud when it regressed; an undecided change
     beyond the tolerance that one run a side cannot confirm says so."""
     if row.status == "not measured":
         return "; ".join(f"{side} {why}" for side, why in (("base", row.base_not_measured),
@@ -193,14 +193,14 @@ def detectable_text(cmp: compare.Comparison) -> str:
     if mdes:
         runs = min(min(r.runs_base, r.runs_new) for r in rows if r.mde_pct is not None)
         parts.append(f"With these runs ({runs}+ a side) the smallest change detected with 80% "
-                     f"power is {statistics.median(mdes):.2f}% on the median key "
+                     f"power is {stats.median(mdes):.2f}% on the median key "
                      f"({max(mdes):.2f}% on the noisiest).")
     if needed:
         lower = any(r.spread_basis == "samples" for r in rows if r.spread_pct)
 
         def runs(n):
             return "over 1000" if math.isinf(n) else str(n)
-        parts.append(f"A change of {cmp.tolerance:g}% needs {runs(statistics.median_low(needed))} "
+        parts.append(f"A change of {cmp.tolerance:g}% needs {runs(stats.median(needed, low=True))} "
                      f"runs a side on the median key, {runs(max(needed))} on the noisiest"
                      + (" (from one run's samples: at least that many)." if lower else "."))
     unstable = sum(r.unstable for r in both)

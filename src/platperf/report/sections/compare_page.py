@@ -2,7 +2,7 @@
 one line, and the keys where they disagree."""
 from __future__ import annotations
 
-from ... import annotations, compare
+from ...compare import annotations, keyed as compare
 from ...records import key_text
 
 MAX_LISTED = 40     # as the compare section (report.sections.compare)

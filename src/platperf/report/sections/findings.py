@@ -1,5 +1,5 @@
 """What ``doctor`` found at run time, the probe's warnings, and what the results themselves
-show (code placement, :mod:`platperf.placement`): each finding, what it does to results, how
+show (code placement, :mod:`platperf.code_placement`): each finding, what it does to results, how
 to fix it. What repeats (the probe warns per CPU and kernel) is one row, with where it was
 seen and the results it touches (:func:`platperf.findings.collapse`)."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The performance guide as TI prints it: its sections and csv-table titles, its row names
 and units, one column per run (imported board or measured), ``avg (min X, max Y)`` cells.
 
-Each column holds the board-level figures of its run (:mod:`platperf.placement`: serial
+Each column holds the board-level figures of its run (:mod:`platperf.compare.board_level`: serial
 results, the mean of the per-CPU medians with their min and max; an imported board's
 published figure and its published min and max). Each figure's key is placed by
 :func:`platperf.guide.to_cell` (TI's aliases of a row repeat it), so ``platperf ingest
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 
-from ... import guide, placement
+from ... import guide
+from ...compare import board_level
 from ...vocab import OWN_SECTION
 from ...vocab.figures import spread
 from ..data import ReportData, machine_read
@@ -50,7 +51,7 @@ BOARDS = "Evaluation Modules"
 NOT_REPORTED = "not reported"
 
 
-def cell(figure: placement.Figure) -> str:
+def cell(figure: board_level.Figure) -> str:
     return spread(figure.value, figure.min, figure.max)
 
 
@@ -90,14 +91,14 @@ def build(data: ReportData) -> list[Section] | None:
         for r in results:           # an import says where its table sat in the guide
             key = guide.make_key(r.benchmark, r.params, r.metric, r.unit, r.direction)
             members.setdefault(key, []).append(r)
-            header = _texts(placement.published(r, "row_header"))
+            header = _texts(board_level.published(r, "row_header"))
             if header and r.mode == "serial":
                 placed.setdefault(guide.to_cell(key).title,
-                                  (tuple(_texts(placement.published(r, "section"))), header))
-        imported = [r for r in results if _texts(placement.published(r, "row_header"))]
-        if imported and all(placement.published(r, "column") == "" for r in imported):
+                                  (tuple(_texts(board_level.published(r, "section"))), header))
+        imported = [r for r in results if _texts(board_level.published(r, "row_header"))]
+        if imported and all(board_level.published(r, "column") == "" for r in imported):
             bare.add(i)
-        for key, figure in placement.board_figures(results).items():
+        for key, figure in board_level.board_figures(results).items():
             _place(tables, i, key, figure, members.get(key, []))
         for words in (w for run in col.runs for w in ((run.get("meta") or {}).get("published") or [])):
             _place_words(tables, placed, i, words)
@@ -121,24 +122,24 @@ def build(data: ReportData) -> list[Section] | None:
     return ([Section(BOARDS, tables=[boards])] if boards else []) + out
 
 
-def _place(tables: dict, i: int, key: guide.Key, figure: placement.Figure, members: list):
+def _place(tables: dict, i: int, key: guide.Key, figure: board_level.Figure, members: list):
     """One board-level figure into its table(s): TI's row and column, in the table it came
     from (an import) or its board's own (a table TI prints once per board)."""
     first = members[0] if len(members) == 1 else None
-    group = placement.published(first, "table") if first is not None else None
+    group = board_level.published(first, "table") if first is not None else None
     where = guide.to_cell(key, figure.n)
     if guide.spread(where.title) and figure.samples and figure.min is None:
         mean, low, high = figure.samples
-        figure = placement.Figure(mean, low, high, figure.n)
-    row = placement.published(first, "row") if first is not None else None
+        figure = board_level.Figure(mean, low, high, figure.n)
+    row = board_level.published(first, "row") if first is not None else None
     command = next((c for r in members for c in _texts(r.extra.get("command"))), None)
     if not isinstance(row, str) and command and guide.row_header(where.title) == ("Command Used",):
         row = command               # a row says what ran: iperf3 and its arguments
-    line = _line(placement.published(first, "source")) if first is not None else math.inf
+    line = _line(board_level.published(first, "source")) if first is not None else math.inf
     if group is None and guide.per_board(where.title):
         group = ("board", i)
     text = cell(figure)
-    headers, width = (placement.published(first, name) if first is not None else None
+    headers, width = (board_level.published(first, name) if first is not None else None
                       for name in ("headers", "width"))
     headers = headers if isinstance(headers, list) else []
     for spot in (where, *guide.also(key)):

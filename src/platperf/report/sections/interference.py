@@ -11,7 +11,7 @@ table. Then the histograms on a log-count axis; the CDF of each loop variant's c
 raw samples in the JSON export."""
 from __future__ import annotations
 
-from ... import placement
+from ...compare import board_level
 from ...interference import BENCHMARK, LOOPS, PATTERNS
 from ..data import ReportData
 from ..document import Plot, Section, Table
@@ -48,17 +48,17 @@ def _cells(data: ReportData) -> list[dict]:
                         res.extra["resolution_steps"]
         imported: dict[tuple, dict] = {}     # a published table's rows: no histogram
         for res in col.results:
-            title = placement.published(res, "title") if res.benchmark == BENCHMARK else None
+            title = board_level.published(res, "title") if res.benchmark == BENCHMARK else None
             if isinstance(title, str):
                 cell = imported.setdefault((res.run_id, res.params_key, res.cpu), {
                     "column": col.name, "run_id": res.run_id, "cpu": res.cpu, "loop": "plain", "pattern": "none",
                     "mitigation": res.params.get("mitigation", "none"), "aggressors": "", "threshold": None,
                     "params": res.params, "record": {}, "metrics": {}, "title": title, "published": {}})
                 cell["metrics"][res.metric] = res.summary["median"]
-                text = placement.published(res, "published")
+                text = board_level.published(res, "published")
                 if isinstance(text, str):
                     cell["published"][res.metric] = text
-                cell["line"] = min(cell.get("line", 1 << 30), _line(placement.published(res, "source")))
+                cell["line"] = min(cell.get("line", 1 << 30), _line(board_level.published(res, "source")))
         cells += imported.values()
         for run in col.runs:
             for h in data.store.histograms(run["id"]):

@@ -3,7 +3,7 @@ figure, the interval, its width and whether it is unstable — the figures of th
 tables (whose cells pool CPUs and runs) one key at a time."""
 from __future__ import annotations
 
-from ...compare import TOLERANCE
+from ...compare.keyed import TOLERANCE
 from ...records import key_order, key_text
 from ..data import ReportData
 from ..document import Section, Table, cell_text

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ... import levels, stats
+from ... import stats
+from ...stats import levels
 from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches, machine_read
 from ..document import Plot, Section, Table, cell_text

@@ -7,13 +7,14 @@ A published page's figures print as the page printed them: its precision (``245.
 ``(+x.xx%)`` annotations, its release as spelt in its titles (``(2.9)``), its caption rows.
 Where the report holds the release before a page's, the page's deltas stand beside
 platperf's own for the same key, and the section says where they disagree
-(:mod:`platperf.annotations`). ``platperf compare`` builds the same tables
+(:mod:`platperf.compare.annotations`). ``platperf compare`` builds the same tables
 (``platperf.report.tfa``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import annotations, compare, placement, stats
+from ... import stats
+from ...compare import annotations, board_level, keyed as compare
 from ...vocab.figures import number
 from ...vocab.tfa import BENCHMARKS, METRIC_ORDER, TFTF_BENCHMARK, TFTF_HEADINGS
 from ..data import ReportData
@@ -74,13 +75,13 @@ def _figures(col, data: ReportData) -> list[tuple[tuple, str, Figure]]:
                      data.intervals.get((col.name, key)) if data.ci else None)
         if len(results) == 1 and results[0].summary.get("n") == 1:
             one = results[0]
-            text = placement.published(one, "published")
+            text = board_level.published(one, "published")
             # a page's ns figures are stored in µs: its number as printed would be another unit
-            fig.text = text if isinstance(text, str) and not placement.published(one, "published_unit") else None
+            fig.text = text if isinstance(text, str) and not board_level.published(one, "published_unit") else None
             fig.page_delta = annotations.published_delta(one.extra)
-            fig.release, fig.caption, fig.title = (_text(placement.published(one, name))
+            fig.release, fig.caption, fig.title = (_text(board_level.published(one, name))
                                                    for name in ("release", "caption", "title"))
-            headers = placement.published(one, "headers")
+            headers = board_level.published(one, "headers")
             if isinstance(headers, list) and all(isinstance(h, str) for h in headers):
                 fig.headers = tuple(headers)
         out.append((key, unit, fig))

@@ -22,18 +22,18 @@ independent evidence: two runs of identical code, tested sample against sample, 
   tolerance is *unconfirmed*: shown, never a regression, with the runs a side that would
   settle it.
 
-Every key on both sides then gets one of the words of :mod:`platperf.decisions`, with the
+Every key on both sides then gets one of the words of :mod:`platperf.compare.decisions`, with the
 tolerance named: *regressed* or *improved* (a confirmed change, as above), *equivalent*
 (shown within the tolerance by the two one-sided tests on the run medians,
-:func:`platperf.decisions.equivalence`: evidence, not the mere absence of a significant
+:func:`platperf.compare.decisions.equivalence`: evidence, not the mere absence of a significant
 change), else *undecided*. ``platperf run --against`` decides the same four words while it
-measures, with intervals that allow its repeated looks (:func:`platperf.decisions.decide`).
+measures, with intervals that allow its repeated looks (:func:`platperf.compare.decisions.decide`).
 As there, a side whose runs come from two or more sessions (``platperf run`` invocations,
-:func:`platperf.pools.session_of`) has the drift between them counted, in the Welch test
+:func:`platperf.compare.pools.session_of`) has the drift between them counted, in the Welch test
 and the equivalence interval (:func:`platperf.stats.sequential.session_parts`); and on a
 virtual machine the keys of the cache it shares with the host's other tenants are
-undecided whatever their change (:mod:`platperf.shared_cache`). One rule sets every key's
-decision, for one look and for the gate's many (:func:`platperf.decisions.rule`).
+undecided whatever their change (:mod:`platperf.compare.shared_cache`). One rule sets every key's
+decision, for one look and for the gate's many (:func:`platperf.compare.decisions.rule`).
 
 From the run-to-run spread of a key (the standard deviation of its run medians, pooled over
 the sides with two runs or more; with one run a side only the spread of that run's samples,
@@ -60,11 +60,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import annotations, decisions, placement, shared_cache, stats
+from .. import stats
+from ..fingerprint import Difference, diff
+from ..records import ResultKey, key_order
+from ..stats import sequential
+from ..stats.spread import pooled_spread
+from . import annotations, board_level, decisions, shared_cache
 from .pools import Pool, Side, load_runs, pool_sessions, session_of
-from .fingerprint import Difference, diff
-from .records import ResultKey, key_order
-from .stats import sequential
 
 TESTS = ("welch", "mwu", "bootstrap")
 ALPHA = 0.05
@@ -169,7 +171,7 @@ class Comparison:
     sequential: str = ""     # how run --against decided, when it did ("" : one look, as compare)
 
     def decided(self, word: str) -> list[Row]:
-        """The keys on both sides with ``word`` (one of platperf.decisions.DECISIONS)."""
+        """The keys on both sides with ``word`` (one of platperf.compare.decisions.DECISIONS)."""
         return [r for r in self.rows if r.decision == word]
 
     @property
@@ -208,9 +210,9 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
     """Compare two keyed pools; rows sorted by key, never by position in either input.
     ``sessions`` (stored run id -> :func:`session_of`) lets a side measured in several
     sessions count the drift between them (the Welch test and the equivalence test);
-    ``zone``: the keys a VM's shared cache moves (:func:`platperf.shared_cache.zone`), held;
+    ``zone``: the keys a VM's shared cache moves (:func:`platperf.compare.shared_cache.zone`), held;
     ``decided``: key -> a decision reached over repeated looks (``platperf run --against``),
-    each key's decision in place of one look's (:func:`platperf.decisions.rule`)."""
+    each key's decision in place of one look's (:func:`platperf.compare.decisions.rule`)."""
     if test not in TESTS:
         raise ValueError(f"unknown test '{test}'; choose one of {', '.join(TESTS)}")
     rows, looks = [], []
@@ -241,16 +243,14 @@ def compare_pools(base: dict[tuple, Pool], new: dict[tuple, Pool], *, tolerance:
 
 
 def run_spread(b: Pool, n: Pool) -> tuple[float | None, str]:
-    """(spread %, basis) of a key: the run medians' standard deviation pooled over the sides
-    with two runs or more (weighted by degrees of freedom); else that of the samples of the
-    single runs, a lower bound (runs differ more than samples of one run)."""
+    """(spread %, basis) of a key: the run medians' spread pooled over the sides with two
+    runs or more (:func:`platperf.stats.spread.pooled_spread`); else that of the samples of
+    the single runs, a lower bound (runs differ more than samples of one run)."""
     for basis, groups in (("runs", [p.run_medians for p in (b, n) if len(p.runs) >= 2]),
                           ("samples", [p.samples for p in (b, n)])):
-        parts = [(len(g) - 1, stats.relative_spread(g)) for g in groups if len(g) >= 2]
-        parts = [(df, s) for df, s in parts if s is not None]
-        if parts:
-            dof = sum(df for df, _ in parts)
-            return math.sqrt(sum(df * s * s for df, s in parts) / dof), basis
+        spread = pooled_spread(groups)
+        if spread is not None:
+            return spread, basis
     return None, ""
 
 
@@ -268,7 +268,7 @@ def is_unstable(ci: tuple, figure: float, tolerance: float = TOLERANCE) -> bool:
 
 @dataclass
 class _Look:
-    """What one look found of a key on both sides, for :func:`platperf.decisions.rule`."""
+    """What one look found of a key on both sides, for :func:`platperf.compare.decisions.rule`."""
 
     row: Row
     big: bool                      # the change is at least the tolerance
@@ -322,7 +322,7 @@ def _decide(looks: list[_Look], alpha: float, zone: shared_cache.Zone | None, de
     """Significance over every tested key at once: the p-values adjusted for the number of
     keys (Benjamini-Hochberg, :func:`platperf.stats.benjamini_hochberg`), since a comparison
     tests dozens to thousands of keys and 5% of them would pass p < 0.05 by chance alone;
-    then each key's decision, by :func:`platperf.decisions.rule`."""
+    then each key's decision, by :func:`platperf.compare.decisions.rule`."""
     tested = [look for look in looks if look.row.raw_p is not None]
     for look, q in zip(tested, stats.benjamini_hochberg([look.row.raw_p for look in tested])):
         look.row.p_value = q
@@ -368,9 +368,9 @@ def compare_sides(base: Side, new: Side, *, tolerance: float = TOLERANCE, test: 
                   seed: int = 0, decided: dict | None = None, method: str = "") -> Comparison:
     """The one place two loaded sides are handed to the test (:func:`compare_pools`).
     ``decided`` and ``method``: the decisions a gate reached over repeated looks, and how
-    (``platperf run --against``, :mod:`platperf.gate`)."""
+    (``platperf run --against``, :mod:`platperf.compare.gate`)."""
     # published whole-board rows meet measured ones
-    base_pools, new_pools = placement.pair_board_level(base.pools, new.pools)
+    base_pools, new_pools = board_level.pair_board_level(base.pools, new.pools)
     order = list(dict.fromkeys(new.metrics + base.metrics))
     runs = base.runs + new.runs
     sessions = {r["id"]: session_of(r) for r in runs}
@@ -386,7 +386,7 @@ def compare_sides(base: Side, new: Side, *, tolerance: float = TOLERANCE, test: 
 
 def annotate(rows: list[Row], new: dict[tuple, Pool], tolerance: float = TOLERANCE):
     """A published new side's own deltas (TF-A's ``(+x.xx%)``) beside each row's, judged by
-    :func:`platperf.annotations.judge`: where the page annotates a column, its silence on a
+    :func:`platperf.compare.annotations.judge`: where the page annotates a column, its silence on a
     key that changed disagrees too."""
     annotated = {key[:3] + key[-1:] for key, p in new.items() if p.page_delta is not None}
     if not annotated:

@@ -32,8 +32,8 @@ import random
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from . import stats
-from .stats import sequential
+from .. import stats
+from ..stats import sequential
 
 DECISIONS = ("regressed", "improved", "equivalent", "undecided")
 NOT_COMPARED = "not compared"      # a key on one side only, or a side with no figure
@@ -105,7 +105,7 @@ def rule(direction: str, change: float, *, tested: bool, significant: bool, big:
     * a decision reached over repeated looks (``platperf run --against``, :func:`decide`) is
       the key's as it stands;
     * else a key held (``held``: why the cache a VM shares with other tenants moves it,
-      :mod:`platperf.shared_cache`) is undecided, and more runs cannot decide it;
+      :mod:`platperf.compare.shared_cache`) is undecided, and more runs cannot decide it;
     * else a change confirmed at one look -- runs enough a side to test it (``tested``),
       ``significant``, at least the tolerance (``big``) -- is regressed or improved as
       :func:`worse` says of ``change`` (new minus base);

@@ -4,21 +4,22 @@
 A :class:`Goal` says how sure to be and how long measuring may take; with a baseline (the
 stored runs of REF, loaded once: :meth:`Goal.against`) it is a gate. At each look
 :func:`judge` takes the runs measured so far: without a baseline a key is *settled* when the
-smallest change its runs detect lies within the tolerance (:func:`platperf.decisions.settling`);
-against one it is regressed, improved, equivalent or undecided
-(:func:`platperf.decisions.decide`, intervals that stay valid under repeated looks), and a key
-once decided stays so. At the end :func:`comparison` is ``platperf compare``'s comparison of the last look's runs with the
-baseline, from the pools already loaded, each key's decision the gate's own.
+smallest change its runs detect lies within the tolerance
+(:func:`platperf.compare.decisions.settling`); against one it is regressed, improved,
+equivalent or undecided (:func:`platperf.compare.decisions.decide`, intervals that stay valid
+under repeated looks), and a key once decided stays so. At the end :func:`comparison` is
+``platperf compare``'s comparison of the last look's runs with the baseline, from the pools
+already loaded, each key's decision the gate's own.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..stats.sequential import BLOCK, LOOKS
 from . import decisions, shared_cache
-from .compare import ALPHA, Comparison, comparability, compare_sides
+from .keyed import ALPHA, Comparison, comparability, compare_sides
 from .pools import Pool, Side, load_pools, pool_sessions, session_of
-from .stats.sequential import BLOCK, LOOKS
 
 @dataclass
 class Goal:
@@ -79,10 +80,11 @@ class Verdict:
     @classmethod
     def start(cls, goal: Goal, fingerprint: dict | None) -> "Verdict":
         """Before the first look at a board of ``fingerprint``: against a baseline, the keys a
-        VM's shared cache moves are held (:mod:`platperf.shared_cache`)."""
+        VM's shared cache moves are held (:mod:`platperf.compare.shared_cache`)."""
         verdict = cls(goal)
         if goal.baseline is not None:
-            verdict.shared = shared_cache.zone([r.get("fingerprint") for r in goal.baseline_runs] + [fingerprint])
+            fingerprints = [r.get("fingerprint") for r in goal.baseline_runs] + [fingerprint]
+            verdict.shared = shared_cache.zone(fingerprints)
         return verdict
 
     def held(self) -> list:

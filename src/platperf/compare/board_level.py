@@ -19,10 +19,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from . import stats
-from .guide.keys import Key
-from .records import ResultKey, canonical_params, params_of
-from .vocab.lmbench import STREAM_KERNELS
+from .. import stats
+from ..guide.keys import Key
+from ..records import ResultKey, canonical_params, params_of
+from ..vocab.lmbench import STREAM_KERNELS
 
 SERIAL = "serial"
 

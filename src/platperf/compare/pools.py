@@ -1,5 +1,5 @@
 """A key's samples on one side of a comparison, run by run, and the session each run was
-measured in: the evidence :mod:`platperf.compare` and ``platperf run --against`` test.
+measured in: the evidence :mod:`platperf.compare.keyed` and ``platperf run --against`` test.
 
 A run is the unit of evidence (its samples share its conditions); a session is the
 ``platperf run`` invocation that made it, whose conditions its runs share in turn
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import annotations, stats
-from .records import ResultKey, not_measured
+from .. import stats
+from ..records import ResultKey, not_measured
+from . import annotations
 
 
 @dataclass
@@ -115,8 +116,8 @@ def load_pools(store, run_ids: list[int]) -> tuple[dict[tuple, Pool], list[str]]
     Result objects), so that 10,000 keys load in a fraction of a second."""
     from sqlalchemy import select
 
-    from .store import unpack_samples
-    from .store.schema import results as t
+    from ..store import unpack_samples
+    from ..store.schema import results as t
     cols = (t.c.benchmark, t.c.params, t.c.mode, t.c.package, t.c.cluster, t.c.core, t.c.metric,
             t.c.unit, t.c.direction, t.c.samples, t.c.extra)
     pools: dict[tuple, Pool] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple, Sequence
 
-from platperf.stats import median
+from . import median
 
 
 class TwoLevels(NamedTuple):

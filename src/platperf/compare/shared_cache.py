@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .records import params_of
-from .vocab.sizes import size_label, size_or_none
+from ..records import params_of
+from ..vocab.sizes import size_label, size_or_none
 
 # Buffers a mem-bandwidth kernel touches, each of `size` bytes (probe/src/kernels/mem_bandwidth.c);
 # the others touch one. STREAM's copy and scale use two of their three arrays.

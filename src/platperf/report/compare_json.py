@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import asdict
 
-from . import decisions, stats
-from .compare import Comparison
-from .records import KEY_FIELDS
+from .. import stats
+from ..compare import decisions
+from ..compare.keyed import Comparison
+from ..records import KEY_FIELDS
 
 ROW_FIELDS = ("unit", "direction", "base", "new", "n_base", "n_new", "runs_base", "runs_new",
               "delta_pct", "p_value", "raw_p", "ratio_ci", "basis", "significant", "shown", "confirmed",
