@@ -174,3 +174,18 @@ def test_current_and_previous_releases_must_be_named():
 def test_a_page_without_release_asks_for_the_label():
     with pytest.raises(IngestError, match=r"names no release .* --label"):
         runs_of("juno-2023-05.rst", {})
+
+
+def test_the_2026_page_given_as_rst_csv_table_is_refused_naming_tfa_rst():
+    """Today's Juno page through the TI guides' reader: one line naming the right format, the
+    table's title whole or cut at a word, never mid-word."""
+    from platperf.ingest import FORMATS
+    from corpus import entry
+    page = entry("tfa", "juno-2026-05/psci-performance-juno.rst").local
+    with pytest.raises(IngestError) as err:
+        list(FORMATS["rst-csv-table"].module.read(page.read_text().splitlines(), str(page)))
+    message = str(err.value)
+    assert "ingest tfa-rst" in message and "\n" not in message
+    title = message.split("`")[1]
+    assert title.endswith(" …") and "CPU_SUSPEND latencies (ns) to deepest power level in parallel (current release)".startswith(
+        title[:-2]), title

@@ -176,7 +176,9 @@ def unescape(text: str) -> str:
 
 
 def short(title: str, width: int = 72) -> str:
-    """A title quoted in an error: whole, or cut at a word with an ellipsis (never mid-word)."""
+    """A title quoted in an error, as a reader sees it (no ````literal```` markup): whole, or
+    cut at a word with an ellipsis (never mid-word)."""
+    title = title.replace("``", "")
     if len(title) <= width:
         return f"`{title}`"
     cut = title[:width].rsplit(" ", 1)[0]
