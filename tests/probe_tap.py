@@ -13,8 +13,10 @@ import time
 
 
 def main():
+    # The tap is the probe's parent: the probe dies with its parent (PR_SET_PDEATHSIG), and kills
+    # itself at once when its parent is not the one PLATPERF_PARENT_PID names (probe/src/exec.c).
     probe = subprocess.Popen([os.environ["PROBE_TAP_REAL"], *sys.argv[1:]], stdout=subprocess.PIPE,
-                             text=True, bufsize=1)
+                             text=True, bufsize=1, env={**os.environ, "PLATPERF_PARENT_PID": str(os.getpid())})
     # Ctrl-C from platperf reaches the probe, which finishes its sample and writes `end`.
     signal.signal(signal.SIGINT, lambda *_: probe.send_signal(signal.SIGINT))
     with open(os.environ["PROBE_TAP_FILE"], "a", buffering=1) as tap:
