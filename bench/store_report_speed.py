@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from platperf.runner.executor import execute  # noqa: E402
+from platperf.runner.executor import execute_runs  # noqa: E402
 from platperf.runner.sink import RunSink  # noqa: E402
 from platperf.runner.suite import Step  # noqa: E402
 from platperf.store import Store  # noqa: E402
@@ -122,8 +122,8 @@ def store_run(store, samples_per_result, label, seed=1, many=0) -> tuple[int, fl
     t0 = time.perf_counter()
     run_id = store.begin_run(label=label, suite="full", target="bench")
     step = Step(1, "full", "serial", [], "synthetic full suite")
-    out = execute(RunSink(store, run_id, lambda cpu: (0, cpu), has_meta=False),
-                  SyntheticTarget(samples_per_result, seed, many), [step])
+    (out,) = execute_runs([RunSink(store, run_id, lambda cpu: (0, cpu), has_meta=False)],
+                          SyntheticTarget(samples_per_result, seed, many), [step])
     assert out.status == "complete", out.error
     return run_id, time.perf_counter() - t0
 

@@ -125,3 +125,16 @@ def test_repeat_gives_every_board_its_runs(boards):
         [("a", "complete", 8, 2), ("b", "complete", 8, 2)]
     assert sorted(runs_in("r.db")) == [("a", "complete", 4)] * 2 + [("b", "complete", 4)] * 2
     assert "a: [1/4] mem-latency (serial) [run 1/2]" in proc.stderr
+
+
+def test_a_local_run_loads_no_ssh_module(boards):
+    """Measuring this machine needs none of the SSH target's modules (its master connection, its
+    step sessions): they are loaded for an ssh:// board only."""
+    code = ("import sys\nfrom platperf.cli import app\n"
+            "try:\n    app(['run', '--suite', 'tiny.toml', '--cpus', '0', '--db', 'r.db', '--quiet'])\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            "print(sorted(m for m in sys.modules if m.startswith('platperf.targets.ssh')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
+    assert runs_in("r.db") == [("local", "complete", 4)]

@@ -4,7 +4,7 @@ import json
 import pytest
 
 import fake_probe
-from platperf.runner.executor import execute
+from platperf.runner.executor import execute_runs
 from platperf.runner.probe import probe_kernels, probe_meta
 from platperf.runner.sink import RunSink
 from platperf.runner.suite import (SuiteError, builtin_suites, check_suite, choose_cpus, load_suite,
@@ -50,7 +50,7 @@ def run_suite(store, suite, cpus=(0, 1), mode=None):
     target = LocalTarget()
     check_suite(suite, probe_kernels(target))
     run_id = store.begin_run(label="t", suite=suite.name, meta=probe_meta(target))
-    return execute(RunSink(store, run_id, place), target, plan(suite, list(cpus), mode))
+    return execute_runs([RunSink(store, run_id, place)], target, plan(suite, list(cpus), mode))[0]
 
 
 # -- suites and plans -----------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_ctrl_c_between_two_probe_runs_stops_before_the_next_and_is_partial(suit
 
     run_id = store.begin_run(meta={"type": "meta", "schema": 1, "build_id": "from-info"})
     before = signal.getsignal(signal.SIGINT)   # default_int_handler; SIG_IGN in a background job
-    out = execute(RunSink(store, run_id, place), Target(), plan(suite, [0]))
+    (out,) = execute_runs([RunSink(store, run_id, place)], Target(), plan(suite, [0]))
     assert len(started) == 1
     assert (out.status, out.signal) == ("partial", signal.SIGINT)
     assert out.error.startswith("interrupted before 'mem-latency random (parallel)'")
@@ -254,7 +254,7 @@ def test_progress_hears_of_every_step_and_record(tmp_path, monkeypatch, suite, s
 
     target = LocalTarget()
     run_id = store.begin_run(meta=probe_meta(target))
-    execute(RunSink(store, run_id, place), target, plan(suite, [0, 1]), Recorder())
+    execute_runs([RunSink(store, run_id, place)], target, plan(suite, [0, 1]), Recorder())
     if behaviour == "complete":
         assert heard == [("start", 0, 3), "meta", "warning", *["result"] * 4, "end", "finished",
                          ("start", 1, 3), "meta", "warning", *["result"] * 4, "end", "finished",
@@ -289,7 +289,7 @@ def test_a_silent_probe_still_gets_the_run_a_heartbeat(store, suite, monkeypatch
         def run(self, argv):
             return SilentUntilHeartbeat([])
 
-    out = execute(RunSink(store, run_id, place), Target(), plan(suite, [0])[:1])
+    (out,) = execute_runs([RunSink(store, run_id, place)], Target(), plan(suite, [0])[:1])
     assert out.status == "complete" and out.results == 1
     assert beats and beats[0] > started
 

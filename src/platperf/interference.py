@@ -244,10 +244,10 @@ def run_matrix(store, target, plan: Plan, run_id: int, *, root: str = "/", resct
                place=lambda cpu: (None, None, None), progress=None, stop=None) -> MatrixOutcome:
     """Runs every cell of ``plan`` into the begun run ``run_id`` and finishes the run.
     Mitigations are set up around each cell and undone whatever happens (Ctrl-C too)."""
-    from .runner.executor import execute
+    from .runner.executor import execute_runs
     from .runner.sink import RunSink
     matrix = Matrix(plan, root=root, resctrl_root=resctrl_root)
     begun = store.run(run_id)        # begun by the caller: its findings and meta as they are
     sink = RunSink(store, run_id, place, findings=begun["findings"], has_meta=begun["meta"] is not None)
-    return matrix.outcome(execute(sink, target, matrix.steps, progress, stop=stop,
-                                  around=matrix.around))
+    return matrix.outcome(execute_runs([sink], target, matrix.steps, progress, stop=stop,
+                                       around=matrix.around)[0])

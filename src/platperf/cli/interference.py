@@ -9,8 +9,8 @@ from typing import Optional
 
 import typer
 
-from .common import DbOption, DbRetryOption, app, fail_exit, open_store, FormatOption, JsonOption, output_format
-from .measuring import KeepProbeOption, RemoteDirOption, TargetOption
+from .common import DbOption, DbRetryOption, app, fail_exit, FormatOption, JsonOption, output_format
+from .measuring import KeepProbeOption, RemoteDirOption, TargetOption, exit_if_none_measured
 
 
 @app.command()
@@ -71,14 +71,15 @@ def interference(
                                        "line-size": line_size})
     except InterferenceError as exc:
         fail_exit(str(exc))
-    with Session([target], request, remote_dir=remote_dir, keep_probe=keep_probe, root=root) as session:
-        (board,) = session.boards
-        if board.error is not None:   # unreachable, a --root without the machine's description,
-            fail_exit(board.error)    # a CPU not online
-        store = open_store(db, retry=db_retry)
-        progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
-        with progress.bar if progress else contextlib.nullcontext():
-            session.measure(store, progress_for=lambda board: progress)
+    if db_retry < 0:
+        fail_exit(f"--db-retry {db_retry:g}: expected seconds, 0 or more")
+    session = Session([target], request, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
+    progress = None if quiet or json_out or not sys.stderr.isatty() else _progress()
+    with progress.bar if progress else contextlib.nullcontext():
+        session.run(db, db_retry=db_retry, progress_for=lambda board: progress)
+    # unreachable, a --root without the machine's description, a CPU not online: said, exit 2
+    exit_if_none_measured(session, several=False)
+    (board,) = session.boards
     if not board.outcomes:            # the store failed under the run
         fail_exit(board.error)
     _print(request.outcome(board.outcomes[0]), len(request.plan.cells), db=db, label=label,

@@ -1,6 +1,6 @@
 """What the commands that measure (run, interference) or store a run (ingest, lava) share: the
-target options, the findings printed before a run, the progress displays, the summary of several
-boards and the line of a stored stream."""
+target options, the findings printed before a run, the progress displays, the lines of boards
+that could not be measured, the summary of several boards and the line of a stored stream."""
 from __future__ import annotations
 
 import sys
@@ -49,6 +49,20 @@ def print_stored(run, origin: str, source: str):
           f"[{source}], {run.status}")
     if run.status != "complete":
         fail_exit(f"run {run.run_id} is {run.status}: {run.error}")
+
+
+def exit_if_none_measured(session, several: bool):
+    """After measure.boards.Session.run: one line and exit 2 when the store could not be opened,
+    or one line per board when none could be measured (then no database was opened, none
+    created); 128 + N after signal N."""
+    from .common import fail_exit
+    if session.store_error is not None:
+        fail_exit(session.store_error)
+    if session.store is None:
+        for board in session.boards:
+            print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}", file=sys.stderr)
+        signum = session.stop.signal
+        raise SystemExit(128 + signum if signum is not None else 2)
 
 
 def print_findings(findings, prefix: str = ""):

@@ -10,7 +10,7 @@ import typer
 
 from .common import DbOption, DbRetryOption, app, fail_exit, FormatOption, JsonOption, open_store, output_format
 from .measuring import (KeepProbeOption, MaxConnectOption, RemoteDirOption, SuiteOption, TargetOption,
-                        print_findings, print_summary)
+                        exit_if_none_measured, print_findings, print_summary)
 
 
 @app.command()
@@ -91,48 +91,26 @@ def run(
     except (SuiteError, UnknownTarget, ValueError) as exc:
         fail_exit(str(exc))
     several = len(names) > 1 or targets == "all"
-    if db_retry < 0:
-        fail_exit(f"--db-retry {db_retry:g}: expected seconds, 0 or more")
     _measure_and_report(names, request, several, db=db, db_retry=db_retry, label=label, quiet=quiet,
                         json_out=json_out, max_connect=max_connect, remote_dir=remote_dir, keep_probe=keep_probe, root=root)
 
 
 def _measure_and_report(names, request, several: bool, *, db: str, db_retry: float, label, quiet: bool,
                         json_out: bool, max_connect: int, **options):
-    """--repeat auto / --against: one board, described before its database is opened; else every
-    board on its own (Session.run), within the descriptor limit."""
-    if request.goal is not None:
-        return _run_goal(names, request, several, db=db, db_retry=db_retry, label=label, quiet=quiet,
-                         json_out=json_out, **options)
+    """Every board on its own, all at once, within the descriptor limit (measure.boards.Session);
+    with --repeat auto / --against one board, and what its runs reached said at the end (cli.gate)."""
+    if db_retry < 0:
+        fail_exit(f"--db-retry {db_retry:g}: expected seconds, 0 or more")
+    if request.goal is not None and several:
+        fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
     _hold_fleet(len(names), max_connect)
     from ..measure.boards import Session
     session = Session(names, request, max_connect=max_connect, **options)
     stop = _measure(session, db, several, quiet, db_retry)
     _report(session.boards, several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
-
-
-def _run_goal(names, request, several: bool, *, db: str, db_retry: float, label, quiet: bool, json_out: bool,
-              **target_options):
-    """--repeat auto / --against (measure.goal): the board's findings said, then a progress
-    display while it is measured; what the runs reached (cli.gate)."""
-    from ..measure.goal import NotMeasured, measure_to_goal
-    from .gate import report_verdict
-    if several:
-        fail_exit("--repeat auto and --against measure one board at a time (--target NAME)")
-
-    def ready(board):
-        if not quiet:
-            print_findings(board.description.findings)
-
-    progress_for, bar = _progress([], several, quiet)
-    try:
-        board, store, stop = measure_to_goal(names, request, store_for=lambda: open_store(db, retry=db_retry),
-                                             on_ready=ready, progress_for=progress_for, display=bar,
-                                             **target_options)
-    except NotMeasured as exc:     # nothing to measure: no database opened, none created
-        fail_exit(str(exc))
-    _report([board], several, db=db, label=label, quiet=quiet, json_out=json_out, signum=stop.signal)
-    report_verdict(store, board, label, json_out=json_out, quiet=quiet)
+    if request.goal is not None:
+        from .gate import report_verdict
+        report_verdict(session.store, session.boards[0], label, json_out=json_out, quiet=quiet)
 
 
 def _repeat(text: str | None):
@@ -161,26 +139,17 @@ def _goal(request, against: str | None, tolerance: str, budget: str, db: str):
 
 
 def _measure(session, db: str, several: bool, quiet: bool, db_retry: float):
-    """Every board measured, each on its own (Session.run); one line and exit 2 when the store
-    cannot be opened or no board could be measured (then no database is created)."""
-    store_for = _opened_once(db, db_retry)
-
+    """Every board measured, each on its own (Session.run), its findings said once it is ready;
+    one line and exit 2 when the store cannot be opened or no board could be measured (then no
+    database is created)."""
     def ready(board):
         if not quiet:
             print_findings(board.description.findings, f"{board.name}: " if several else "")
 
-    progress_for, bar = _progress(session.boards, several, quiet)
+    progress_for, bar = _progress(several, quiet)
     with bar if bar is not None else contextlib.nullcontext():
-        stop = session.run(store_for, on_ready=ready, progress_for=progress_for)
-    if store_for.opened is not None:
-        store_for.opened.close_writer()
-    if store_for.problem is not None:
-        fail_exit(store_for.problem)
-    if not store_for.opened:   # nothing measured: no database opened, none created
-        for board in session.boards:
-            print(f"platperf: error: {board.name + ': ' if several else ''}{board.error}",
-                  file=sys.stderr)
-        raise SystemExit(128 + stop.signal if stop.signal is not None else 2)
+        stop = session.run(db, db_retry=db_retry, on_ready=ready, progress_for=progress_for)
+    exit_if_none_measured(session, several)
     return stop
 
 
@@ -193,30 +162,7 @@ def _hold_fleet(boards: int, max_connect: int):
         fail_exit(str(exc))
 
 
-class _opened_once:
-    """The store, opened by the first board ready to measure (StoreError: its line kept in
-    ``problem``, the boards that asked failed with it)."""
-
-    def __init__(self, db: str, retry: float):
-        import threading
-        self.db, self.retry, self.opened, self.problem = db, retry, None, None
-        self._lock = threading.Lock()
-
-    def __call__(self):
-        from ..store import Store, StoreError
-        with self._lock:
-            if self.opened is None and self.problem is None:
-                try:
-                    self.opened = Store(self.db)
-                    self.opened.retry_s = self.retry
-                except StoreError as exc:
-                    self.problem = str(exc)
-            if self.problem is not None:
-                raise StoreError(self.problem)
-            return self.opened
-
-
-def _progress(boards, several: bool, quiet: bool):
+def _progress(several: bool, quiet: bool):
     """(progress for a board, the rich bar to start) -- stderr, so --json stays clean."""
     if quiet:
         return (lambda board: None), None

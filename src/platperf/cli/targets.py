@@ -111,8 +111,9 @@ def check(
     """
     json_out = output_format(fmt, json_flag, ("text", "json"), "text") == "json"
     from ..measure.boards import Session
-    with Session(list(dict.fromkeys(names))) as session:    # described, then closed
-        rows = [_checked(b) for b in session.boards]
+    session = Session(list(dict.fromkeys(names)))
+    stop = session.run()                    # described, then closed
+    rows = [_checked(b) for b in session.boards]
     if json_out:
         print(json.dumps(rows))
     for row in rows:
@@ -122,6 +123,8 @@ def check(
             print(f"{row['name']}: {row['arch']}, {row['cpus']} CPUs ({row['cpu_model']}), "
                   f"{row['model'] or 'model unknown'}, kernel {row['kernel']}, "
                   f"probe {row['probe_version']} (build {row['probe_build_id']})")
+    if stop.signal is not None:
+        raise SystemExit(128 + stop.signal)
     if any(row["error"] for row in rows):
         raise SystemExit(2)
 

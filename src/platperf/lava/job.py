@@ -35,8 +35,7 @@ from .. import __version__
 from ..probe_path import ARCHES, ProbeNotFound, find_probe, machines_of
 from ..adapters import ToolStep
 from ..runner.suite import Suite, SuiteError, check_suite, plan
-from ..targets.remote_sysroot import SNAPSHOT_SCRIPT
-from ..targets.ssh import SAMPLE_INTERVAL_S
+from ..targets.remote_sysroot import SAMPLE_INTERVAL_S, SNAPSHOT_SCRIPT
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES_DIR = HERE / "templates"

@@ -1,14 +1,14 @@
-"""A measuring command's boards, from their names to their runs.
+"""A measuring command's boards, from their names to their runs: the one way a board is opened,
+measured and closed (``platperf run``, its gate, ``platperf interference``, ``targets check``).
 
 :meth:`Session.run` gives each board a life of its own, all boards at once: its target opened,
-the board described and its steps planned, its runs measured (``repeat`` of them, every record
-stored as it arrives) and its target closed, none waiting for another. The store is opened by
-the first board that is ready to measure: when none is, no database is touched. A board that
-does not answer in time (connect, banner, describe, a step) is given up with one line, the
-others go on.
-
-Entered as a context (``with Session(...)``), a session opens and describes every board at
-once and :meth:`Session.measure` measures them; leaving it closes the targets, in parallel.
+the board described and its steps planned (the request may refuse the board: a CPU not online,
+a gate's baseline from another machine), its runs measured through the runner (``repeat`` of
+them, or rounds until the request's goal is reached: measure.until; every record stored as it
+arrives) and its target closed, none waiting for another. The store is opened by the first
+board that is ready to measure: when none is, no database is touched. A board that does not
+answer in time (connect, banner, describe, a step) is given up with one line, the others go
+on. Without a request the boards are only described.
 """
 from __future__ import annotations
 
@@ -56,11 +56,13 @@ class Board:
 
 class Session:
     """The boards ``names`` for ``request`` (measure.requests: what to measure and under which
-    label; None only describes them). ``target_options`` go to ``targets.get_target``."""
+    label; None only describes them). ``target_options`` go to ``targets.get_target``. Once
+    :meth:`run`, ``store`` is the store the boards were measured into (None when no board was
+    ready: no database was opened) and ``store_error`` the line of a store that could not be."""
 
     def __init__(self, names: list[str], request=None, *, max_connect: int | None = None,
                  **target_options):
-        from ..targets.ssh_master import DEFAULT_MAX_CONNECT, ConnectSlots
+        from ..targets.base import DEFAULT_MAX_CONNECT, ConnectSlots
         self.boards = [Board(name) for name in names]
         self.request = request
         limit = max_connect or DEFAULT_MAX_CONNECT
@@ -70,6 +72,8 @@ class Session:
         # hangs holds one of these for its timeout, never the others' measuring.
         self._bringing_up = threading.BoundedSemaphore(limit)
         self.stop = StopRequest()
+        self.store, self.store_error = None, None
+        self._store_lock = threading.Lock()
 
     def _prepare(self, board: Board):
         from ..targets import get_target
@@ -80,26 +84,22 @@ class Session:
             board.description = describe(board.target)
             board.steps = self.request.steps(board.target, board.description) if self.request else []
 
-    def __enter__(self) -> "Session":
-        try:
-            _each(self.boards, self._prepare)
-        except BaseException:
-            self.close()
-            raise
-        return self
-
-    def run(self, store_for, *, on_ready=lambda board: None,
-            progress_for=lambda board: None) -> StopRequest:
-        """Each board's whole life in its own thread, all at once (see the module's text).
-        ``store_for()`` is the store (opened once, by the first board ready); ``on_ready(board)``
-        is told of each board about to be measured."""
+    def run(self, db: str | None = None, *, db_retry: float | None = None,
+            on_ready=lambda board: None, progress_for=lambda board: None) -> StopRequest:
+        """Each board's whole life in its own thread, all at once (see the module's text), into
+        the store ``db`` (opened once, by the first board ready; ``db_retry``: the seconds a
+        database that went away is waited for). ``on_ready(board)`` is told of each board about
+        to be measured. One board failing does not stop the others; a stop request (Ctrl-C,
+        SIGTERM) interrupts them all, each run left partial."""
         def life(board: Board):
             try:
                 self._prepare(board)    # at most max_connect boards at once (see __init__)
+                if self.request is None:
+                    return
                 if self.stop.is_set():
                     board.error = "interrupted before it was measured"
                     return
-                store = store_for()
+                store = self._store_for(db, db_retry)
                 on_ready(board)
                 self._measure_one(store, board, progress_for)
             finally:
@@ -107,22 +107,25 @@ class Session:
 
         with self.stop.on_signals():
             _each(self.boards, life)
+        if self.store is not None:
+            self.store.close_writer()    # every record committed; the store still reads
         return self.stop
 
-    def __exit__(self, *exc):
-        self.close()
-
-    @property
-    def ready(self) -> list[Board]:
-        return [b for b in self.boards if b.error is None]
-
-    def measure(self, store, progress_for=lambda board: None) -> StopRequest:
-        """Measures every ready board at once: a thread each, with its own target and store
-        connection. One board failing does not stop the others; a stop request (Ctrl-C,
-        SIGTERM) interrupts them all, each run left partial."""
-        with self.stop.on_signals():
-            _each(self.ready, lambda board: self._measure_one(store, board, progress_for))
-        return self.stop
+    def _store_for(self, db: str, retry: float | None):
+        """The store, opened by the first board that asks; a store that cannot be opened fails
+        every board that asks with its line (``store_error``)."""
+        from ..store import Store, StoreError
+        with self._store_lock:
+            if self.store is None and self.store_error is None:
+                try:
+                    self.store = Store(db)
+                    if retry is not None:
+                        self.store.retry_s = retry
+                except StoreError as exc:
+                    self.store_error = str(exc)
+            if self.store_error is not None:
+                raise StoreError(self.store_error)
+            return self.store
 
     def _measure_one(self, store, board: Board, progress_for):
         request = self.request
@@ -138,13 +141,10 @@ class Session:
                                                       board.steps, request.goal,
                                                       measure_runs=measure_runs, **options)
 
-    def close(self):
-        """Every target closed, all at once: a board that stopped answering holds only its own
-        close, for a bounded time (targets.ssh_master.STOP_TIMEOUT_S)."""
-        _each([b for b in self.boards if b.target is not None], _close)
-
 
 def _close(board: Board):
+    """The board's target closed: a board that stopped answering holds only its own close, for
+    a bounded time (targets.ssh_master.STOP_TIMEOUT_S)."""
     target, board.target = board.target, None
     if target is not None:
         try:

@@ -1,9 +1,11 @@
 """What a measuring command measures on each board, and under which name, checked once.
 
 A request has ``name`` (the run's suite), ``label``, ``note``, ``repeat`` (runs per board),
-``around`` (a step's setup, runner.executor.Around, or None) and ``steps(target, description)``:
-the board's plan, checked against what the board is (its CPUs, its probe's kernels). Its
-checks that need no board run when it is made, before any board is reached.
+``goal`` (measure until settled or decided, measure.until, or None), ``around`` (a step's
+setup, runner.executor.Around, or None) and ``steps(target, description)``: the board's plan,
+checked against what the board is (its CPUs, its probe's kernels, a gate's baseline machine);
+a board it refuses is not measured (measure.boards). Its checks that need no board run when it
+is made, before any board is reached.
 """
 from __future__ import annotations
 
@@ -49,7 +51,13 @@ class SuiteRequest:
 
     def steps(self, target, description) -> list:
         """The board's plan: the suite on its CPUs, every kernel and parameter checked against
-        the probe on the board."""
+        the probe on the board; a board of another machine than a gate's baseline (another CPU
+        model or architecture) has none (ValueError)."""
         steps = plan(self.suite, choose_cpus(self.cpus, description.online()), self.mode)
         check_suite(self.suite, probe_kernels(target))
+        if self.goal is not None:
+            from ..compare.gate import refused
+            why = refused(self.goal, description)
+            if why:
+                raise ValueError(f"--against {self.goal.baseline_ref} ran on another machine ({why})")
         return steps

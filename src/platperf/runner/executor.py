@@ -84,16 +84,6 @@ class StopRequest:
 Around = Callable[[RunSink, Step], ContextManager[Optional[Callable[[dict], dict]]]]
 
 
-def execute(sink: RunSink, target, steps: list[Step], progress: Progress | None = None, *,
-            stop: StopRequest | None = None, around: Around | None = None) -> Outcome:
-    """Run ``steps`` on ``target``, each record into ``sink`` as it arrives; finish the run.
-
-    ``stop`` is polled between records; without one, SIGINT/SIGTERM in the main thread make
-    one. ``around(sink, step)`` sets each probe step up (see :data:`Around`).
-    """
-    return execute_runs([sink], target, steps, progress, stop=stop, around=around)[0]
-
-
 def interleave(steps: list[Step], runs: int) -> list[tuple[int, Step]]:
     """(run index, step) in the order they are measured: each step once into every run before
     the next step, the runs' order turning by one from step to step. Drift slower than a step
@@ -104,9 +94,14 @@ def interleave(steps: list[Step], runs: int) -> list[tuple[int, Step]]:
 
 def execute_runs(sinks: list[RunSink], target, steps: list[Step], progress: Progress | None = None,
                  *, stop: StopRequest | None = None, around: Around | None = None) -> list[Outcome]:
-    """:func:`execute` for several runs of one suite, one sink each, each step a separate
-    probe process into each run in turn (:func:`interleave`). A step that fails ends every
-    run: the failing one failed, the others partial."""
+    """Run ``steps`` on ``target`` into one or several runs of one suite, one sink each, each
+    record into its run's sink as it arrives; finish the runs. Each step is a separate probe
+    process into each run in turn (:func:`interleave`). A step that fails ends every run: the
+    failing one failed, the others partial.
+
+    ``stop`` is polled between records; without one, SIGINT/SIGTERM in the main thread make
+    one. ``around(sink, step)`` sets each probe step up (see :data:`Around`).
+    """
     outs = [sink.outcome for sink in sinks]
     own_stop = stop is None
     steps_runner = _Steps(target, progress or Progress(), stop or StopRequest())
@@ -217,7 +212,7 @@ class _Steps:
                     else:
                         sink.probe_record(rec, transform, kernel=step.kernel)
                     self.progress.record(rec)
-                sink.commit_due(more_waiting=feed.waiting())
+                sink.commit_due()
                 if interrupted_at is None and (self.stop.is_set() or time.monotonic() > deadline):
                     timed_out = not self.stop.is_set()
                     proc.interrupt()

@@ -67,8 +67,8 @@ class RecordFeed:
     """The probe's records, read by their own thread into a queue.
 
     The storing thread never blocks on the probe: while the probe is silent it still sees
-    Ctrl-C, commits what it holds and keeps the heartbeat; while records pour in it sees
-    how many wait, to batch them.
+    Ctrl-C and a store that refused a record (the store's writer batches, commits and keeps
+    the heartbeat on its own).
     """
 
     DONE, NOTHING = object(), object()
@@ -114,6 +114,3 @@ class RecordFeed:
         if kind == "raise":
             raise item
         return item if kind == "record" else self.DONE
-
-    def waiting(self) -> bool:
-        return not self._queue.empty()

@@ -109,7 +109,7 @@ class RunSink:
             self.outcome.results, self.outcome.histograms = self._kept
             raise StoreError(self._problem)
 
-    def commit_due(self, more_waiting: bool = False):
+    def commit_due(self):
         """Between records: says at once when the store refused one (the writer batches,
         commits and beats the heartbeat on its own)."""
         self._check()

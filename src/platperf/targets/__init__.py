@@ -22,7 +22,7 @@ def get_target(name: str, *, remote_dir: str | None = None, keep_probe: bool | N
     from ``root``), or an inventory name (its entry's URL and options, unless given here).
     ``keep_probe``: leave the probe on the board for the next run (None: the inventory's
     choice, else yes: it is checked by its sha256 before it runs again). ``connect_slots``: the
-    command's bound on connections being opened at once (targets.ssh_master.ConnectSlots)."""
+    command's bound on connections being opened at once (targets.base.ConnectSlots)."""
     scheme = scheme_of(name)
     if scheme is not None:
         return scheme.open(name, remote_dir=remote_dir, connect_slots=connect_slots,

@@ -1,7 +1,10 @@
-"""What every target is: the interface the runner, the adapters and the doctor use, and the
-errors a target raises."""
+"""What every target is: the interface the runner, the adapters and the doctor use, the
+errors a target raises, and a command's bound on connections being opened (which a command
+holds whatever its targets: a local run need not load the SSH modules for it)."""
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Protocol
 
@@ -51,3 +54,26 @@ class UnknownTarget(ValueError):
 
 class TargetError(RuntimeError):
     """A target that cannot be reached or used (one line saying why): exit 2."""
+
+
+# Connection attempts in flight at once for a whole command (--max-connect): under sshd's
+# default MaxStartups (10:30:100), where drops begin (targets/ssh_master.py).
+DEFAULT_MAX_CONNECT = 8
+
+
+class ConnectSlots:
+    """At most ``limit`` connection attempts in flight at once, for every board of a command."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_CONNECT):
+        if limit < 1:
+            raise ValueError(f"--max-connect {limit}: give a number of connections from 1 up")
+        self.limit = limit
+        self._slots = threading.BoundedSemaphore(limit)
+
+    @contextlib.contextmanager
+    def held(self):
+        self._slots.acquire()
+        try:
+            yield
+        finally:
+            self._slots.release()

@@ -19,6 +19,10 @@ from pathlib import PurePosixPath
 from ..bounded import MAX_SNAPSHOT_BYTES, MAX_SNAPSHOT_FILE_BYTES, MAX_SNAPSHOT_FILES
 from ..machine.sysroot import SysRoot
 
+# The seconds between the snapshot's two /proc samples (an SSH board's, a LAVA job's): the
+# sample the doctor compares, the same as doctor.check_busy_processes's default.
+SAMPLE_INTERVAL_S = 0.2
+
 # $1: a root prefix (empty on a board, a fixture tree in the tests); $2: seconds between the
 # two /proc samples. The one scratch file is made by mktemp (in $TMPDIR or /tmp) or not at all:
 # a name of our own choosing in a shared directory could be a link planted there.

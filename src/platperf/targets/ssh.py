@@ -29,12 +29,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..probe_path import ProbeNotFound, find_probe, probe_arch
-from .base import TIMED_OUT, CommandResult, TargetError
+from .base import TIMED_OUT, CommandResult, ConnectSlots, TargetError
 from .board_scripts import STEP_SERVER, UPLOAD_SCRIPT
 from .capture import MAX_OUTPUT, TIMED_OUT_CAPTURE, TOO_LONG, capture
-from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SNAPSHOT_SCRIPT, SnapshotError, SnapshotSysRoot,
-                             snapshot_sysroot)
-from .ssh_master import ConnectSlots, open_master, show_connecting, stop_master, sweep
+from .remote_sysroot import (MAX_SNAPSHOT_BYTES, SAMPLE_INTERVAL_S, SNAPSHOT_SCRIPT, SnapshotError,
+                             SnapshotSysRoot, snapshot_sysroot)
+from .ssh_master import open_master, show_connecting, stop_master, sweep
 from .ssh_steps import SSH_EXIT_ERROR, RemoteProbe, StepSession
 
 ROUND_TRIP_TIMEOUT_S = 120  # setup, upload, snapshot: generous for a slow board's link
@@ -44,8 +44,6 @@ KEEPALIVE = ("-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 CONNECT_TIMEOUT_S = 15
 # Tidying the board at close (the probe removed) when it no longer answers: given up after this.
 CLOSE_TIMEOUT_S = 10
-# The sample the doctor compares: the same as doctor.check_busy_processes's default.
-SAMPLE_INTERVAL_S = 0.2
 
 
 def parse_ssh_url(url: str) -> tuple[str | None, str, int | None]:

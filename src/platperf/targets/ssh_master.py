@@ -16,15 +16,11 @@ import random
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from .base import TargetError
+from .base import ConnectSlots, TargetError
 
-# Connection attempts in flight at once for a whole command (--max-connect): under sshd's
-# default MaxStartups (10:30:100), where drops begin.
-DEFAULT_MAX_CONNECT = 8
 # Attempts at a board whose server drops the connection before its banner (MaxStartups, a
 # connection limit): the pauses between them double from CONNECT_PAUSE_S, jittered.
 CONNECT_ATTEMPTS = 10
@@ -37,24 +33,6 @@ DROPPED = ("kex_exchange_identification", "Connection reset by", "Connection clo
 STOP_TIMEOUT_S = 5
 # How long a master whose lifeline closed gets to leave by itself before `ssh -O exit`.
 LIFELINE_WAIT_S = 2
-
-
-class ConnectSlots:
-    """At most ``limit`` connection attempts in flight at once, for every board of a command."""
-
-    def __init__(self, limit: int = DEFAULT_MAX_CONNECT):
-        if limit < 1:
-            raise ValueError(f"--max-connect {limit}: give a number of connections from 1 up")
-        self.limit = limit
-        self._slots = threading.BoundedSemaphore(limit)
-
-    @contextlib.contextmanager
-    def held(self):
-        self._slots.acquire()
-        try:
-            yield
-        finally:
-            self._slots.release()
 
 
 _SHARED = ConnectSlots()
