@@ -42,10 +42,11 @@ def test_lmbench_log():
     assert (bcopy.samples, bcopy.unit, bcopy.direction) == ([702.31], "MB/s", "higher")
     assert results[("mem-bandwidth", "kernel=wr,size=524288", "bandwidth", None)].samples == [569.46]
     # name: value microseconds / nanoseconds / MB/sec
-    assert results[("lmbench", "test=Simple syscall", "latency", None)].samples == [0.5186]
-    assert results[("lmbench", "test=Process fork+exit", "latency", None)].unit == "us"
+    # the figures the summaries and guides name too carry their keys (Simple syscall: os-syscall null)
+    assert results[("os-syscall", "op=null", "latency", None)].samples == [0.5186]
+    assert results[("os-proc", "op=fork", "latency", None)].unit == "us"
     assert results[("lmbench", "test=integer add", "latency", None)].unit == "ns"
-    assert results[("lmbench", "test=Pipe bandwidth", "bandwidth", None)].direction == "higher"
+    assert results[("os-ipc-bw", "kind=pipe", "bandwidth", None)].direction == "higher"
     # bw_file_rd pairs and the lat_ctx block are not bw_mem figures
     assert not [k for k in results if k[0] == "mem-bandwidth" and "886.84" in str(results[k].samples)]
     # ... they are their own figures: bw_file_rd's read, lat_ctx's two points, lat_fs's 2 sizes x 2

@@ -24,8 +24,12 @@ results file (``results/<os>/<host>.0``), or the programs' own lines collected i
   creates/s deletes/s`` rows -> ``os-fs`` size, metrics ``create`` and ``delete`` in files/s.
 * ``name: value microseconds`` (``Simple syscall: 0.1234 microseconds``, ``Process fork+exit:``,
   ``TCP latency using localhost:``), ``name: value nanoseconds``, ``name: value MB/sec`` and
-  ``KB/sec`` -> benchmark ``lmbench``, params ``{"test": name}``, metric ``latency`` (us or ns)
-  or ``bandwidth`` (MB/s, KB/s).
+  ``KB/sec`` -> metric ``latency`` (us or ns) or ``bandwidth`` (MB/s, KB/s); the measurements
+  the summary tables and TI's guide name too take their keys (``Simple syscall`` ->
+  ``os-syscall`` op ``null``, ``Pipe latency`` -> ``os-ipc`` kind ``pipe``, ``Process fork+exit``
+  -> ``os-proc`` op ``fork``: :data:`platperf.vocab.lmbench.LMBENCH_PROGRAM_KEYS`), so that a
+  results file and a summary of two releases pair; the others benchmark ``lmbench``, params
+  ``{"test": name}``.
 
 Said and not read: blocks of no figure platperf keys (``Memory load parallelism``, other quoted
 blocks), getpercent's tables. Refused, in one line: a pair without its header or command line,

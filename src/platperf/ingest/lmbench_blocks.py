@@ -8,6 +8,7 @@ import re
 from typing import Iterator
 
 from ..records import Result
+from ..vocab.lmbench import lmbench_program_key
 from ._numbers import number
 from .errors import IngestError, Skipped
 
@@ -146,7 +147,9 @@ class Blocks:
     def _named(self, figure, where: str) -> Result:
         test, value, unit_word = figure.groups()
         metric, unit, direction = _UNITS[unit_word]
-        return Result(benchmark="lmbench", params={"test": test}, metric=metric, unit=unit, direction=direction,
+        # the measurements the summary and the guides name too carry their keys (vocab.lmbench)
+        benchmark, params = lmbench_program_key(test) or ("lmbench", {"test": test})
+        return Result(benchmark=benchmark, params=dict(params), metric=metric, unit=unit, direction=direction,
                       samples=[number(value, where, f"a number of {unit_word}")], extra={"source": where})
 
     def _command(self, line: str) -> bool:

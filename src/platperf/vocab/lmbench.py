@@ -9,6 +9,7 @@ tables at the end. ``platperf.guide.tables.lmbench`` turns these names into keys
 from __future__ import annotations
 
 import math
+import re
 
 LMBENCH_BW_KERNELS = ("rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy")
 STREAM_KERNELS = ("copy", "scale", "add", "triad")
@@ -101,3 +102,37 @@ LMBENCH_ALIASES: dict[str, str] = {
     "tcp_ip_connection_cost_to_localhost (microsec)": "lat_connect (us)",
     "tcp_latency_using_localhost (microsec)": "lat_tcp (us)",
 }
+
+
+# What LMBench's programs print a figure as (``Simple syscall: 0.1303 microseconds``, lmbench3's
+# lat_syscall.c, lat_sig.c, lat_proc.c, lat_pipe.c, lat_unix.c, lat_tcp.c, lat_connect.c,
+# lat_sem.c, lat_select.c, bw_pipe.c, bw_unix.c) -> (benchmark, params): the keys its summary
+# tables and TI's guide give the same measurements, so that a results file, a summary and a
+# guide of two releases pair. "Select on N tcp fd's" carries its N (the summary's slct TCP is 100).
+LMBENCH_PROGRAM_KEYS: dict[str, tuple[str, dict]] = {
+    **{f"Simple {name}": ("os-syscall", {"op": op}) for name, op in (
+        ("syscall", "null"), ("read", "read"), ("write", "write"), ("stat", "stat"), ("fstat", "fstat"),
+        ("open/close", "open"))},
+    "Signal handler installation": ("os-signal", {"op": "install"}),
+    "Signal handler overhead": ("os-signal", {"op": "catch"}),
+    "Protection fault": ("os-signal", {"op": "prot"}),
+    "Process fork+exit": ("os-proc", {"op": "fork"}),
+    "Process fork+execve": ("os-proc", {"op": "exec"}),
+    "Process fork+/bin/sh -c": ("os-proc", {"op": "shell"}),
+    "Procedure call": ("os-proc", {"op": "proccall"}),
+    "Pipe latency": ("os-ipc", {"kind": "pipe"}),
+    "AF_UNIX sock stream latency": ("os-ipc", {"kind": "unix"}),
+    "TCP latency using localhost": ("os-ipc", {"kind": "tcp"}),
+    "TCP/IP connection cost to localhost": ("os-ipc", {"kind": "connect"}),
+    "Semaphore latency": ("os-ipc", {"kind": "sem"}),
+    "Pipe bandwidth": ("os-ipc-bw", {"kind": "pipe"}),
+    "AF_UNIX sock stream bandwidth": ("os-ipc-bw", {"kind": "unix"}),
+}
+
+
+def lmbench_program_key(name: str) -> tuple[str, dict] | None:
+    """(benchmark, params) of a figure an LMBench program prints as ``name``, or None."""
+    if name in LMBENCH_PROGRAM_KEYS:
+        return LMBENCH_PROGRAM_KEYS[name]
+    select = re.fullmatch(r"Select on (\d+) tcp fd's", name)
+    return ("os-ipc", {"kind": "select-tcp", "fds": int(select.group(1))}) if select else None
