@@ -323,3 +323,15 @@ def test_a_programs_output_and_a_summary_of_its_host_pair_key_for_key():
     shared = programs & summary
     assert {("os-syscall", "op=null"), ("os-syscall", "op=stat"), ("os-signal", "op=install"),
             ("os-proc", "op=fork"), ("os-ipc", "kind=pipe")} <= shared, sorted(shared)
+
+
+def test_a_syscall_of_a_millisecond_is_said_with_its_likely_unit(tmp_path):
+    """A results file whose `Simple syscall` says 130 microseconds where LMBench measured 0.13:
+    the import is refused in one line naming the unit that would make it plausible."""
+    from platperf.ingest import FORMATS, IngestError
+    from platperf.measure.streams import read_imported
+    log = tmp_path / "slow.txt"
+    log.write_text("Simple syscall: 1303.0 microseconds\nSimple read: 0.2135 microseconds\n")
+    with pytest.raises(IngestError, match=r"slow.txt:1: 1303 µs is implausible for a system call .*1 of 2 .*"
+                                          r"look like ns"):
+        read_imported(FORMATS["lmbench"], [log], "slow")

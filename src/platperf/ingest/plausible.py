@@ -58,7 +58,6 @@ RANGES: tuple[Range, ...] = (
                             "cflush_overhead"), 0.005, 50_000.0, "us", "a PSCI power-down, wake-up or cache flush"),
     # a system call that walks no path (open and stat do: 225 µs on TI's AM62x)
     Range("os-syscall", ("latency",), 0.001, 200.0, "us", "a system call", (("op", r"^(null|read|write|fstat)$"),)),
-    Range("lmbench", ("latency",), 0.001, 200.0, "us", "a system call", (("test", r"^Simple (syscall|read|write)$"),)),
     Range("mem-latency", ("latency",), 0.05, 50_000.0, "ns", "a memory load"),
     Range("boot-time", ("boot_time", "kernel", "userspace", "initrd"), 0.01, 7200.0, "s", "a boot phase"),
 )
