@@ -29,18 +29,36 @@ ModeOption = typer.Option(None, "--mode", help="serial, parallel or both for eve
 TimeoutOption = typer.Option(DEFAULT_TIMEOUT_MIN, "--timeout", metavar="MINUTES",
                              help="Time LAVA gives the suite on the board.")
 PriorityOption = typer.Option("medium", "--priority", help="LAVA priority: high, medium, low or 0-100.")
+ProbeUrlOption = typer.Option(None, "--probe-url", metavar="URL",
+                              help="Where the lab's file server serves what `platperf lava definitions "
+                                   "--out DIR` wrote: the board downloads the probe from there.")
+RepoOption = typer.Option(None, "--definitions-repo", metavar="GIT_URL",
+                          help="The lab's git test-definition repository holding what `platperf lava "
+                               "definitions --out DIR` wrote: LAVA clones it into the job's overlay.")
+RepoPathOption = typer.Option(None, "--definitions-path", metavar="PATH",
+                              help="With --definitions-repo: the definition's path in it "
+                                   "[default: platperf.yaml].")
+RepoBranchOption = typer.Option(None, "--definitions-branch", metavar="NAME",
+                                help="With --definitions-repo: the branch (or tag) to clone.")
 
 
-def _job_text(suite, device_type, template, arch, label, mode, timeout, priority) -> str:
+def _job_text(suite, device_type, template, arch, label, mode, timeout, priority, delivery) -> str:
+    from ..lava.delivery import from_options
     from ..lava.job import build_job, dump_job, load_template
     from ..runner.suite import SuiteError, load_suite
     try:
+        how = from_options(*delivery)
         job = build_job(load_suite(suite), load_template(device_type, template), label=label,
                         device_type=device_type, arch=arch, mode=mode, timeout_minutes=timeout,
-                        priority=_priority(priority))
+                        priority=_priority(priority), delivery=how)
     except (LavaError, SuiteError) as exc:
         fail_exit(str(exc))
-    return dump_job(job)
+    text = dump_job(job)
+    if how.form == "inline":
+        print(f"platperf: note: the job carries the probe inline: {len(text) // 1024} KiB, which LAVA "
+              "keeps twice; for a job of a few KB serve `platperf lava definitions --out DIR` and give "
+              "--probe-url URL or --definitions-repo GIT_URL (docs/lava.md)", file=sys.stderr)
+    return text
 
 
 def _priority(text: str):
@@ -52,8 +70,11 @@ def _priority(text: str):
 
 
 @lava_app.command("job", epilog=examples(
-    "platperf lava job --suite full --device-type juno-r1 --template my-juno-r1.yaml --label v2.12 > job.yaml",
-    "platperf lava job --suite quick --device-type ssh --arch aarch64 --label nightly -o job.yaml"))
+    "platperf lava job --suite full --device-type juno-r1 --template my-juno-r1.yaml --label v2.12 "
+    "--definitions-repo https://git.lab/lava-tests.git --definitions-path platperf/platperf.yaml > job.yaml",
+    "platperf lava job --suite quick --device-type ssh --arch aarch64 --label nightly "
+    "--probe-url https://files.lab/platperf-0.1.0 -o job.yaml",
+    "platperf lava job --suite quick --device-type ssh --arch aarch64 -o job.yaml   # all inline: 0.7 MB"))
 def job(
     suite: str = SuiteOption,
     device_type: Optional[str] = DeviceTypeOption,
@@ -63,18 +84,25 @@ def job(
     mode: Optional[str] = ModeOption,
     timeout: int = TimeoutOption,
     priority: str = PriorityOption,
+    probe_url: Optional[str] = ProbeUrlOption,
+    repo: Optional[str] = RepoOption,
+    repo_path: Optional[str] = RepoPathOption,
+    repo_branch: Optional[str] = RepoBranchOption,
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the job here [default: stdout]."),
 ):
-    """Write a self-contained LAVA job that runs a suite on one board of a device type.
+    """Write a LAVA job that runs a suite on one board of a device type.
 
-    The job carries the probe for the board's architecture, runs the suite's probe commands
-    on every online CPU, reports each result as a LAVA test case with its measurement and
-    unit, and prints the probe's whole JSON Lines stream and the board's description into
-    the log, where `platperf ingest lava` finds them. Submit it with `lavacli jobs submit`
-    or `platperf lava submit`.
+    The job runs the suite's probe commands on every online CPU, reports each result as a
+    LAVA test case with its measurement and unit, and prints the probe's whole JSON Lines
+    stream and the board's description into the log, where `platperf ingest lava` finds
+    them. The board gets the probe from the lab's file server (--probe-url) or git
+    test-definition repository (--definitions-repo), which hold what `platperf lava
+    definitions` writes; without either the job carries it inline (0.5-0.7 MB). Submit it
+    with `lavacli jobs submit` or `platperf lava submit`.
     """
-    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority)
+    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
+                     (probe_url, repo, repo_path, repo_branch))
     if output is None:
         sys.stdout.write(text)
         return
@@ -100,6 +128,10 @@ def submit(
     mode: Optional[str] = ModeOption,
     timeout: int = TimeoutOption,
     priority: str = PriorityOption,
+    probe_url: Optional[str] = ProbeUrlOption,
+    repo: Optional[str] = RepoOption,
+    repo_path: Optional[str] = RepoPathOption,
+    repo_branch: Optional[str] = RepoBranchOption,
     identity: str = typer.Option("default", "--identity", metavar="NAME",
                                  help="lavacli identity: the server's URI, user and token "
                                       "(lavacli identities add ...)."),
@@ -119,7 +151,8 @@ def submit(
     from ..lava.server import Server, load_identity
     if poll <= 0:
         fail_exit("--poll must be a positive number of seconds")
-    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority)
+    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
+                     (probe_url, repo, repo_path, repo_branch))
     try:
         server = Server(load_identity(identity))
         job_id = server.submit(text)
@@ -129,6 +162,50 @@ def submit(
     if wait:
         sys.stdout.flush()
         _ingest_job_id(str(job_id), server, label=label, target=target, note=None, db=db, poll=poll)
+
+
+@lava_app.command("definitions", epilog=examples(
+    "platperf lava definitions --out /srv/files/platperf-0.1.0   # then: lava job --probe-url URL",
+    "platperf lava definitions --out lava-tests/platperf --arch aarch64 --arch armv7   # then commit it"))
+def definitions(
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="Directory to write (made if missing)."),
+    arches: Optional[List[str]] = typer.Option(None, "--arch", help="Probe architecture to include "
+                                               "(repeat) [default: every one this platperf has]."),
+):
+    """Write what a lab serves or commits so that its LAVA jobs stay small.
+
+    DIR gets the test definition platperf.yaml, platperf's device files (device.sh,
+    snapshot.sh, cases.awk), a probe per architecture (platperf-probe-ARCH), SHA256SUMS and a
+    README. Serve DIR from the lab's file server and give its URL to `platperf lava job
+    --probe-url`, or commit it to the lab's git test-definition repository and give that to
+    `--definitions-repo`. Other files in DIR are left alone. Jobs name each file's sha256:
+    write DIR again when platperf is upgraded.
+    """
+    from ..lava.delivery import write_definitions
+    from ..probe_path import ARCHES, ProbeNotFound, find_probe
+    binaries, missing = {}, []
+    for arch in arches or ARCHES:
+        if arch not in ARCHES:
+            fail_exit(f"unknown --arch '{arch}' (valid: {', '.join(ARCHES)})")
+        try:
+            binaries[arch] = find_probe(arch).read_bytes()
+        except (ProbeNotFound, OSError) as exc:
+            if arches:
+                fail_exit(str(exc))
+            missing.append(arch)
+    if not binaries:
+        fail_exit(f"this platperf has no probe for {', '.join(missing)}; build them (make probe) "
+                  "or give --arch for one it has")
+    try:
+        written = write_definitions(out, binaries)
+    except LavaError as exc:
+        fail_exit(str(exc))
+    size = sum(p.stat().st_size for p in written)
+    print(f"wrote {len(written)} files to {out} ({size // 1024} KiB): "
+          + ", ".join(p.name for p in written))
+    if missing:
+        print(f"platperf: note: no probe for {', '.join(missing)} in this platperf: jobs for it "
+              "cannot use this directory", file=sys.stderr)
 
 
 # -- platperf ingest lava -------------------------------------------------------------------

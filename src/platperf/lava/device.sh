@@ -1,27 +1,12 @@
 # platperf on a LAVA device: places the probe, describes the board, runs the suite's probe
-# commands and reports every result twice (docs/lava.md). Carried in the job's secrets
-# by `platperf lava job`; the lines after this part call platperf_step once per probe command.
+# commands and reports every result twice (docs/lava.md). One of platperf's files, which the
+# job carries in its secrets or the lab delivers (`platperf lava definitions`); the job's
+# script sources it after signals.sh and a platperf_probe_into FILE of its own (unpack or
+# fetch the probe), then calls platperf_step once per probe command.
 # POSIX sh and busybox: base64, gunzip, awk, tee, uname.
-# $1: the job's directory on the device, holding probe.b64, snapshot.sh and cases.awk.
+# $1: the job's directory on the device, holding snapshot.sh and cases.awk.
 D=$1
 P="$D/platperf-probe"
-
-# A result as LAVA's results pages show it; outside LAVA (no lava-test-case) nothing.
-platperf_case() {
-    command -v lava-test-case >/dev/null 2>&1 || return 0
-    if [ $# -gt 2 ]; then
-        lava-test-case "$1" --result "$2" --measurement "$3" --units "$4"
-    else
-        lava-test-case "$1" --result "$2"
-    fi
-}
-
-platperf_fail() {
-    echo "PLATPERF-ERROR $*"
-    platperf_case platperf-setup fail
-    echo "PLATPERF-LAVA-END"
-    exit 0
-}
 
 machine=$(uname -m 2>/dev/null)
 case " $PLATPERF_MACHINES " in
@@ -29,11 +14,11 @@ case " $PLATPERF_MACHINES " in
 *) platperf_fail "this job carries the $PLATPERF_ARCH probe but the device's uname -m says" \
        "'$machine'; generate the job with --arch for this device type" ;;
 esac
-base64 -d "$D/probe.b64" | gunzip -c > "$P" && chmod 755 "$P" \
-    || platperf_fail "cannot unpack the probe into $D (base64 -d | gunzip)"
+platperf_probe_into "$P"
+chmod 755 "$P" || platperf_fail "cannot make the probe in $D executable"
 if command -v sha256sum >/dev/null 2>&1; then
     sum=$(sha256sum "$P") && [ "${sum%% *}" = "$PLATPERF_PROBE_SHA256" ] \
-        || platperf_fail "the probe unpacked in $D is not the one the job carries (sha256)"
+        || platperf_fail "the probe $PLATPERF_SOURCE is not the one this job names (sha256)${PLATPERF_STALE:+; $PLATPERF_STALE}"
 fi
 "$P" list >/dev/null 2>"$D/stderr" \
     || platperf_fail "the probe does not run from $D: $(tail -n 1 "$D/stderr")"

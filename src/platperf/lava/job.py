@@ -1,26 +1,25 @@
-"""``platperf lava job``: one self-contained LAVA job that runs a suite on a lab's board.
+"""``platperf lava job``: one LAVA job that runs a suite on a lab's board.
 
 The deploy and boot sections come from a per-device-type template (``templates/*.yaml``,
 or ``--template FILE``)::
 
     device_type: juno-r1      # optional: the template's file name otherwise
-    arch: aarch64             # the probe the job carries (x86_64, aarch64, armv7)
+    arch: aarch64             # the probe the job runs (x86_64, aarch64, armv7)
     actions:                  # LAVA deploy and boot actions, copied as they are
     - deploy: {...}
     - boot: {...}
 
-The job file alone is enough. Its ``secrets`` carry the probe for ``arch`` (gzip + base64,
-the static binary the package ships) and the job's script: the board snapshot script of the
-SSH target (targets/remote_sysroot.py), the awk program that makes a ``lava-test-case`` of
-every result, and the suite's probe commands from the runner's plan, with ``--cpus`` the
-device's online CPUs. The test section, an inline test definition, only unpacks and runs
-them: LAVA keeps the definition in the metadata of a result, which holds 4096 bytes. Every job validates against LAVA's strict schema
-(tests/test_lava_job.py).
+The job's ``secrets`` carry its script: the suite's probe commands from the runner's plan,
+with ``--cpus`` the device's online CPUs, and the sha256 of the probe for ``arch``. The probe
+and platperf's device files (device.sh, the board snapshot script of the SSH target, the awk
+program that makes a ``lava-test-case`` of every result) come from the lab's file server or
+its git test-definition repository, or, the fallback, ride inline in the secrets too
+(:mod:`.delivery`). The test section, one test definition, only unpacks and runs the script:
+LAVA keeps the definition in the metadata of a result, which holds 4096 bytes. Every job
+validates against LAVA's strict schema (tests/test_lava_job.py).
 """
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import json
 import re
@@ -35,7 +34,9 @@ from .. import __version__
 from ..probe_path import ARCHES, ProbeNotFound, find_probe, machines_of
 from ..adapters import ToolStep
 from ..runner.suite import Suite, SuiteError, check_suite, plan
-from ..targets.remote_sysroot import SAMPLE_INTERVAL_S, SNAPSHOT_SCRIPT
+from ..targets.remote_sysroot import SAMPLE_INTERVAL_S
+from . import LavaError
+from .delivery import INLINE, Delivery, definition_entry, pieces, script_head
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES_DIR = HERE / "templates"
@@ -43,12 +44,6 @@ TEMPLATE_KEYS = ("device_type", "arch", "actions", "timeouts", "context", "tags"
 # The shell variable the device's online CPU list is in when the probe commands run.
 CPUS_VARIABLE = "$CPUS"
 DEFAULT_TIMEOUT_MIN = 120
-# The name of the test definition, and so of the test suite on LAVA's results pages.
-DEFINITION = "platperf"
-
-
-class LavaError(ValueError):
-    """A template, option or LAVA answer a person must fix: one line, exit 2."""
 
 
 @dataclass
@@ -106,8 +101,9 @@ def load_template(device_type: str | None, path: Path | None = None) -> Template
 def build_job(suite: Suite, template: Template, *, label: str | None = None,
               device_type: str | None = None, arch: str | None = None, mode: str | None = None,
               timeout_minutes: int = DEFAULT_TIMEOUT_MIN, priority: str = "medium",
-              visibility: str = "public") -> dict:
-    """The job as a mapping (``dump_job`` writes it)."""
+              visibility: str = "public", delivery: Delivery = INLINE) -> dict:
+    """The job as a mapping (``dump_job`` writes it); ``delivery``: where the board gets the
+    probe and platperf's files."""
     arch = arch or template.arch
     if arch is None:
         raise LavaError(f"template {template.path} names no arch; give --arch "
@@ -129,6 +125,7 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
                         "LAVA job yet; use a suite with [[bench]] entries")
     device_type = device_type or template.device_type
     binary = probe.read_bytes()
+    description = f"platperf suite {suite.name}: {suite.description}".strip(": ")
     name = f"platperf {suite.name}" + (f" {label}" if label else "") + f" on {device_type}"
     metadata = {"platperf.suite": suite.name, "platperf.version": __version__,
                 "platperf.arch": arch}
@@ -146,22 +143,10 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
                      "action": {"minutes": 10},
                      "connection": {"minutes": 2}},
         **{k: v for k, v in template.extra.items() if k != "timeouts"},
-        "secrets": device_secrets(steps, suite, arch, binary),
+        "secrets": device_secrets(steps, suite, arch, binary, delivery),
         "actions": [*template.actions, {"test": {
             "timeout": {"minutes": timeout_minutes},
-            "definitions": [{
-                "from": "inline",
-                "name": DEFINITION,
-                "path": f"inline/{DEFINITION}.yaml",
-                "repository": {
-                    "metadata": {
-                        "format": "Lava-Test Test Definition 1.0",
-                        "name": DEFINITION,
-                        "description": f"platperf suite {suite.name}: {suite.description}".strip(": "),
-                    },
-                    "run": {"steps": device_steps()},
-                },
-            }],
+            "definitions": [definition_entry(delivery, description)],
         }}],
     }
     if "timeouts" in template.extra:
@@ -169,35 +154,11 @@ def build_job(suite: Suite, template: Template, *, label: str | None = None,
     return job
 
 
-# LAVA's test shell runs each definition's steps in <overlay>/<stage>/tests/<n>_<name>; the
-# overlay's top holds the job's secrets, one NAME=value a line (lava_dispatcher's overlay).
-SECRETS_FILE = "../../../secrets"
-# lava-run also puts every secret in its own environment, where one string may not pass
-# 128 KiB (MAX_ARG_STRLEN) or no program starts: the probe goes in pieces.
-SECRET_PIECE = 64 * 1024
-
-
-def device_steps() -> list[str]:
-    """The inline definition's run steps: unpack the probe and the job's script from the
-    job's secrets and run the script. Small and the same in every job: LAVA keeps the
-    definition with the result of each test run in at most 4096 bytes of metadata, and a job
-    whose probe was in it failed every time with "Result metadata is too long"."""
-    def value(name):
-        return f"grep '^{name}_' {SECRETS_FILE} | sort | cut -d= -f2-"
-    return [
-        f'[ -f {SECRETS_FILE} ] || echo "PLATPERF-ERROR no LAVA secrets file in $(cd ../../.. && pwd)"',
-        'PLATPERF_DIR=$(mktemp -d "${TMPDIR:-/tmp}/platperf.XXXXXX")',
-        f'{value("PLATPERF_PROBE")} > "$PLATPERF_DIR/probe.b64"',
-        f'{value("PLATPERF_SCRIPT")} | base64 -d | gunzip -c > "$PLATPERF_DIR/run.sh"',
-        'sh "$PLATPERF_DIR/run.sh" "$PLATPERF_DIR"',
-        'rm -rf "$PLATPERF_DIR"',
-    ]
-
-
-def device_secrets(steps, suite: Suite, arch: str, binary: bytes) -> dict:
+def device_secrets(steps, suite: Suite, arch: str, binary: bytes, delivery: Delivery = INLINE) -> dict:
     """The job's ``secrets``, which LAVA writes into a file of the overlay on the device and
-    into no log or result: the probe for ``arch`` and the job's script, each gzip + base64. The script writes the board snapshot script and the awk program of the test
-    cases next to itself, then runs device.sh and the probe commands."""
+    into no log or result: the job's script (gzip + base64), and the probe when it rides
+    inline. The script puts platperf's files next to itself (:func:`.delivery.script_head`),
+    then runs device.sh and the probe commands."""
     machines = " ".join(machines_of(arch))
     variables = "\n".join(f"{name}={shlex.quote(str(value))}" for name, value in (
         ("PLATPERF_ARCH", arch), ("PLATPERF_MACHINES", machines),
@@ -207,18 +168,9 @@ def device_secrets(steps, suite: Suite, arch: str, binary: bytes) -> dict:
     calls = "\n".join(
         f"platperf_step {number} {case_name(number, step.title)} " + " ".join(_word(a) for a in step.argv)
         for number, step in enumerate(steps, 1))
-    script = "\n".join([
-        _here("snapshot.sh", SNAPSHOT_SCRIPT.lstrip("\n")),
-        _here("cases.awk", (HERE / "cases.awk").read_text()),
-        variables, (HERE / "device.sh").read_text(), calls, 'echo "PLATPERF-LAVA-END"\n'])
-    return {**_pieces("PLATPERF_PROBE", binary), **_pieces("PLATPERF_SCRIPT", script.encode())}
-
-
-def _pieces(name: str, data: bytes) -> dict:
-    """``data`` gzip + base64, as secrets NAME_00, NAME_01, ... of SECRET_PIECE characters."""
-    text = base64.b64encode(gzip.compress(data, 9, mtime=0)).decode()
-    return {f"{name}_{n:02d}": text[at:at + SECRET_PIECE]
-            for n, at in enumerate(range(0, len(text), SECRET_PIECE))}
+    head, probe = script_head(delivery, binary)
+    script = "\n".join(["D=$1", variables, head, '. "$D/device.sh"', calls, 'echo "PLATPERF-LAVA-END"\n'])
+    return {**probe, **pieces("PLATPERF_SCRIPT", script.encode())}
 
 
 def case_name(number: int, title: str) -> str:
@@ -229,14 +181,6 @@ def case_name(number: int, title: str) -> str:
 
 def _word(arg: str) -> str:
     return f'"{CPUS_VARIABLE}"' if arg == CPUS_VARIABLE else shlex.quote(arg)
-
-
-def _here(filename: str, text: str) -> str:
-    """A shell command writing ``text`` to ``filename`` in the job's directory ($1)."""
-    end = "PLATPERF_EOF"
-    if f"\n{end}\n" in f"\n{text}\n":
-        raise LavaError(f"{filename} holds a line '{end}', which would end its here-document")
-    return f"cat > \"$1/{filename}\" <<'{end}'\n{text.rstrip(chr(10))}\n{end}"
 
 
 def _check_with_native_probe(suite: Suite):
