@@ -6,7 +6,10 @@ into the initramfs, boots them with `qemu-system-aarch64` (TCG: no KVM here) and
 job in the shell on the guest's serial console. The kernel and initramfs are the virtual
 board's (tests/vboard.py: Debian's linux-image-arm64, busybox, the project's probe); the
 job comes from the shipped `qemu` template with their URLs. Under TCG the figures mean
-nothing: this checks that the job runs, reports and ingests on a real arm64 kernel.
+nothing: this checks that the job runs, reports and ingests on a real arm64 kernel. It runs
+twice: the probe inline in the job, and from a git test-definition repository (a file:// one
+written by `platperf lava definitions`) that the worker clones into the overlay LAVA adds to
+the initramfs: the guest, on QEMU's restricted user network, reaches no file server.
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ import pytest
 import yaml
 
 from conftest import missing, require_module
+from lab_files import git_repository
 from test_lava_submit import TINY_SUITE, platperf, suite_file
 
 from lava_server import QEMU_DEVICE
@@ -54,19 +58,31 @@ def qemu_template(image, tmp_path) -> str:
     return str(path)
 
 
-def test_a_platperf_job_on_lavas_qemu_device_runs_on_debians_arm64_kernel(lava_lab, arm64_kernel, tmp_path):
+def definitions_repository(tmp_path) -> list[str]:
+    """--definitions-repo of a repository holding what `platperf lava definitions` wrote."""
+    done = platperf(["lava", "definitions", "--out", tmp_path / "defs", "--arch", "aarch64"], None)
+    assert done.returncode == 0, done.stderr
+    return ["--definitions-repo", git_repository(tmp_path / "defs", tmp_path / "lava-tests.git")]
+
+
+@pytest.mark.parametrize("form", ["inline", "git"])
+def test_a_platperf_job_on_lavas_qemu_device_runs_on_debians_arm64_kernel(lava_lab, arm64_kernel, tmp_path, form):
     require_module("lavacli")
     env = lava_lab.identity(tmp_path / "config")
     db = tmp_path / "r.db"
+    delivery = definitions_repository(tmp_path) if form == "git" else []
     done = platperf(["lava", "submit", "--suite", suite_file(tmp_path, TINY_SUITE), "--device-type", "qemu",
                      "--template", qemu_template(arm64_kernel, tmp_path), "--label", "qemu-e2e",
-                     "--identity", "lab", "--wait", "--poll", "1", "--db", db], env)
+                     "--identity", "lab", "--wait", "--poll", "1", "--db", db, *delivery], env)
     assert done.returncode == 0, done.stderr + lava_lab.log_tail("worker")
     job_id = int(done.stdout.split()[1])
     assert done.stderr.splitlines()[-1] == f"job {job_id}: Finished on {QEMU_DEVICE}"
     with urllib.request.urlopen(f"{lava_lab.url}/api/v0.2/jobs/{job_id}/", timeout=60) as answer:
-        job = json.load(answer)
+        body = answer.read()
+    job = json.loads(body)
     assert (job["health"], job["failure_comment"]) == ("Complete", None)
+    # the REST view holds the definition twice: the probe's 0.7 MB, or a few KB from git
+    assert (len(body) < 16 * 1024) == (form == "git"), len(body)
     store = Store(str(db))
     run = store.runs()[-1]
     assert (run["target"], run["status"], run["suite"]) == (QEMU_DEVICE, "complete", "tiny")

@@ -80,7 +80,8 @@ def test_submit_wait_stores_the_run_with_the_lava_job_id_device_and_url(lava_lab
     assert job_id >= lava_lab.first_job_id
     assert done.stdout.splitlines()[0] == f"job {job_id} {url}"
     assert "[ingest:lava], complete" in done.stdout
-    said = done.stderr.splitlines()
+    note, *said = done.stderr.splitlines()
+    assert note.startswith("platperf: note: the job carries the probe inline: ")     # the fallback
     assert said[0] == f"job {job_id}: Submitted"
     assert f"job {job_id}: Running on {SSH_DEVICE}" in said
     assert said[-1] == f"job {job_id}: Finished on {SSH_DEVICE}"

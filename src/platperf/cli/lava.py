@@ -42,7 +42,8 @@ RepoBranchOption = typer.Option(None, "--definitions-branch", metavar="NAME",
                                 help="With --definitions-repo: the branch (or tag) to clone.")
 
 
-def _job_text(suite, device_type, template, arch, label, mode, timeout, priority, delivery) -> str:
+def _job_text(suite, device_type, template, arch, label, mode, timeout, priority, delivery) -> tuple[str, bool]:
+    """The job's YAML, and whether it carries the probe inline."""
     from ..lava.delivery import from_options
     from ..lava.job import build_job, dump_job, load_template
     from ..runner.suite import SuiteError, load_suite
@@ -53,12 +54,14 @@ def _job_text(suite, device_type, template, arch, label, mode, timeout, priority
                         priority=_priority(priority), delivery=how)
     except (LavaError, SuiteError) as exc:
         fail_exit(str(exc))
-    text = dump_job(job)
-    if how.form == "inline":
-        print(f"platperf: note: the job carries the probe inline: {len(text) // 1024} KiB, which LAVA "
-              "keeps twice; for a job of a few KB serve `platperf lava definitions --out DIR` and give "
-              "--probe-url URL or --definitions-repo GIT_URL (docs/lava.md)", file=sys.stderr)
-    return text
+    return dump_job(job), how.form == "inline"
+
+
+def _note_inline(text: str):
+    """The fallback said once: the job's size, and how to make it small."""
+    print(f"platperf: note: the job carries the probe inline: {len(text) // 1024} KiB, which LAVA "
+          "keeps twice; for a job of a few KB serve `platperf lava definitions --out DIR` and give "
+          "--probe-url URL or --definitions-repo GIT_URL (docs/lava.md)", file=sys.stderr)
 
 
 def _priority(text: str):
@@ -101,8 +104,10 @@ def job(
     definitions` writes; without either the job carries it inline (0.5-0.7 MB). Submit it
     with `lavacli jobs submit` or `platperf lava submit`.
     """
-    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
-                     (probe_url, repo, repo_path, repo_branch))
+    text, inline = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
+                             (probe_url, repo, repo_path, repo_branch))
+    if inline:
+        _note_inline(text)
     if output is None:
         sys.stdout.write(text)
         return
@@ -151,14 +156,17 @@ def submit(
     from ..lava.server import Server, load_identity
     if poll <= 0:
         fail_exit("--poll must be a positive number of seconds")
-    text = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
-                     (probe_url, repo, repo_path, repo_branch))
+    text, inline = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
+                             (probe_url, repo, repo_path, repo_branch))
     try:
         server = Server(load_identity(identity))
         job_id = server.submit(text)
     except LavaError as exc:
         fail_exit(str(exc))
     print(f"job {job_id} {server.job_url(job_id)}")
+    if inline:
+        sys.stdout.flush()
+        _note_inline(text)
     if wait:
         sys.stdout.flush()
         _ingest_job_id(str(job_id), server, label=label, target=target, note=None, db=db, poll=poll)
