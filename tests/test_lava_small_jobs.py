@@ -22,7 +22,7 @@ from conftest import require_module, require_probe
 from lab_files import FileServer, git_repository
 from lava_server import SSH_DEVICE
 from test_lava_run import TINY_SUITE
-from test_lava_submit import platperf, rest, suite_file
+from test_lava_submit import lavacli, platperf, rest, suite_file
 
 from platperf.probe_path import probe_arch
 from platperf.store import Store
@@ -122,3 +122,25 @@ def test_the_board_downloaded_from_the_file_server_and_the_worker_cloned_the_rep
     with urllib.request.urlopen(f"{lava_lab.url}/api/v0.2/jobs/{jobs['git'].job_id}/logs/", timeout=60) as answer:
         log = answer.read().decode()
     assert f"Fetching tests from {repository}" in log
+
+
+def test_the_full_suites_job_from_the_file_server_is_under_16_kib_on_the_lab(lava_lab, lab_files, tmp_path):
+    """The largest built-in suite, as lava-server keeps it; canceled at once (it is not run)."""
+    require_module("lavacli")
+    server, _ = lab_files
+    env = lava_lab.identity(tmp_path / "config")
+    made = platperf(["lava", "job", "--suite", "full", "--device-type", "ssh", "--arch", ARCH, "--label", "full",
+                     "--probe-url", f"{server.url}/platperf", "-o", tmp_path / "job.yaml"], env)
+    assert made.returncode == 0, made.stderr
+    job_id = int(lavacli(["jobs", "submit", tmp_path / "job.yaml"], env))
+    try:
+        with urllib.request.urlopen(f"{lava_lab.url}/api/v0.2/jobs/{job_id}/", timeout=60) as answer:
+            body = answer.read()
+    finally:
+        lavacli(["jobs", "cancel", job_id], env)
+        lavacli(["jobs", "wait", job_id, "--polling", "1"], env)
+    definition = json.loads(body)["definition"]
+    print(f"\nthe full suite from the file server: definition {len(definition.encode()):,} bytes, "
+          f"REST view {len(body):,} bytes")
+    assert "PLATPERF_SCRIPT_00" in definition and "PLATPERF_PROBE_00" not in definition
+    assert len(definition.encode()) < SMALL and len(body) < SMALL
