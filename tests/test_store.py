@@ -56,12 +56,16 @@ def test_a_database_from_a_newer_platperf_is_refused(tmp_path):
 
 
 def test_a_pre_migration_database_is_adopted(tmp_path):
-    # What the placeholder before alembic created: the tables and platperf_store.schema = 1.
+    # What the placeholder before alembic created: schema 1's tables (revision 0001's, which
+    # writes them out) and platperf_store.schema = 1, with no alembic_version.
+    from alembic import command
+    from platperf.store.migrations import _config
     db = tmp_path / "legacy.db"
     engine = create_engine(f"sqlite:///{db}")
-    metadata.create_all(engine)
+    with engine.begin() as conn:
+        command.upgrade(_config(conn), "0001")
     with engine.begin() as c:
-        c.execute(store_info.insert().values(key="schema", value="1"))
+        c.execute(text("DROP TABLE alembic_version"))
         c.execute(text("INSERT INTO runs (target, status, source, started_at, label) "
                        "VALUES ('local', 'complete', 'probe', '2026-01-01T00:00:00Z', 'old')"))
     engine.dispose()

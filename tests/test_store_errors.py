@@ -154,7 +154,7 @@ def test_a_read_only_database_that_needs_a_migration_is_one_line(read_only_dir):
     db.chmod(0o444)
     _lock(top, user)
     line = one_line(platperf("runs", "--db", db, user=user))
-    assert "is read-only and needs an upgrade of its schema (revision 0001 to 0003)" in line
+    assert "is read-only and needs an upgrade of its schema (revision 0001 to 0004)" in line
 
 
 def test_mode_ro_in_the_url_opens_read_only_even_for_root(tmp_path):

@@ -1,8 +1,12 @@
-"""A series per key over many runs or labels, and the change points in it.
+"""A series per board and key over many runs or labels, and the change points in it.
 
 One point per run (or per label with ``labels=``): the median of that run's samples, read
-from the stored summaries so that no sample is unpacked; a label with several runs gives
-the median of their medians.
+from the stored summaries (store/queries.py ``medians``: the run, the key and the median,
+nothing else) so that no sample or JSON is decoded; a label with several runs gives the
+median of their medians. A series belongs to one target (board): two boards with the same
+CPU numbering are two series, each as long as that board's runs, and the store is read one
+board at a time (:func:`board_series`), so that the work and the memory follow the series
+printed, not the size of the database.
 
 Change points come from e-divisive means (Matteson & James, "A Nonparametric Approach for
 Multiple Change Point Analysis of Multivariate Data", JASA 109(505), 2014) in the variant of
@@ -43,7 +47,7 @@ MAX_P = 0.001          # Otava's default significance threshold
 MIN_SIZE = 3
 
 
-@dataclass
+@dataclass(slots=True)
 class Point:
     label: str
     value: float
@@ -70,6 +74,7 @@ class Series:
     direction: str
     points: list[Point]
     change_points: list[ChangePoint] = field(default_factory=list)
+    target: str | None = None     # the board; None for a report's series over its own columns
 
     def regression(self, cp: ChangePoint) -> bool:
         return worse(self.direction, cp.after - cp.before)
@@ -80,15 +85,18 @@ class Series:
 def energy_split(z: list[float], min_size: int = MIN_SIZE) -> tuple[int, float]:
     """(tau, Q(tau)) maximising the e-divisive statistic over min_size <= tau <= n - min_size.
 
-    O(n^2) pairwise distances, summed once: ``left[j]`` = sum_{i<j} |z_i - z_j| gives the
-    within-X sums as a running total; ``whole[i]`` = sum_j |z_i - z_j| comes from sorted
-    prefix sums, and ``whole[i] - left[i]`` is the within-Y contribution of point i.
+    The pairwise distances are summed in O(n log n), never pair by pair: ``left[j]`` =
+    sum_{i<j} |z_i - z_j| from a Fenwick tree over the ranks of the values (the count and sum
+    of the earlier values below z_j), ``whole[i]`` = sum_j |z_i - z_j| from sorted prefix sums,
+    and ``whole[i] - left[i]`` is the within-Y contribution of point i. The values are first
+    taken about their mean, so that the running sums cancel no large offset (a bandwidth of
+    80,000 MB/s that moves by 10).
     """
     n = len(z)
-    left = [0.0] * n
-    for j in range(1, n):
-        zj = z[j]
-        left[j] = sum(abs(zj - x) for x in z[:j])
+    if n:
+        centre = math.fsum(z) / n
+        z = [v - centre for v in z]
+    left = _left_sums(z)
     order = sorted(range(n), key=z.__getitem__)
     prefix = [0.0]
     for i in order:
@@ -113,6 +121,35 @@ def energy_split(z: list[float], min_size: int = MIN_SIZE) -> tuple[int, float]:
         within_x += left[tau]
         within_y -= right[tau]
     return best_tau, best_q
+
+
+def _left_sums(z: list[float]) -> list[float]:
+    """``left[j]`` = sum_{i<j} |z_j - z_i|: for each value in turn, the count c and sum s of the
+    earlier values at or below it (a Fenwick tree indexed by rank, Fenwick 1994) give
+    z_j c - s + (S - s) - z_j (j - c), S the sum of every earlier value."""
+    n = len(z)
+    order = sorted(range(n), key=z.__getitem__)
+    rank = [0] * n
+    for r, i in enumerate(order, 1):
+        rank[i] = r
+    counts = [0] * (n + 1)
+    sums = [0.0] * (n + 1)
+    left = [0.0] * n
+    seen = 0.0
+    for j, v in enumerate(z):
+        c, s, i = 0, 0.0, rank[j]
+        while i > 0:
+            c += counts[i]
+            s += sums[i]
+            i -= i & -i
+        left[j] = v * c - s + (seen - s) - v * (j - c)
+        i = rank[j]
+        while i <= n:
+            counts[i] += 1
+            sums[i] += v
+            i += i & -i
+        seen += v
+    return left
 
 
 def _split_p(z: list[float], tau: int, q: float, test: str, rng, permutations: int,
@@ -174,17 +211,77 @@ def describe(series: Series, indices: list[int]) -> list[ChangePoint]:
 # -- series from the store --------------------------------------------------------------
 
 def load_series(store, labels: list[str] | None = None, benchmark: str | None = None,
-                metric: str | None = None) -> list[Series]:
-    """One Series per key over the runs (every run, oldest first) or the given labels (in
-    the order given). Keys missing from some runs have fewer points."""
-    if labels:
-        groups = [(label, store.runs_for(label)) for label in labels]
-    else:
-        groups = [(run["label"] or f"run {run['id']}", [run]) for run in store.runs()]
-    return series_from_groups(
-        ((name, [r["id"] for r in runs],
-          [res for r in runs for res in store.results(r["id"], with_samples=False)])
-         for name, runs in groups), benchmark=benchmark, metric=metric)
+                metric: str | None = None, **runs_filter) -> list[Series]:
+    """Every board's series (see :func:`board_series`), in one list."""
+    return [s for _, series in board_series(store, labels, benchmark, metric, **runs_filter) for s in series]
+
+
+def board_series(store, labels: list[str] | None = None, benchmark: str | None = None,
+                 metric: str | None = None, **runs_filter):
+    """(target, its Series) for each target in turn: one Series per key over the target's runs
+    (oldest first, each run a point) or over ``labels`` (in the order given, each label's runs
+    on the target pooled into a point). ``runs_filter``: ``targets``, ``label`` (a pattern),
+    ``since``, ``until`` (store/queries.py). Keys missing from some runs have fewer points.
+    StoreError for a label no run has."""
+    from .store import StoreError
+    from .store.queries import history_runs, keys_of, medians, missing_run, runs_of_labels
+    with store.engine.connect() as conn:
+        keys = keys_of(conn, benchmark, metric)
+        if labels:
+            found = runs_of_labels(conn, labels, runs_filter.get("targets"))
+            for label in set(labels) - {r["label"] for r in found}:
+                raise StoreError(missing_run(conn, store.url, label))
+        else:
+            found = history_runs(conn, **runs_filter)
+        wanted = set(keys) if benchmark or metric else None
+        by_target: dict[str, list[dict]] = {}
+        for run in found:
+            by_target.setdefault(run["target"], []).append(run)
+        for target in sorted(by_target):
+            runs = by_target[target]
+            if labels:
+                names = [label for label in labels if any(r["label"] == label for r in runs)]
+                place = {label: i for i, label in enumerate(names)}
+                position = {r["id"]: place[r["label"]] for r in runs}
+                members = [[r["id"] for r in runs if r["label"] == label] for label in names]
+            else:
+                names = [r["label"] or f"run {r['id']}" for r in runs]
+                position = {r["id"]: i for i, r in enumerate(runs)}
+                members = [[r["id"]] for r in runs]
+            rows = medians(conn, [r["id"] for r in runs], wanted)
+            yield target, _series(target, rows, position, names, members, keys)
+
+
+def _series(target, rows, position: dict, names: list[str], members: list[list[int]], keys: dict) -> list[Series]:
+    """Series from (run id, key id, median) rows: a point per position, the median of the
+    medians that share it (a key twice in a run, a label's runs)."""
+    at: dict[int, tuple[list[int], list[float]]] = {}
+    pooled: dict[tuple[int, int], list[float]] = {}
+    for run_id, key_id, median in rows:
+        if key_id not in keys:        # another --benchmark, or a key newer than this read
+            continue
+        p = position[run_id]
+        entry = at.get(key_id)
+        if entry is None:
+            entry = at[key_id] = ([], [])
+        where, values = entry
+        if where and where[-1] == p:
+            pooled.setdefault((key_id, p), [values[-1]]).append(median)
+        else:
+            where.append(p)
+            values.append(median)
+    out = []
+    for key_id, (where, values) in at.items():
+        if pooled or any(a >= b for a, b in zip(where, where[1:])):
+            merged: dict[int, list[float]] = {}
+            for p, v in zip(where, values):
+                merged.setdefault(p, []).extend(pooled.pop((key_id, p), [v]))
+            where = sorted(merged)
+            values = [stats.median(merged[p]) if len(merged[p]) > 1 else merged[p][0] for p in where]
+        key, unit, direction = keys[key_id]
+        out.append(Series(key, unit, direction, [Point(names[p], v, members[p]) for p, v in zip(where, values)],
+                          target=target))
+    return out
 
 
 def series_from_groups(groups, benchmark: str | None = None, metric: str | None = None) -> list[Series]:
@@ -215,7 +312,8 @@ def analyse(series_list: list[Series], **options) -> list[Series]:
 def to_json(series_list: list[Series], test: str = "t-test") -> dict:
     out = []
     for s in series_list:
-        out.append({**dict(zip(KEY_FIELDS, s.key)), "unit": s.unit, "direction": s.direction,
+        out.append({**({"target": s.target} if s.target is not None else {}),
+                    **dict(zip(KEY_FIELDS, s.key)), "unit": s.unit, "direction": s.direction,
                     "points": [{"label": p.label, "value": p.value, "run_ids": p.run_ids}
                                for p in s.points],
                     "change_points": [{"index": cp.index, "label": cp.label, "before": cp.before,

@@ -1,4 +1,4 @@
-"""``platperf history``: a series per key over runs or labels, with its change points."""
+"""``platperf history``: a series per board and key over runs or labels, with its change points."""
 from __future__ import annotations
 
 import json
@@ -6,15 +6,23 @@ import json
 import typer
 
 from .common import DbOption, FormatOption, JsonOption, app, fail_exit, open_store, output_format
+from .runs import RunFilters, run_filters
 
 FORMATS = ("table", "json", "md", "html")
 
 
 @app.command()
 def history(
+    target: str = typer.Option("", "--target", metavar="BOARD[,BOARD...]",
+                               help="Only these targets (boards); default: every one, each its own series."),
+    label: str = typer.Option("", "--label", metavar="PATTERN",
+                              help="Only runs whose label matches (* any text, ? one character), e.g. 'v2.*'."),
+    since: str = typer.Option("", "--since", metavar="DATE",
+                              help="Only runs started on or after DATE (2025-06-01, or 30d: 30 days ago)."),
+    until: str = typer.Option("", "--until", metavar="DATE", help="Only runs started before DATE."),
     labels: str = typer.Option("", "--labels",
-                               help="Comma-separated labels in release order (each pools its runs); "
-                                    "default: every run, oldest first."),
+                               help="Comma-separated labels in release order (each pools its runs on a "
+                                    "board); default: every run, oldest first."),
     benchmark: str = typer.Option("", "--benchmark", help="Only this benchmark."),
     metric: str = typer.Option("", "--metric", help="Only this metric."),
     db: str = DbOption,
@@ -26,11 +34,17 @@ def history(
                                   "(Matteson & James, seeded; slow on long series)."),
     only_changes: bool = typer.Option(False, "--changes", help="Only series with change points."),
 ):
-    """Series per key (benchmark, params, mode, package, cluster, core, metric), one point per run or
-    label (the median), with change points found by e-divisive means.
+    """Series per board and key (benchmark, params, mode, package, cluster, core, metric), one
+    point per run or label (its median, from the summaries stored with each run), with change
+    points found by e-divisive means.
+
+    Each target (board) has its own series, read and printed one board after another: the time
+    and memory follow the series printed, whatever the size of the database.
 
     \b
-    Example:
+    Examples:
+      platperf history --target am62x-07 --since 2025-01-01 --changes
+      platperf history --target am62x-07 --label 'nightly-*' --benchmark mem-bandwidth
       platperf history --labels v2.8,v2.9,v2.10,v2.11,v2.12,v2.13 --metric powerdown
     """
     from .. import history as hist
@@ -41,37 +55,86 @@ def history(
     if not 0 < max_p < 1:
         fail_exit(f"--max-p must be between 0 and 1, got {max_p}")
     names = [x.strip() for x in labels.split(",") if x.strip()] or None
+    if names and label:
+        fail_exit("--labels names the points, --label picks runs by a pattern: give one of them")
+    chosen = run_filters(RunFilters(target, label, since, until))
     store = open_store(db, write=False)
+    boards = hist.board_series(store, names, benchmark or None, metric or None, **chosen)
+    printer = _PRINTERS[fmt](test)
+    shown = 0
     try:
-        series = hist.load_series(store, names, benchmark or None, metric or None)
+        for _, series in boards:
+            hist.analyse(series, max_p=max_p, test=test)
+            series = [s for s in series if s.change_points or not only_changes]
+            shown += len(series)
+            printer.add(series)
     except StoreError as exc:
         fail_exit(str(exc))
-    if not series:
+    if not shown and not only_changes:
         fail_exit("no results match" + (f" --benchmark {benchmark}" if benchmark else "")
                   + (f" --metric {metric}" if metric else "") + "; see 'platperf runs'")
-    hist.analyse(series, max_p=max_p, test=test)
-    if only_changes:
-        series = [s for s in series if s.change_points]
-    if fmt == "json":
-        print(json.dumps(hist.to_json(series, test), indent=2))
-        return
-    from ..report.sections.history import section, summary_table
-    if fmt == "table":
-        _print_table(summary_table(series))
-        return
-    from ..report import render
-    from ..report.document import Document
-    doc = Document("platperf history", sections=[section(series)], data=hist.to_json(series, test))
-    print(render(doc, fmt), end="")
+    printer.end()
+
+
+class _TablePrinter:
+    """One table per board, printed as soon as the board is analysed."""
+
+    def __init__(self, test):
+        self.boards = 0
+
+    def add(self, series):
+        from ..report.sections.history import summary_table
+        if series:
+            _print_table(summary_table(series))
+            self.boards += 1
+
+    def end(self):
+        pass
+
+
+class _JsonPrinter:
+    """The JSON document of ``history.to_json``, one series a line, written as they come."""
+
+    def __init__(self, test):
+        from .. import history as hist
+        self.head = hist.to_json([], test)["method"]
+        self.test = test
+        self.first = True
+        print(json.dumps({"method": self.head})[:-1] + ', "series": [')
+
+    def add(self, series):
+        from .. import history as hist
+        for s in hist.to_json(series, self.test)["series"]:
+            print(("" if self.first else ",\n") + json.dumps(s), end="")
+            self.first = False
+
+    def end(self):
+        print("\n]}")
+
+
+class _DocumentPrinter:
+    """md and html: one document over every board (its plots, the first series changed)."""
+
+    def __init__(self, test, fmt="md"):
+        self.test, self.fmt, self.series = test, fmt, []
+
+    def add(self, series):
+        self.series += series
+
+    def end(self):
+        from .. import history as hist
+        from ..report import render
+        from ..report.document import Document
+        from ..report.sections.history import section
+        doc = Document("platperf history", sections=[section(self.series)],
+                       data=hist.to_json(self.series, self.test))
+        print(render(doc, self.fmt), end="")
+
+
+_PRINTERS = {"table": _TablePrinter, "json": _JsonPrinter, "md": _DocumentPrinter,
+             "html": lambda test: _DocumentPrinter(test, "html")}
 
 
 def _print_table(table):
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-    out = Table(title=table.title)
-    for h in table.headers:
-        out.add_column(h)
-    for row in table.rows:
-        out.add_row(*(Text("" if c is None else str(c)) for c in row))
-    Console(highlight=False).print(out)
+    from ..report.terminal import render_table
+    print("\n".join(render_table(table)))

@@ -1,41 +1,114 @@
 """``platperf runs`` (the runs in a database) and ``platperf show RUN`` (one run)."""
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 import sys
+from dataclasses import dataclass
 
 import typer
 
+from ..store.hosts import machine_name  # noqa: F401  (the name this module gave it before store/hosts.py)
 from .common import DbOption, app, fail_exit, note_incomplete, open_store, FormatOption, JsonOption, output_format
+
+LIMIT = 20            # runs listed unless --limit says otherwise
+SHOW_ALL_UP_TO = 100  # results `show` lists one by one without --all (a TF-A page's 96 figures)
+
+
+@dataclass
+class RunFilters:
+    """What ``runs`` and ``history`` choose runs by, as typed."""
+
+    target: str = ""
+    label: str = ""
+    since: str = ""
+    until: str = ""
+
+
+def run_filters(f: RunFilters) -> dict:
+    """The filters for store/queries.py: targets, label pattern, ISO times; exit 2 for a
+    time that is not one."""
+    targets = [t.strip() for t in f.target.split(",") if t.strip()] or None
+    return dict(targets=targets, label=f.label or None, since=_when(f.since, "--since"),
+                until=_when(f.until, "--until"))
+
+
+_AGE = re.compile(r"(\d+)([hdw])")
+
+
+def _when(text: str, option: str) -> str | None:
+    """A run's start time as stored (``2025-06-01T02:00:00Z``, UTC) from a date, a time or an
+    age (``30d``); a bare date stays a date, which sorts before every time of that day."""
+    if not text:
+        return None
+    age = _AGE.fullmatch(text.strip())
+    if age:
+        hours = int(age[1]) * {"h": 1, "d": 24, "w": 168}[age[2]]
+        when = dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=hours)
+        return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
+            return dt.date.fromisoformat(text.strip()).isoformat()
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        fail_exit(f"{option} {text!r}: give a date (2025-06-01), a time (2025-06-01T12:00:00Z) or an age "
+                  "(30d, 12h, 2w)")
+    when = when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @app.command()
 def runs(db: str = DbOption,
+         target: str = typer.Option("", "--target", metavar="BOARD[,BOARD...]", help="Only these targets."),
+         label: str = typer.Option("", "--label", metavar="PATTERN",
+                                   help="Only labels that match (* any text, ? one character), e.g. 'v2.*'."),
+         since: str = typer.Option("", "--since", metavar="DATE",
+                                   help="Only runs started on or after DATE (2025-06-01, or 7d: 7 days ago)."),
+         until: str = typer.Option("", "--until", metavar="DATE", help="Only runs started before DATE."),
+         status: str = typer.Option("", "--status", metavar="STATUS",
+                                    help="Only runs of this status: complete, partial, failed, running, abandoned."),
+         limit: int = typer.Option(LIMIT, "--limit", metavar="N", help="The newest N runs that match; 0: all."),
          fmt: str = FormatOption(("table", "json"), "table", " (json: a list of the runs)"),
          json_flag: bool = JsonOption):
-    """List the runs in the database, oldest first.
+    """List the newest runs in the database (20 unless --limit), oldest of them first.
+
+    A lab's database holds thousands of runs: --target, --label, --since and --status narrow
+    the list, and a line on stderr says how many more match.
 
     \b
     Examples:
       platperf runs --db platperf.db
-      platperf runs --json
+      platperf runs --target am62x-07 --since 7d
+      platperf runs --label 'v2.*' --limit 0 --json
     """
+    from ..store.queries import list_runs
     json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
+    if limit < 0:
+        fail_exit(f"--limit must be 0 (all) or more, got {limit}")
+    chosen = run_filters(RunFilters(target, label, since, until))
     store = open_store(db, write=False)
-    counts = store.result_counts()
-    rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"],
-                 status=r["status"], started=r["started_at"], results=counts.get(r["id"], 0),
-                 host=machine_name(r["fingerprint"]), note=r["note"]) for r in store.runs()]
+    with store.engine.connect() as c:
+        listed, total = list_runs(c, limit=limit, status=status or None, **chosen)
+    counts = store.result_counts([r["id"] for r in listed])
+    rows = [dict(id=r["id"], label=r["label"], target=r["target"], suite=r["suite"], status=r["status"],
+                 started=r["started_at"], results=counts.get(r["id"], 0), host=r["host"] or "", note=r["note"],
+                 archived=r["archived"]) for r in listed]
+    if total > len(rows):
+        print(f"the newest {len(rows):,} of {total:,} runs that match; --limit 0 lists them all, "
+              "--target, --label, --since narrow them", file=sys.stderr)
     if json_out:
         print(json.dumps(rows, indent=1))
         return
     if not rows:
-        print(f"no runs in {db}; measure with 'platperf run'", file=sys.stderr)
+        print(f"no runs in {db}" + (" match" if any(chosen.values()) or status else "; measure with 'platperf run'"),
+              file=sys.stderr)
         return
     table = _table("id", "label", "target", "suite", "status", "started", "results", "host / cpu")
     for r in rows:
-        table.add_row(*(_cell(r[k]) for k in ("id", "label", "target", "suite", "status", "started",
-                                              "results", "host")))
+        shown = dict(r, status=r["status"] + (" (archived)" if r["archived"] else ""))
+        table.add_row(*(_cell(shown[k]) for k in ("id", "label", "target", "suite", "status", "started",
+                                                  "results", "host")))
     _console().print(table)
 
 
@@ -43,6 +116,9 @@ def runs(db: str = DbOption,
 def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all its runs, pooled as "
                                                   "report and compare pool them."),
          db: str = DbOption,
+         every: bool = typer.Option(False, "--all", help="List every result, however many (without it a "
+                                                         f"run of more than {SHOW_ALL_UP_TO} results is "
+                                                         "summed up per benchmark, mode and metric)."),
          fmt: str = FormatOption(("table", "json"), "table", " (json: the run and its results)"),
          json_flag: bool = JsonOption):
     """Show a run, or a label's runs as one: header, machine fingerprint, doctor findings,
@@ -52,14 +128,15 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     then the median of the runs' medians, min and max are over every run, n counts all their
     samples and a runs column says how many runs are behind it; the machine is the newest
     run's. A run id shows that run alone. Results are listed per (package, cluster, core) and
-    CPU, as report keys them. An imported run shows what its file says: the words it printed
-    beside its figures (TF-A's method table, TI's board descriptions) and no machine it never
-    read.
+    CPU, as report keys them; a run of more than 100 results (the full suite's 2,286) is
+    summed up per benchmark, mode and metric, and --all lists each one. An imported run
+    shows what its file says: the words it printed beside its figures (TF-A's method table,
+    TI's board descriptions) and no machine it never read.
 
     \b
     Examples:
       platperf show latest
-      platperf show v2.12
+      platperf show v2.12 --all
       platperf show 3 --json
     """
     json_out = output_format(fmt, json_flag, ("table", "json"), "table") == "json"
@@ -77,21 +154,7 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
         print(json.dumps(doc, indent=1, default=str))
         return
     console = _console()
-    header = _table("", "", header=False)
-    header.add_row("runs" if several else "run", _cell(", ".join(str(p["id"]) for p in pooled)))
-    if several:
-        statuses = [p["status"] for p in pooled]
-        r["status"] = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
-    for key, name in (("label", "label"), ("status", "status"), ("target", "target"),
-                      ("suite", "suite"), ("source", "source"), ("started_at", "started"),
-                      ("finished_at", "finished"), ("note", "note"), ("error", "error")):
-        if r[key] is not None:
-            header.add_row(name, _cell(r[key]))
-    probe = _probe_text(r["meta"] or {})
-    if probe:
-        header.add_row("probe", _cell(probe))
-    console.print(header)
-
+    console.print(_header_table(pooled, r))
     for table in (_machine_table(r), _published_table(r["meta"] or {})):
         if table is not None:
             console.print(table)
@@ -102,7 +165,34 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
         for f in findings:
             ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
         console.print(ft)
+    listed = every or len(summaries) <= SHOW_ALL_UP_TO
+    console.print(_results_table(summaries, several) if listed else _families_table(summaries))
+    hist = store.histogram_count(p["id"] for p in pooled)
+    print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else "")
+          + ("" if listed else f"; --all lists each result"))
 
+
+def _header_table(pooled: list[dict], r: dict):
+    several = len(pooled) > 1
+    header = _table("", "", header=False)
+    header.add_row("runs" if several else "run", _cell(", ".join(str(p["id"]) for p in pooled)))
+    if several:
+        statuses = [p["status"] for p in pooled]
+        r["status"] = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+    for key, name in (("label", "label"), ("status", "status"), ("target", "target"),
+                      ("suite", "suite"), ("source", "source"), ("started_at", "started"),
+                      ("finished_at", "finished"), ("note", "note"), ("error", "error"),
+                      ("archived", "samples archived")):
+        if r.get(key) is not None:
+            header.add_row(name, _cell(r[key]))
+    probe = _probe_text(r["meta"] or {})
+    if probe:
+        header.add_row("probe", _cell(probe))
+    return header
+
+
+def _results_table(summaries, several: bool):
+    """One line per result, as report keys them."""
     packages = any(x.package is not None for x, _ in summaries)   # several sockets (topology.py)
     rt = _table("benchmark", "params", "mode", *["package"] * packages, "cluster", "core", "cpu", "metric",
                 "median", "min", "max", "n", *(["runs"] if several else []), "unit")
@@ -111,9 +201,30 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
         figures = (x.not_measured, "", "") if x.not_measured else (_num(s["median"]), _num(s["min"]), _num(s["max"]))
         rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
                                 x.cpu, x.metric, *figures, s["n"], *([s["runs"]] if several else []), x.unit)))
-    console.print(rt)
-    hist = sum(len(store.histograms(p["id"])) for p in pooled)
-    print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else ""))
+    return rt
+
+
+def _families_table(summaries):
+    """The results summed up per (benchmark, mode, metric, unit): how many, on which CPUs, and
+    the range of their medians."""
+    families: dict[tuple, list] = {}
+    for x, s in summaries:
+        families.setdefault((x.benchmark, x.mode, x.metric, x.unit), []).append((x, s))
+    table = _table("benchmark", "mode", "metric", "results", "cpus", "lowest median", "highest median", "unit")
+    for (benchmark, mode, metric, unit), members in families.items():
+        medians = [s["median"] for x, s in members if not x.not_measured and s["median"] is not None]
+        cpus = sorted({x.cpu for x, _ in members if x.cpu is not None})
+        table.add_row(*map(_cell, (benchmark, mode, metric, len(members), _cpu_text(cpus),
+                                   _num(min(medians)) if medians else "", _num(max(medians)) if medians else "",
+                                   unit)))
+    return table
+
+
+def _cpu_text(cpus: list[int]) -> str:
+    if not cpus:
+        return ""
+    return f"{cpus[0]}-{cpus[-1]}" if cpus == list(range(cpus[0], cpus[-1] + 1)) and len(cpus) > 1 else \
+        ",".join(map(str, cpus))
 
 
 def _machine_table(r: dict):
@@ -159,38 +270,20 @@ def _published_table(meta: dict):
 def _pooled(store, ref):
     """(the runs of ``ref``, the run shown, its results' summaries pooled over the runs): the
     newest run's machine, probe and header stand for a label's; its findings are every run's,
-    each as recorded with its run (the findings table prints a repeated one once)."""
+    each as recorded with its run (the findings table prints a repeated one once). Only the
+    summaries are read (a run whose samples were archived shows too)."""
     from ..report.data import pooled_summaries
     from ..store import StoreError
     try:
-        pooled = store.runs_for(ref)
+        pooled = store.runs_for(ref, archived=True)
     except StoreError as exc:
         fail_exit(str(exc))
     note_incomplete(pooled)
     r = dict(pooled[-1])
     if len(pooled) > 1:
         r["findings"] = [{**f, "run": p["id"]} for p in pooled for f in p["findings"] or []]
-    return pooled, r, pooled_summaries([x for p in pooled for x in store.results(p["id"], with_samples=False)])
-
-
-def machine_name(fingerprint) -> str:
-    """Host name and CPU model from a fingerprint, as far as it has them."""
-    if not fingerprint:
-        return ""
-    host = _first(fingerprint, ("hostname",), ("host", "name"), ("host", "hostname"))
-    cpu = _first(fingerprint, ("cpu", "model"), ("cpu", "model_name"), ("cpu_model",),
-                 ("cpu", "name"))
-    return " / ".join(str(v) for v in (host, cpu) if v)
-
-
-def _first(doc, *paths):
-    for path in paths:
-        value = doc
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        if value not in (None, "", [], {}):
-            return value
-    return None
+    return pooled, r, pooled_summaries([x for p in pooled
+                                        for x in store.results(p["id"], with_samples=False, with_extra=False)])
 
 
 def _num(value) -> str:

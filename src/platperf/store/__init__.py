@@ -14,85 +14,31 @@ from __future__ import annotations
 import atexit
 import contextlib
 import datetime as _dt
-import json
 import os
 import socket
 import threading
-from array import array
 
-from sqlalchemy import JSON, create_engine, event, func, select, update
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy import create_engine, event, func, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
-from .. import stats
 from ..records import Result, canonical_params
-from .schema import histograms, results, runs
+from .hosts import machine_name
+from .packing import KeyCollision, unpack_samples
+from .results_io import KeyBook, StoredResult, read_results, write_results
+from .schema import histograms, runs
 from .url import BUSY_TIMEOUT_S, StoreError, resolve, write_problem
 from .writer import DB_RETRY_S
 
-__all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S"]
+__all__ = ["Store", "StoreError", "StoredResult", "now", "BUSY_TIMEOUT_S", "unpack_samples"]
 
 
 def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class StoredResult(Result):
-    """A :class:`Result` read back, with its run id and summary."""
-
-    run_id: int
-    summary: dict
-
-
-def _pack(samples) -> bytes:
-    a = array("d", samples)
-    if array("d", [1.0]).tobytes()[0] != 0:  # keep the stored bytes little-endian
-        a.byteswap()
-    return a.tobytes()
-
-
-def unpack_samples(blob: bytes) -> list[float]:
-    a = array("d")
-    a.frombytes(blob)
-    if array("d", [1.0]).tobytes()[0] != 0:
-        a.byteswap()
-    return a.tolist()
-
-
 # Built once with the values as parameters: SQLAlchemy then reuses the compiled statement,
 # where .values(**row) would rebuild and re-key it for every record (0.3 ms each).
-_INSERT_RESULT = results.insert()
 _INSERT_HISTOGRAM = histograms.insert()
-_RESULT_COLUMNS = tuple(c.name for c in results.c if c.name != "id")
-_SQLITE_INSERT_RESULT = (f"INSERT INTO results ({', '.join(_RESULT_COLUMNS)}) "
-                         f"VALUES ({', '.join('?' * len(_RESULT_COLUMNS))})")
-_JSON_COLUMNS = frozenset(c.name for c in results.c if isinstance(c.type, JSON))
-
-
-def _result_row(run_id: int, res: Result) -> dict:
-    s = stats.summary(res.samples)
-    return dict(run_id=run_id, benchmark=res.benchmark, params=res.params_key,
-                params_json=res.params, cpu=res.cpu, package=res.package, cluster=res.cluster,
-                core=res.core, mode=res.mode, metric=res.metric, unit=res.unit, direction=res.direction,
-                n=s["n"], min=s["min"], median=s["median"], mean=s["mean"], max=s["max"],
-                stdev=s["stdev"], samples=_pack(res.samples), extra=res.extra or None)
-
-
-def _sqlite_value(column: str, value):
-    """What SQLAlchemy's JSON type would bind on SQLite: json.dumps text, None as NULL."""
-    return json.dumps(value) if column in _JSON_COLUMNS and value is not None else value
-
-
-def _sqlite_executemany(conn, sql: str, rows: list[tuple]):
-    """``executemany`` on the driver cursor of ``conn`` (inside its transaction); driver errors
-    become SQLAlchemy's, as every caller expects."""
-    import sqlite3
-    cursor = conn.connection.cursor()
-    try:
-        cursor.executemany(sql, rows)
-    except sqlite3.Error as exc:
-        raise DBAPIError.instance(sql, None, exc, sqlite3.Error) from None
-    finally:
-        cursor.close()
 
 
 class Store:
@@ -124,6 +70,7 @@ class Store:
         self.ended: list[int] = []
         self.retry_s = DB_RETRY_S       # how long a database that went away is waited for (--db-retry)
         self._writer = None
+        self._keys = KeyBook()
         if not self.read_only:
             from .journal import apply
             from .sweep import sweep
@@ -177,7 +124,7 @@ class Store:
         values = dict(label=label, target=target, suite=suite, source=source, status="running",
                       started_at=started, fingerprint=fingerprint, findings=findings, note=note,
                       meta=meta, owner_host=socket.gethostname(), owner_pid=os.getpid(),
-                      heartbeat_at=started)
+                      heartbeat_at=started, host=machine_name(fingerprint) or None)
         with self._conn(conn) as c:
             return c.execute(runs.insert().values(**values)).inserted_primary_key[0]
 
@@ -188,6 +135,8 @@ class Store:
             c.execute(update(runs).where(runs.c.id.in_(run_ids)).values(heartbeat_at=now()))
 
     def update_run(self, run_id: int, conn=None, **values):
+        if "fingerprint" in values and "host" not in values:
+            values["host"] = machine_name(values["fingerprint"]) or None
         with self._conn(conn) as c:
             c.execute(update(runs).where(runs.c.id == run_id).values(**values))
 
@@ -195,21 +144,27 @@ class Store:
         self.update_run(run_id, conn=conn, status=status, error=error, finished_at=now())
 
     def runs(self) -> list[dict]:
+        """Every run with every column, oldest first (``platperf runs`` reads a page of them
+        without their JSON: store/queries.py)."""
         with self.engine.connect() as c:
             return [dict(r._mapping) for r in c.execute(select(runs).order_by(runs.c.id))]
 
-    def result_counts(self) -> dict[int, int]:
-        """Results stored per run id (runs with none are absent)."""
-        q = select(results.c.run_id, func.count()).group_by(results.c.run_id)
+    def result_counts(self, run_ids=None) -> dict[int, int]:
+        """Results stored per run id, of ``run_ids`` or of every run (runs with none are
+        absent). A run whose samples were archived keeps its count (its summaries stay)."""
+        from .queries import result_counts
         with self.engine.connect() as c:
-            return {run_id: n for run_id, n in c.execute(q)}
+            return result_counts(c, run_ids)
 
     def run(self, ref) -> dict:
         """A run by id, ``latest``, or label (its newest run)."""
         return self.runs_for(ref)[-1]
 
-    def runs_for(self, ref) -> list[dict]:
-        """Run ``ref``: an id, ``latest``, or a label (all its runs, oldest first)."""
+    def runs_for(self, ref, archived: bool = False) -> list[dict]:
+        """Run ``ref``: an id, ``latest``, or a label (all its runs, oldest first). A label
+        nothing has is one line naming the nearest labels. A run whose samples were archived
+        is refused (what needs samples cannot use it) unless ``archived``."""
+        from .queries import missing_run, refuse_archived
         ref = str(ref)
         with self.engine.connect() as c:
             if ref == "latest":
@@ -219,11 +174,10 @@ class Store:
             else:
                 q = select(runs).where(runs.c.label == ref).order_by(runs.c.id)
             found = [dict(r._mapping) for r in c.execute(q)]
-        if not found:
-            known = ", ".join(sorted({str(r["id"]) for r in self.runs()[-5:]} |
-                                     {r["label"] for r in self.runs() if r["label"]})) or "none"
-            raise StoreError(f"no run '{ref}' in {self.url} (runs and labels: {known}); "
-                             "see 'platperf runs'")
+            if not found:
+                raise StoreError(missing_run(c, self.url, ref))
+        if not archived:
+            refuse_archived(found, ref)
         return found
 
     # -- results ----------------------------------------------------------------------
@@ -231,21 +185,15 @@ class Store:
         self.add_results(run_id, [res], conn=conn)
 
     def add_results(self, run_id: int, results_: list[Result], conn=None):
-        """Store ``results_`` of run ``run_id`` with one executemany.
-
-        On SQLite the rows go straight to the driver's cursor, in the connection's transaction:
-        SQLAlchemy's per-statement work costs 90 us a row against 17 us, the most of storing
-        100,000 results. Other databases go through SQLAlchemy Core."""
-        rows = [_result_row(run_id, res) for res in results_]
-        if not rows:
+        """Store ``results_`` of run ``run_id``: their keys where new, their summaries and
+        samples (store/results_io.py), a few statements whatever their number."""
+        if not results_:
             return
         with self._conn(conn) as c:
-            if c.dialect.name == "sqlite":
-                _sqlite_executemany(c, _SQLITE_INSERT_RESULT,
-                                    [tuple(_sqlite_value(name, row[name]) for name in _RESULT_COLUMNS)
-                                     for row in rows])
-            else:
-                c.execute(_INSERT_RESULT, rows)
+            try:
+                write_results(self._keys, c, run_id, results_)
+            except KeyCollision as exc:
+                raise StoreError(str(exc)) from None
 
     def add_histogram(self, run_id: int, rec: dict, cluster=None, core=None, conn=None, package=None):
         row = dict(run_id=run_id, benchmark=rec["benchmark"], params=canonical_params(rec["params"]),
@@ -254,28 +202,22 @@ class Store:
         with self._conn(conn) as c:
             c.execute(_INSERT_HISTOGRAM, row)
 
-    def results(self, run_id: int, with_samples: bool = True) -> list[StoredResult]:
-        cols = [c for c in results.c if with_samples or c.name != "samples"]
+    def results(self, run_id: int, with_samples: bool = True, with_extra: bool = True) -> list[StoredResult]:
+        """The results of a run in the order stored; ``with_samples=False``: no samples unpacked
+        (a report quotes summaries); ``with_extra=False``: nor the probe's fields (``show``)."""
         with self.engine.connect() as c:
-            rows = c.execute(select(*cols).where(results.c.run_id == run_id).order_by(results.c.id))
-            out = []
-            for r in rows:
-                m = r._mapping
-                res = StoredResult(benchmark=m["benchmark"], params=m["params_json"],
-                                   metric=m["metric"], unit=m["unit"], direction=m["direction"],
-                                   samples=unpack_samples(m["samples"]) if with_samples else [],
-                                   cpu=m["cpu"], mode=m["mode"], package=m["package"],
-                                   cluster=m["cluster"], core=m["core"], extra=m["extra"] or {})
-                res.run_id = run_id
-                res.summary = {k: m[k] for k in ("n", "min", "median", "mean", "max", "stdev")}
-                out.append(res)
-            return out
+            return read_results(c, run_id, with_samples, with_extra)
 
     def histograms(self, run_id: int) -> list[dict]:
         with self.engine.connect() as c:
             rows = c.execute(select(histograms).where(histograms.c.run_id == run_id)
                              .order_by(histograms.c.id))
             return [dict(r._mapping) for r in rows]
+
+    def histogram_count(self, run_ids) -> int:
+        with self.engine.connect() as c:
+            return c.execute(select(func.count()).select_from(histograms)
+                             .where(histograms.c.run_id.in_(list(run_ids)))).scalar() or 0
 
     @contextlib.contextmanager
     def _conn(self, conn):

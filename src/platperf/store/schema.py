@@ -1,10 +1,19 @@
-"""The results database: runs, results with every sample, histograms.
+"""The results database: runs, each result's key, summary and samples, histograms.
 
 SQLAlchemy Core so that the same schema serves SQLite (default, WAL) and PostgreSQL.
 Changes to these tables go through a migration in ``platperf/store/migrations``.
+
+A result is three rows (revision 0004, docs/lab.md): its key in ``result_keys`` (once per
+database: a lab's 35 million results have a few thousand keys), its summary in ``summaries``
+(n, min, median, mean, max, stdev: what ``show`` and ``history`` read, kept when a run's
+samples are archived) and its samples with what the probe wrote beside them in
+``result_samples`` (store/packing.py). The view ``results`` joins the three into the one
+row per result of the first schema, for every reader that wants the whole result.
 """
-from sqlalchemy import (JSON, Column, Float, ForeignKey, Index, Integer, LargeBinary, MetaData,
-                        String, Table, Text)
+from sqlalchemy import (JSON, BigInteger, Column, Float, ForeignKey, Index, Integer, LargeBinary,
+                        MetaData, String, Table, Text)
+
+from .packing import PackedJSON
 
 SCHEMA_VERSION = 1
 
@@ -30,13 +39,21 @@ runs = Table(
     Column("meta", JSON),          # the probe's meta record
     Column("fingerprint", JSON),   # platperf.fingerprint.collect()
     Column("findings", JSON),      # doctor findings at run time
+    # "host / CPU model" of the fingerprint, kept apart so that `platperf runs` decodes no JSON
+    Column("host", Text),
+    # when and where its samples went (platperf archive); NULL while they are here
+    Column("archived", Text),
     Index("ix_runs_status", "status"),
+    # a label, a target's runs, a time range: one index lookup each, however many runs
+    Index("ix_runs_label", "label", postgresql_ops={"label": "text_pattern_ops"}),
+    Index("ix_runs_target", "target", "id"),
+    Index("ix_runs_started", "started_at"),
 )
 
-results = Table(
-    "results", metadata,
-    Column("id", Integer, primary_key=True),
-    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+result_keys = Table(
+    "result_keys", metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),   # packing.key_id
+    Column("digest", String(32), nullable=False),                       # packing.digest
     Column("benchmark", String(100), nullable=False),
     Column("params", String(500), nullable=False),   # canonical_params()
     Column("params_json", JSON, nullable=False),
@@ -48,12 +65,27 @@ results = Table(
     Column("metric", String(100), nullable=False),
     Column("unit", String(20), nullable=False),
     Column("direction", String(6), nullable=False),
+)
+
+summaries = Table(
+    "summaries", metadata,
+    Column("id", Integer, primary_key=True),          # the result's id (the view's results.id)
+    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("key_id", BigInteger, ForeignKey("result_keys.id"), nullable=False),
     Column("n", Integer, nullable=False),
     Column("min", Float), Column("median", Float), Column("mean", Float),
     Column("max", Float), Column("stdev", Float),
-    Column("samples", LargeBinary, nullable=False),  # float64 little-endian, every sample
-    Column("extra", JSON),
-    Index("ix_results_run", "run_id"),
+    # records.not_measured(): why the samples are no figure (an idle state never entered)
+    Column("not_measured", String(20)),
+    Index("ix_summaries_run", "run_id"),
+)
+
+result_samples = Table(
+    "result_samples", metadata,
+    Column("result_id", Integer, ForeignKey("summaries.id", ondelete="CASCADE"), primary_key=True,
+           autoincrement=False),
+    Column("samples", LargeBinary, nullable=False),   # float64 little-endian, every sample
+    Column("extra", PackedJSON),                      # packing.pack_extra
 )
 
 histograms = Table(
@@ -78,3 +110,39 @@ store_info = Table(
     Column("key", String(50), primary_key=True),
     Column("value", String(200)),
 )
+
+# The view `results` (created by migration 0004): one row per result whose samples are here,
+# the columns of the first schema's results table. Its own MetaData: no migration compares
+# or creates it as a table.
+views = MetaData()
+
+results = Table(
+    "results", views,
+    Column("id", Integer, primary_key=True),
+    Column("run_id", Integer, nullable=False),
+    Column("benchmark", String(100), nullable=False),
+    Column("params", String(500), nullable=False),
+    Column("params_json", JSON, nullable=False),
+    Column("cpu", Integer),
+    Column("package", Integer),
+    Column("cluster", Integer),
+    Column("core", Integer),
+    Column("mode", String(10), nullable=False),
+    Column("metric", String(100), nullable=False),
+    Column("unit", String(20), nullable=False),
+    Column("direction", String(6), nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("min", Float), Column("median", Float), Column("mean", Float),
+    Column("max", Float), Column("stdev", Float),
+    Column("samples", LargeBinary, nullable=False),
+    Column("extra", PackedJSON),
+)
+
+# What the view is, for migration 0004 and any later one that must drop and make it again.
+RESULTS_VIEW = (
+    "CREATE VIEW results AS SELECT s.id AS id, s.run_id AS run_id, k.benchmark AS benchmark, "
+    "k.params AS params, k.params_json AS params_json, k.cpu AS cpu, k.package AS package, "
+    "k.cluster AS cluster, k.core AS core, k.mode AS mode, k.metric AS metric, k.unit AS unit, "
+    "k.direction AS direction, s.n AS n, s.min AS min, s.median AS median, s.mean AS mean, "
+    "s.max AS max, s.stdev AS stdev, d.samples AS samples, d.extra AS extra "
+    "FROM summaries s JOIN result_keys k ON k.id = s.key_id JOIN result_samples d ON d.result_id = s.id")

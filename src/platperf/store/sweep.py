@@ -20,7 +20,7 @@ import socket
 
 from sqlalchemy import func, select, update
 
-from .schema import histograms, results, runs
+from .schema import histograms, runs, summaries
 
 # A run whose heartbeat is older than this is abandoned, whatever host owns it.
 STALE_AFTER_S = 600
@@ -40,7 +40,7 @@ def sweep(store, when: _dt.datetime | None = None) -> list[int]:
         if why is None:
             continue
         with store.engine.begin() as c:
-            n_res = c.execute(select(func.count()).where(results.c.run_id == run_id)).scalar()
+            n_res = c.execute(select(func.count()).where(summaries.c.run_id == run_id)).scalar()
             n_hist = c.execute(select(func.count()).where(histograms.c.run_id == run_id)).scalar()
             error = f"abandoned: {why}; {n_res} results, {n_hist} histograms kept"
             # Only if nothing changed since we looked: the owner may have finished or beaten.

@@ -22,7 +22,8 @@ def build(data) -> Section | None:
 
 
 def key_title(s: history.Series) -> str:
-    return key_text(s.key, s.unit)
+    """The key as a person reads it, after its board when the series is one board's."""
+    return (f"{s.target}: " if s.target is not None else "") + key_text(s.key, s.unit)
 
 
 def change_text(s: history.Series, cp: history.ChangePoint) -> str:
@@ -39,7 +40,7 @@ def summary_table(series: list[history.Series]) -> Table:
                      "; ".join(change_text(s, cp) for cp in s.change_points) or "none"])
     return Table("Change points (e-divisive means, Welch t test p < "
                  f"{history.MAX_P:g})", ["Series", "Points", "Last", "Change points"], rows,
-                 layout="grid")
+                 layout="grid", fold=1)     # on a narrow terminal the key is a line over its row
 
 
 def plot(s: history.Series) -> Plot:

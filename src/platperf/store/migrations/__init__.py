@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, select, text
 
-HEAD = "0003"
+HEAD = "0004"
 _HERE = Path(__file__).resolve().parent
 
 # Databases written before the migrations existed carry only platperf_store.schema = 1,
