@@ -30,14 +30,14 @@ def run_filters(f: RunFilters) -> dict:
     """The filters for store/queries.py: targets, label pattern, ISO times; exit 2 for a
     time that is not one."""
     targets = [t.strip() for t in f.target.split(",") if t.strip()] or None
-    return dict(targets=targets, label=f.label or None, since=_when(f.since, "--since"),
-                until=_when(f.until, "--until"))
+    return dict(targets=targets, label=f.label or None, since=parse_when(f.since, "--since"),
+                until=parse_when(f.until, "--until"))
 
 
 _AGE = re.compile(r"(\d+)([hdw])")
 
 
-def _when(text: str, option: str) -> str | None:
+def parse_when(text: str, option: str) -> str | None:
     """A run's start time as stored (``2025-06-01T02:00:00Z``, UTC) from a date, a time or an
     age (``30d``); a bare date stays a date, which sorts before every time of that day."""
     if not text:

@@ -156,9 +156,9 @@ class Store:
         with self.engine.connect() as c:
             return result_counts(c, run_ids)
 
-    def run(self, ref) -> dict:
-        """A run by id, ``latest``, or label (its newest run)."""
-        return self.runs_for(ref)[-1]
+    def run(self, ref, archived: bool = False) -> dict:
+        """A run by id, ``latest``, or label (its newest run); see :meth:`runs_for`."""
+        return self.runs_for(ref, archived)[-1]
 
     def runs_for(self, ref, archived: bool = False) -> list[dict]:
         """Run ``ref``: an id, ``latest``, or a label (all its runs, oldest first). A label

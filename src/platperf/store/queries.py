@@ -107,12 +107,15 @@ def missing_run(conn, url: str, ref: str) -> str:
 
 
 def refuse_archived(found: list[dict], ref: str):
+    """StoreError for a run whose samples were archived: what needs samples cannot use it."""
     gone = [r for r in found if r.get("archived")]
     if gone:
         first = gone[0]
-        raise StoreError(f"run {first['id']} of '{ref}' has no samples any more ({first['archived']}); "
-                         "'platperf show' and 'history' read its summaries, or import the archive again "
-                         "with 'platperf ingest probe-jsonl' to compare or report it")
+        what = f"run {first['id']}" + ("" if ref == str(first["id"]) else f" of '{ref}'")
+        back = ("" if str(first["archived"]).startswith("dropped") else
+                "; 'platperf ingest probe-jsonl' of that file brings it back to compare or report it")
+        raise StoreError(f"{what} has no samples any more ({first['archived']}): 'platperf show' and 'history' "
+                         f"read its summaries{back}")
 
 
 # -- history -----------------------------------------------------------------------------
