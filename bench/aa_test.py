@@ -127,13 +127,23 @@ def steal_counts(db: Path) -> tuple[int, int] | None:
     retaken = marked = 0
     seen = False
     for (extra,) in con.execute("SELECT extra FROM results WHERE extra IS NOT NULL"):
-        steal = (json.loads(extra) or {}).get("steal")
+        steal = (_extra(extra) or {}).get("steal")
         if isinstance(steal, dict):
             seen = True
             retaken += steal.get("retakes", 0)
             marked += len(steal.get("samples", []))
     con.close()
     return (retaken, marked) if seen else None
+
+
+def _extra(value):
+    """A result's extra as stored: JSON text up to schema revision 0003, deflated from 0004 on
+    (platperf/store/packing.py)."""
+    if isinstance(value, (bytes, memoryview)):
+        sys.path.insert(0, str(HERE / "src"))
+        from platperf.store.packing import unpack_extra
+        return unpack_extra(value)
+    return json.loads(value)
 
 
 def start_hog(env, cpu: int, kernel: str) -> subprocess.Popen:
