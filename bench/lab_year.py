@@ -64,6 +64,7 @@ BW_KERNELS = ("rd", "wr", "rdwr", "cp", "frd", "fwr", "fcp", "bzero", "bcopy")
 STREAM = ("copy", "scale", "add", "triad")
 PEAK = ("peak-read", "peak-write", "peak-copy")
 MODES = ("serial", "parallel")
+SHORT_LINE = 400      # bytes: the most a "short" error line may hold (five nearest labels fit)
 TINY_SUITE = 'name = "tiny"\n[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["4k", "64k"]\nsamples = 3\nmode = "both"\n'
 # The families a step change moves: (name, test on (benchmark, params)).
 FAMILIES = (
@@ -388,7 +389,8 @@ def cell(got: dict | None) -> str:
         text += f" (exit {got['code']})"
     if "mistyped" in got["row"]:
         text += f", a {got['error_bytes']:,}-byte line"
-    if got["target"] is not None and got["wall"] > got["target"]:
+    long_line = "mistyped" in got["row"] and got["error_bytes"] > SHORT_LINE
+    if got["target"] is not None and got["wall"] > got["target"] or long_line:
         text = f"**{text}**"
     return text
 
@@ -423,7 +425,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds a command may take")
     ap.add_argument("--json", type=Path, help="also write every figure there")
     ap.add_argument("--nights", type=int, default=NIGHTS, help="fewer nights: a quick try of this script")
+    ap.add_argument("--table", type=Path, nargs="+", metavar="JSON",
+                    help="print the table of earlier --json files side by side (before, after) and stop")
     args = ap.parse_args()
+    if args.table:
+        saved = [json.loads(p.read_text()) for p in args.table]
+        print_table({f"{kind} ({p.stem})": got for p, doc in zip(args.table, saved)
+                     for kind, got in doc["results"].items()}, saved[0]["info"])
+        return
 
     def say(text):
         print(text, file=sys.stderr, flush=True)
