@@ -137,3 +137,28 @@ def test_report_has_a_history_section_over_enough_runs(tmp_path):
     # Too few runs for a change point: no section.
     out = CliRunner().invoke(app, ["report", "1", "2", "--db", db, "--format", "md"])
     assert out.exit_code == 0 and "Change points (e-divisive" not in out.output
+
+
+def test_the_shortcut_for_flat_series_never_changes_a_result(monkeypatch):
+    """change_points skips the energy statistic where no split can pass the t test
+    (history._split_possible): the same change points with and without it, on series whose
+    steps lie on both sides of the threshold."""
+    rng = random.Random(36)
+    series = []
+    for _ in range(400):
+        n = rng.randint(6, 160)
+        step, at = rng.choice((0.0, 0.5, 1.0, 1.5, 2.0, 3.0)), rng.randint(1, n - 1)
+        level, noise = rng.uniform(-1e4, 1e4), rng.uniform(0.01, 5.0)
+        series.append([level + rng.gauss(0, noise) + (step * noise if i >= at else 0.0) for i in range(n)])
+    with_shortcut = [history.change_points(z) for z in series]
+    monkeypatch.setattr(history, "_split_possible", lambda *args: True)
+    assert [history.change_points(z) for z in series] == with_shortcut
+    assert sum(1 for found in with_shortcut if found) > 100    # steps were found, not only flat series
+
+
+def test_student_tail_shrinks_as_the_degrees_of_freedom_grow():
+    """What _split_possible's floor rests on: P(|T_df| > t) decreases with df for every t > 0."""
+    from platperf import stats
+    for t in (0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0):
+        tails = [2 * stats.student_t_cdf(-t, df) for df in (1, 2, 3, 5, 8, 13, 30, 100, 400)]
+        assert all(a > b for a, b in zip(tails, tails[1:])), t

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import stats
@@ -54,6 +55,26 @@ class Point:
     run_ids: list[int] = field(default_factory=list)
 
 
+class Columns(Sequence):
+    """A series' points kept as three columns, each :class:`Point` made when it is read: a
+    board's year is two thousand series of 400 points, and history prints a line for each
+    series, not its points (the JSON and the plots read them)."""
+
+    __slots__ = ("names", "values", "members", "where")
+
+    def __init__(self, names: list[str], values: list[float], members: list[list[int]], where: list[int]):
+        self.names, self.values, self.members, self.where = names, values, members, where
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        p = self.where[i]
+        return Point(self.names[p], self.values[i], self.members[p])
+
+
 @dataclass
 class ChangePoint:
     index: int            # first point of the new regime
@@ -72,12 +93,18 @@ class Series:
     key: tuple            # Result.key: benchmark, params, mode, cluster, core, metric
     unit: str
     direction: str
-    points: list[Point]
+    points: Sequence[Point]       # a list, or Columns read from the store
     change_points: list[ChangePoint] = field(default_factory=list)
     target: str | None = None     # the board; None for a report's series over its own columns
 
     def regression(self, cp: ChangePoint) -> bool:
         return worse(self.direction, cp.after - cp.before)
+
+    @property
+    def values(self) -> list[float]:
+        """The points' values, in order."""
+        points = self.points
+        return points.values if isinstance(points, Columns) else [p.value for p in points]
 
 
 # -- e-divisive means -------------------------------------------------------------------
@@ -166,6 +193,43 @@ def _split_p(z: list[float], tau: int, q: float, test: str, rng, permutations: i
     return (exceed + 1) / (permutations + 1)
 
 
+def _split_possible(z: list[float], min_size: int, max_p: float) -> bool:
+    """Whether any split of ``z`` could pass the t test of :func:`change_points`; when none
+    can, the energy statistic need not be computed (a board's year is 2,000 series, most of
+    them flat). Exact, never a guess: the test at the chosen split has |t| at most the largest
+    |t| of any split (found in O(n) from running sums), and Welch-Satterthwaite's degrees of
+    freedom at most n - 2 (Cauchy-Schwarz), and Student's tail P(|T| > t) shrinks as the
+    degrees of freedom grow (the t distributions grow more peaked, Birnbaum 1948); so
+    P(|T_{n-2}| > max |t|) is a floor of its p-value. Only a floor twice over the threshold
+    skips the split, for rounding."""
+    n = len(z)
+    centre = math.fsum(z) / n
+    c = [v - centre for v in z]
+    total = math.fsum(c)
+    total2 = math.fsum(v * v for v in c)
+    sx = sx2 = 0.0
+    for v in c[:min_size - 1]:
+        sx += v
+        sx2 += v * v
+    best = 0.0
+    for tau in range(min_size, n - min_size + 1):
+        v = c[tau - 1]
+        sx += v
+        sx2 += v * v
+        nx, ny = tau, n - tau
+        mx, my = sx / nx, (total - sx) / ny
+        vx = (sx2 - sx * mx) / (nx - 1)
+        vy = (total2 - sx2 - (total - sx) * my) / (ny - 1)
+        se2 = vx / nx + vy / ny
+        if se2 <= 0 or vx < 0 or vy < 0:
+            return True                  # no spread on a side (or rounding below zero): test it
+        t2 = (mx - my) ** 2 / se2
+        if t2 > best:
+            best = t2
+    floor = 2.0 * stats.student_t_cdf(-math.sqrt(best), n - 2)
+    return floor * (n - 2 * min_size + 1) < 2.0 * max_p
+
+
 def change_points(values: list[float], *, max_p: float = MAX_P, test: str = "t-test",
                   min_size: int = MIN_SIZE, seed: int = 0, permutations: int = 199) -> list[int]:
     """Indices of the change points of ``values`` (each the first point of a new regime),
@@ -182,6 +246,8 @@ def change_points(values: list[float], *, max_p: float = MAX_P, test: str = "t-t
         z = list(values[lo:hi])
         if max(z) == min(z):
             continue
+        if test == "t-test" and min_size >= 2 and not _split_possible(z, min_size, max_p):
+            continue
         tau, q = energy_split(z, min_size)
         p = _split_p(z, tau, q, test, rng, permutations, min_size)
         # The t test is run on the best of (n - 2 min_size + 1) candidate splits: a
@@ -197,7 +263,7 @@ def change_points(values: list[float], *, max_p: float = MAX_P, test: str = "t-t
 def describe(series: Series, indices: list[int]) -> list[ChangePoint]:
     """Each change point against its neighbours: the segments from the previous change
     point to this one and from this one to the next."""
-    values = [p.value for p in series.points]
+    values = series.values
     bounds = [0] + indices + [len(values)]
     out = []
     for i, cp in enumerate(indices, 1):
@@ -279,8 +345,7 @@ def _series(target, rows, position: dict, names: list[str], members: list[list[i
             where = sorted(merged)
             values = [stats.median(merged[p]) if len(merged[p]) > 1 else merged[p][0] for p in where]
         key, unit, direction = keys[key_id]
-        out.append(Series(key, unit, direction, [Point(names[p], v, members[p]) for p, v in zip(where, values)],
-                          target=target))
+        out.append(Series(key, unit, direction, Columns(names, values, members, where), target=target))
     return out
 
 
@@ -305,7 +370,7 @@ def series_from_groups(groups, benchmark: str | None = None, metric: str | None 
 
 def analyse(series_list: list[Series], **options) -> list[Series]:
     for s in series_list:
-        s.change_points = describe(s, change_points([p.value for p in s.points], **options))
+        s.change_points = describe(s, change_points(s.values, **options))
     return series_list
 
 

@@ -77,8 +77,9 @@ def result_counts(conn, run_ids=None) -> dict[int, int]:
 
 def nearest_labels(conn, ref: str, n: int = NEAREST) -> list[str]:
     """The labels most like ``ref``: its neighbours in sorted order (those sharing the longest
-    beginning, from the label index) and, in a database of a few thousand labels, any of them,
-    ranked by difflib's ratio (Ratcliff/Obershelp)."""
+    beginning, from the label index) and, in a database of a few thousand labels, any of them;
+    ranked by the beginning they share with ``ref``, then by difflib's ratio
+    (Ratcliff/Obershelp): ``am62x-07-2025-06-31`` names ``...-06-30`` before ``...-01-31``."""
     label = runs.c.label
     after = select(label).where(label >= ref).group_by(label).order_by(label).limit(n)
     before = select(label).where(label < ref).group_by(label).order_by(label.desc()).limit(n)
@@ -88,10 +89,11 @@ def nearest_labels(conn, ref: str, n: int = NEAREST) -> list[str]:
         found.update(row[0] for row in conn.execute(select(label).where(label.is_not(None)).distinct()))
     ratio = difflib.SequenceMatcher(b=ref, autojunk=False)
 
-    def score(text: str) -> float:
+    def score(text: str) -> tuple:
         ratio.set_seq1(text)
-        return ratio.ratio()
-    return sorted((t for t in found if t is not None), key=lambda t: (-score(t), t))[:n]
+        shared = next((i for i, (a, b) in enumerate(zip(text, ref)) if a != b), min(len(text), len(ref)))
+        return -shared, -ratio.ratio(), text
+    return sorted((t for t in found if t is not None), key=score)[:n]
 
 
 def missing_run(conn, url: str, ref: str) -> str:
@@ -150,13 +152,26 @@ def keys_of(conn, benchmark: str | None = None, metric: str | None = None) -> di
 def medians(conn, run_ids: list[int], key_ids=None):
     """(run id, key id, median) of every figure of ``run_ids`` (a result not measured is none),
     by run, in the order stored: the summaries' index by run, nothing else read. With a few
-    ``key_ids`` (a --benchmark) only theirs; with many, the caller keeps what it asked for."""
+    ``key_ids`` (a --benchmark) only theirs; with many, the caller keeps what it asked for.
+
+    The rows come from the driver's cursor as plain tuples: a board's year is 900,000 of
+    them, and SQLAlchemy's row objects would double the time it takes to read them. Only
+    integers are written into the statement (run and key ids)."""
     s = summaries.c
     few = key_ids is not None and len(key_ids) <= _CHUNK
     for i in range(0, len(run_ids), _CHUNK):
-        q = select(s.run_id, s.key_id, s.median).where(s.run_id.in_(run_ids[i:i + _CHUNK]),
+        q = select(s.run_id, s.key_id, s.median).where(s.run_id.in_([int(r) for r in run_ids[i:i + _CHUNK]]),
                                                         s.not_measured.is_(None), s.median.is_not(None))
         if few:
-            q = q.where(s.key_id.in_(list(key_ids)))
-        yield from conn.execute(q.order_by(s.run_id, s.id))
-
+            q = q.where(s.key_id.in_([int(k) for k in key_ids]))
+        sql = str(q.order_by(s.run_id, s.id).compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+        cursor = conn.connection.cursor()
+        try:
+            cursor.execute(sql)
+            while True:
+                rows = cursor.fetchmany(20_000)
+                if not rows:
+                    break
+                yield from rows
+        finally:
+            cursor.close()

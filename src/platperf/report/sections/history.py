@@ -35,8 +35,9 @@ def change_text(s: history.Series, cp: history.ChangePoint) -> str:
 def summary_table(series: list[history.Series]) -> Table:
     rows = []
     for s in series:
-        last = s.points[-1].value if s.points else None
-        rows.append([key_title(s), len(s.points), None if last is None else number(last),
+        values = s.values
+        last = values[-1] if values else None
+        rows.append([key_title(s), len(values), None if last is None else number(last),
                      "; ".join(change_text(s, cp) for cp in s.change_points) or "none"])
     return Table("Change points (e-divisive means, Welch t test p < "
                  f"{history.MAX_P:g})", ["Series", "Points", "Last", "Change points"], rows,
