@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import typer
 
-from ..store.hosts import machine_name  # noqa: F401  (the name this module gave it before store/hosts.py)
 from .common import DbOption, app, fail_exit, note_incomplete, open_store, FormatOption, JsonOption, output_format
 
 LIMIT = 20            # runs listed unless --limit says otherwise
