@@ -168,3 +168,28 @@ def test_platperf_run_survives_a_restart_with_every_result(server, database, tmp
     (done,) = [r for r in store.runs() if r["label"] == "restarted"]
     assert done["status"] == "complete"
     assert store.result_counts()[done["id"]] == expected
+
+
+def test_a_gate_survives_a_restart_and_decides(server, database, tmp_path):
+    """`platperf run --against` (issue 39: "same in a gate"): the server restarts while the
+    gate's runs arrive; the gate goes on to a decision (exit 0 or 3 on an A/A gate, never 2)
+    and every run it made is complete."""
+    require_probe()
+    suite = ('repeat = 3\n[[bench]]\nkernel = "mem-latency"\npattern = "seq"\nsize = ["4k", "64k"]\n'
+             'samples = 60\nwarmup = 0\nmin_time = 0.002\n')
+    (tmp_path / "gate.toml").write_text(suite)
+    base = [sys.executable, "-m", "platperf", "run", "--suite", str(tmp_path / "gate.toml"), "--cpus", "0",
+            "--db", database, "-q"]
+    done = subprocess.run([*base, "--label", "base"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    gate = subprocess.Popen([*base, "--label", "rc", "--against", "base", "--budget", "90s"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not [r for r in Store(database).runs() if r["label"] == "rc" and
+               Store(database).result_counts().get(r["id"], 0) > 0]:
+        assert gate.poll() is None, gate.stderr.read()
+        time.sleep(0.02)
+    server.ctl("restart", "-m", "fast")
+    out, err = gate.communicate(timeout=600)
+    assert gate.returncode in (0, 3), out + err
+    assert "the database went away" in err and "the database is back" in err, err
+    assert {r["status"] for r in Store(database).runs() if r["label"] == "rc"} == {"complete"}
