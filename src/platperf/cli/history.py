@@ -61,18 +61,23 @@ def history(
     store = open_store(db, write=False)
     boards = hist.board_series(store, names, benchmark or None, metric or None, **chosen)
     printer = _PRINTERS[fmt](test)
-    shown = 0
+    analysed = shown = 0
     try:
         for _, series in boards:
             hist.analyse(series, max_p=max_p, test=test)
+            analysed += len(series)
             series = [s for s in series if s.change_points or not only_changes]
             shown += len(series)
             printer.add(series)
     except StoreError as exc:
         fail_exit(str(exc))
-    if not shown and not only_changes:
-        fail_exit("no results match" + (f" --benchmark {benchmark}" if benchmark else "")
-                  + (f" --metric {metric}" if metric else "") + "; see 'platperf runs'")
+    if not analysed:
+        given = " ".join(f"--{name} {value}" for name, value in (
+            ("target", target), ("label", label), ("since", since), ("until", until), ("benchmark", benchmark),
+            ("metric", metric)) if value)
+        fail_exit("no results match" + (f" {given}" if given else "") + "; see 'platperf runs'")
+    if not shown and fmt == "table":
+        print(f"no change points in {analysed:,} series")
     printer.end()
 
 
