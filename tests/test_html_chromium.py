@@ -122,11 +122,13 @@ def test_report_loads_offline_without_console_messages_and_draws_every_plot(repo
 
 def test_results_come_first_and_no_legend_leaves_its_plot(report_html):
     seen = probed(report_html)
-    # a person opens the report to see results: environment and findings come after them;
-    # the boards they come from first, as TI's guide opens with its Evaluation Modules
-    assert seen["first"] == "Evaluation Modules"     # then the guide's tables, then the plots
+    # a person opens the report to see results: two labels of one machine open on the verdict,
+    # then the figures people quote; the guide (its Evaluation Modules first, as TI's) after
+    # them, environment and findings last
+    assert seen["first"] == "Verdict"
     html = report_html.read_text()
-    assert html.index("<h2>Evaluation Modules") < html.index("<h2>System Benchmarks")
+    assert html.index("<h2>Verdict") < html.index("<h2>Summary") < html.index("<h2>Evaluation Modules") \
+        < html.index("<h2>System Benchmarks")
     assert html.index("<h2>Memory latency") < html.index("<h2>Environment") < html.index("<h2>Findings")
     # two columns: legend entries name the column (a long, hostile label) and the pattern
     count, overflowing = seen["legends"].split("/", 1)

@@ -29,6 +29,7 @@ class ReportData:
     ci: bool = False            # figures in tables with their 95% intervals (report --ci)
     _intervals: dict | None = None
     _pools: dict | None = None
+    _comparison: tuple | None = None
 
     @property
     def pools(self) -> dict:
@@ -39,6 +40,22 @@ class ReportData:
             self._pools = {col.name: load_pools(self.store, [run["id"] for run in col.runs])[0]
                            for col in self.columns} if self.store is not None else {}
         return self._pools
+
+    @property
+    def comparison(self):
+        """The last column against the one before (:func:`platperf.compare.keyed.compare_runs`),
+        computed once for the sections that show it (the summary's verdict, the comparison);
+        None with one column, without a store, or when the two ran on different machines (a
+        guide's columns are different boards: nothing to compare)."""
+        if self._comparison is None:
+            found = None
+            if len(self.columns) >= 2 and self.store is not None:
+                from ..compare import keyed
+                base, new = self.columns[-2], self.columns[-1]
+                found = keyed.compare_runs(self.store, base.runs, new.runs, base.name, new.name)
+                found = None if found.refused else found
+            self._comparison = (found,)
+        return self._comparison[0]
 
     @property
     def intervals(self) -> dict:

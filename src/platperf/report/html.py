@@ -19,12 +19,25 @@ body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222;line-hei
 h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #bbb;margin-top:2em}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
 caption{font-weight:bold;text-align:left;padding:4px 0}
-th,td{border:1px solid #bbb;padding:3px 8px;text-align:center}th{background:#eee}
-td:first-child{text-align:left}
+th,td{border:1px solid #bbb;padding:3px 8px;text-align:left}th{background:#eee;text-align:center}
+td.num{text-align:right;font-variant-numeric:tabular-nums}td.bad{font-weight:bold;color:#a00}
 .plot-figure{margin:1em 0}figcaption{font-size:12px;color:#555}
-nav ul{columns:2}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
+nav ul{display:flex;flex-wrap:wrap;gap:2px 18px;list-style:none;padding:0;margin:0.5em 0}
+dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
 dt{font-weight:bold}.wrap{overflow-x:auto}
+#summary>p:first-of-type,#verdict>p:first-of-type{font-size:17px;font-weight:bold}
+#summary>.wrap,#verdict>.wrap{display:inline-block;vertical-align:top;margin-right:2em;max-width:100%}
 """
+# A figure, a change, a count: right-aligned so that digits line up (as report/terminal.py)
+_NUMERIC = re.compile(r"^[-+]?[\d.,]+(e[-+]?\d+)?%?( [A-Za-zµ/]+)?$")
+# A decision or a finding's level that must stand out (bold survives a grey-scale print)
+_LOUD = ("bad", "REGRESSED", "regressed")
+
+
+def _cell(value) -> str:
+    text = cell_text(value)
+    kind = "num" if _NUMERIC.match(text) else "bad" if text in _LOUD else ""
+    return f'<td class="{kind}">{escape(text)}</td>' if kind else f"<td>{escape(text)}</td>"
 
 
 def _slug(text: str, used: set) -> str:
@@ -45,7 +58,7 @@ def render_table(table: Table) -> str:
                + "<tr>" + "".join(f"<th>{marked(cell_text(h), table.markup)}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
     for row in table.rows:
-        out.append("<tr>" + "".join(f"<td>{escape(cell_text(c))}</td>" for c in row) + "</tr>")
+        out.append("<tr>" + "".join(_cell(c) for c in row) + "</tr>")
     out.append("</tbody></table></div>")
     if table.caption:
         out.append(f"<p>{escape(table.caption)}</p>")

@@ -9,8 +9,9 @@ import importlib
 from ..data import ReportData
 from ..document import Document
 
-# results first; what they were measured on and what bent them after
-SECTIONS = ("guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu", "c2c", "histograms",
+# what a reader came for first (the verdict of several labels, the figures people quote and
+# the findings that bear on them), then every result, then what they were measured on
+SECTIONS = ("verdict", "summary", "guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu", "c2c", "histograms",
             "interference", "history", "compare", "intervals", "environment", "findings")
 
 

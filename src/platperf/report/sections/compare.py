@@ -439,12 +439,6 @@ def section(cmp: compare.Comparison) -> Section:
 
 
 def build(data) -> Section | None:
-    """The last column against the one before, when both are runs of one machine (a guide's
-    columns are different boards: nothing to compare)."""
-    if len(data.columns) < 2 or data.store is None:
-        return None
-    base, new = data.columns[-2], data.columns[-1]
-    cmp = compare.compare_runs(data.store, base.runs, new.runs, base.name, new.name)
-    if cmp.refused:
-        return None
-    return section(cmp)
+    """The last column against the one before, when both are runs of one machine
+    (:attr:`platperf.report.data.ReportData.comparison`)."""
+    return None if data.comparison is None else section(data.comparison)
