@@ -114,7 +114,9 @@ def test_history_markdown_and_html_plot_the_change_points(tmp_path):
     md = CliRunner().invoke(app, ["history", "--db", db, "--format", "md"])
     assert md.exit_code == 0 and "r5" in md.output
     html = CliRunner().invoke(app, ["history", "--db", db, "--format", "html"]).output
-    assert html.count("<svg") == 1 and 'class="marker"' in html and "r5 (+" in html
+    # the key's sparkline among the small multiples, and its change point's full plot
+    assert html.count('class="plot spark"') == 1 and html.count("<svg") == 2
+    assert 'class="marker"' in html and "r5 (+" in html
 
 
 def test_history_bad_input_exits_2(tmp_path):

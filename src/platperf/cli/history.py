@@ -32,7 +32,8 @@ def history(
     test: str = typer.Option("t-test", "--test",
                              help="Split test: t-test (Hunter/Otava) or permutation "
                                   "(Matteson & James, seeded; slow on long series)."),
-    only_changes: bool = typer.Option(False, "--changes", help="Only series with change points."),
+    only_changes: bool = typer.Option(False, "--changes", help="Only series with change points or a step "
+                                                                 "far beyond the key's spread."),
 ):
     """Series per board and key (benchmark, params, mode, package, cluster, core, metric), one
     point per run or label (its median, from the summaries stored with each run), with change
@@ -60,13 +61,13 @@ def history(
     chosen = run_filters(RunFilters(target, label, since, until))
     store = open_store(db, write=False)
     boards = hist.board_series(store, names, benchmark or None, metric or None, **chosen)
-    printer = _PRINTERS[fmt](test)
+    printer = _PRINTERS[fmt](test, store)
     analysed = shown = 0
     try:
         for _, series in boards:
             hist.analyse(series, max_p=max_p, test=test)
             analysed += len(series)
-            series = [s for s in series if s.change_points or not only_changes]
+            series = [s for s in series if not only_changes or s.change_points or _far(s)]
             shown += len(series)
             printer.add(series)
     except StoreError as exc:
@@ -81,15 +82,29 @@ def history(
     printer.end()
 
 
-class _TablePrinter:
-    """One table per board, printed as soon as the board is analysed."""
+def _far(s) -> bool:
+    """A step of the series far beyond its key's spread (compare.steps)."""
+    from ..report.sections.multiples import Judged
+    return bool(Judged(s, 2.0).far)
 
-    def __init__(self, test):
-        self.boards = 0
+
+class _TablePrinter:
+    """Per board, printed as soon as the board is analysed: its largest steps, then a line a
+    series with its change points."""
+
+    def __init__(self, test, store=None):
+        self.boards, self.store = 0, store
 
     def add(self, series):
+        from ..report.sections import multiples
         from ..report.sections.history import summary_table
         if series:
+            steps = multiples.listed([multiples.Judged(s, 2.0) for s in series])
+            if steps:
+                table = multiples.steps_table(steps, multiples.Pairs(self.store, 2.0), boards=False)
+                table.title += f", board {series[0].target}" if series[0].target is not None else ""
+                _print_table(table)
+                print()
             _print_table(summary_table(series))
             self.boards += 1
 
@@ -100,7 +115,7 @@ class _TablePrinter:
 class _JsonPrinter:
     """The JSON document of ``history.to_json``, one series a line, written as they come."""
 
-    def __init__(self, test):
+    def __init__(self, test, store=None):
         from .. import history as hist
         self.head = hist.to_json([], test)["method"]
         self.test = test
@@ -120,8 +135,8 @@ class _JsonPrinter:
 class _DocumentPrinter:
     """md and html: one document over every board (its plots, the first series changed)."""
 
-    def __init__(self, test, fmt="md"):
-        self.test, self.fmt, self.series = test, fmt, []
+    def __init__(self, test, store=None, fmt="md"):
+        self.test, self.fmt, self.series, self.store = test, fmt, [], store
 
     def add(self, series):
         self.series += series
@@ -131,13 +146,13 @@ class _DocumentPrinter:
         from ..report import render
         from ..report.document import Document
         from ..report.sections.history import section
-        doc = Document("platperf history", sections=[section(self.series)],
+        doc = Document("platperf history", sections=[section(self.series, self.store)],
                        data=hist.to_json(self.series, self.test))
         print(render(doc, self.fmt), end="")
 
 
 _PRINTERS = {"table": _TablePrinter, "json": _JsonPrinter, "md": _DocumentPrinter,
-             "html": lambda test: _DocumentPrinter(test, "html")}
+             "html": lambda test, store: _DocumentPrinter(test, store, "html")}
 
 
 def _print_table(table):

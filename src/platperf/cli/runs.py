@@ -309,5 +309,24 @@ def _table(*columns, header=True):
 
 def _console():
     from rich.console import Console
-    # Into a pipe or file, rows stay whole (one line per result) for grep and diff.
-    return Console(soft_wrap=False, width=None if sys.stdout.isatty() else 10000)
+    if sys.stdout.isatty():     # the terminal's width: rich folds the widest cells to fit
+        return Console(soft_wrap=False)
+    return _Piped()
+
+
+class _Piped:
+    """Into a pipe or file: rows stay whole (one line per result) for grep and diff, and no
+    line is padded out to the widest row with spaces (rich pads every cell to its column's
+    width: a file of 180-column lines)."""
+
+    def print(self, renderable):
+        import io
+
+        from rich.console import Console
+        text = io.StringIO()
+        Console(file=text, soft_wrap=False, width=10000, color_system=None).print(renderable)
+        lines = [line.rstrip() for line in text.getvalue().splitlines()]
+        # rich's blank padding rows above and below a table: one blank line is enough
+        while lines and not lines[0]:
+            lines.pop(0)
+        print("\n".join(lines))

@@ -32,6 +32,10 @@ class Table:
     # Rows spanning the whole table over its header, as TF-A prints a caption row
     # (``test_rt_instr_cpu_off_serial (latest)``).
     spans: list[str] = field(default_factory=list)
+    # A cell's picture, (row, column) -> an inline <svg>: HTML draws it in the cell over the
+    # cell's text, less the Unicode sparkline (report/sparkline.blocks) the text starts with;
+    # the other formats print the text alone.
+    graphics: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass

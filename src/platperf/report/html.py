@@ -20,7 +20,7 @@ h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #bbb;margin-top:2em}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
 caption{font-weight:bold;text-align:left;padding:4px 0}
 th,td{border:1px solid #bbb;padding:3px 8px;text-align:left}th{background:#eee;text-align:center}
-td.num{text-align:right;font-variant-numeric:tabular-nums}td.bad{font-weight:bold;color:#a00}
+td.pic{font-size:11px;vertical-align:top}td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}td.bad{font-weight:bold;color:#a00}
 .plot-figure{margin:1em 0}figcaption{font-size:12px;color:#555}
 nav ul{display:flex;flex-wrap:wrap;gap:2px 18px;list-style:none;padding:0;margin:0.5em 0}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
@@ -32,6 +32,13 @@ dt{font-weight:bold}.wrap{overflow-x:auto}
 _NUMERIC = re.compile(r"^[-+]?[\d.,]+(e[-+]?\d+)?%?( [A-Za-zµ/]+)?$")
 # A decision or a finding's level that must stand out (bold survives a grey-scale print)
 _LOUD = ("bad", "REGRESSED", "regressed")
+
+
+def _picture(svg: str, value) -> str:
+    """A cell drawn (Table.graphics): its picture over its text, the text's own Unicode
+    sparkline left out."""
+    text = cell_text(value).lstrip("▁▂▃▄▅▆▇█ ")
+    return f'<td class="pic">{svg}<br>{escape(text)}</td>'
 
 
 def _cell(value) -> str:
@@ -57,8 +64,9 @@ def render_table(table: Table) -> str:
                                    for text in table.spans)
                + "<tr>" + "".join(f"<th>{marked(cell_text(h), table.markup)}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
-    for row in table.rows:
-        out.append("<tr>" + "".join(_cell(c) for c in row) + "</tr>")
+    for i, row in enumerate(table.rows):
+        out.append("<tr>" + "".join(_cell(c) if (i, j) not in table.graphics else _picture(table.graphics[(i, j)], c)
+                                    for j, c in enumerate(row)) + "</tr>")
     out.append("</tbody></table></div>")
     if table.caption:
         out.append(f"<p>{escape(table.caption)}</p>")

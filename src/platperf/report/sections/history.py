@@ -1,7 +1,11 @@
-"""History: each key's series over the report's runs, change points marked (issue 5).
+"""History: each key's series over the report's runs or a store's labels (issue 5), as a
+release manager reads it (issue 38): the largest release-to-release steps first, each judged
+with the spread its key has (:mod:`platperf.compare.steps`), then small multiples
+(:mod:`platperf.report.sections.multiples`), then the change points e-divisive means finds
+where a series is long enough for it (2 x :data:`platperf.history.MIN_SIZE` points) and a
+plot of each series that has one.
 
-With fewer points than two segments of :data:`platperf.history.MIN_SIZE` no change point
-can be found, and the section is left out.
+A report shows it over three columns or more of one machine (its last two comparable).
 """
 from __future__ import annotations
 
@@ -9,16 +13,19 @@ from ... import history
 from ...records import key_text
 from ...vocab.figures import number
 from ..document import Plot, Section, Table
+from . import multiples
+from ...compare.keyed import TOLERANCE
 
-MAX_PLOTS = 40     # a report over thousands of keys plots the changed ones first, then stops
+MAX_PLOTS = 10     # full plots of the series with change points; the multiples show every series
+MIN_COLUMNS = 3    # two steps: a step can be measured against another
 
 
 def build(data) -> Section | None:
-    if len(data.columns) < 2 * history.MIN_SIZE:
+    if len(data.columns) < MIN_COLUMNS or data.comparison is None:
         return None
     series = history.series_from_groups(
         (col.name, [r["id"] for r in col.runs], col.results) for col in data.columns)
-    return section(history.analyse(series))
+    return section(history.analyse(series), data.store)
 
 
 def key_title(s: history.Series) -> str:
@@ -37,8 +44,11 @@ def summary_table(series: list[history.Series]) -> Table:
     for s in series:
         values = s.values
         last = values[-1] if values else None
+        # too short a series is no evidence of "none": the test could not split it
+        short = len(values) < 2 * history.MIN_SIZE
         rows.append([key_title(s), len(values), None if last is None else number(last),
-                     "; ".join(change_text(s, cp) for cp in s.change_points) or "none"])
+                     "; ".join(change_text(s, cp) for cp in s.change_points)
+                     or (f"too few points ({len(values)} < {2 * history.MIN_SIZE})" if short else "none")])
     return Table("Change points (e-divisive means, Welch t test p < "
                  f"{history.MAX_P:g})", ["Series", "Points", "Last", "Change points"], rows,
                  layout="grid", fold=1)     # on a narrow terminal the key is a line over its row
@@ -61,15 +71,46 @@ def plot(s: history.Series) -> Plot:
     return Plot(key_title(s), svg_text, caption=caption)
 
 
-def section(series: list[history.Series]) -> Section:
+def _test_text(points: int, tolerance: float) -> str:
+    """Which test the series allow, and why."""
+    need = 2 * history.MIN_SIZE
+    judged = (f"each release-to-release step is judged with the spread its key has: its runs where both "
+              f"releases have two or more (the keyed comparison, Welch's t test on the run medians), else "
+              f"its other steps (the step's modified z-score against them, Iglewicz & Hoaglin 1993: beyond "
+              f"3.5 and at least {tolerance:g}% is far beyond the key's known spread), else nothing "
+              f"(one step and one figure a release: no spread known, the change alone is shown).")
+    if points < need:
+        return (f"The change-point test (e-divisive means, Matteson & James 2014) needs {need} points, "
+                f"{history.MIN_SIZE} each side of a change; with {points} it cannot split a series, so "
+                + judged)
+    return ("Change points are the first run of a new level, found by e-divisive means (Matteson & James "
+            "2014) with the Welch t test of Hunter/Apache Otava; besides, " + judged)
+
+
+def section(series: list[history.Series], store=None, tolerance: float = TOLERANCE) -> Section:
+    """The history view of ``series`` (module docstring); ``store``: the labels' runs, for the
+    keyed comparison and the published page's own deltas of the steps listed."""
+    series = [s for s in series if s.points]
+    every = [multiples.Judged(s, tolerance) for s in series]
+    points = max((len(s.points) for s in series), default=0)
+    longest = max(series, key=lambda s: len(s.points), default=None)
+    span = f"{longest.points[0].label} to {longest.points[-1].label}" if longest else ""
+    far = sum(len(j.far) for j in every)
     changed = [s for s in series if s.change_points]
-    ordered = changed + [s for s in series if not s.change_points]
-    shown = [s for s in ordered if s.points][:MAX_PLOTS]
-    text = (f"{len(series)} series over {max((len(s.points) for s in series), default=0)} "
-            f"points; {len(changed)} with change points. A change point is the first run of a "
-            "new level, found by e-divisive means (Matteson & James 2014) with the Welch t test "
-            "of Hunter/Apache Otava.")
-    if len(ordered) > len(shown):
-        text += f" Plotted: the first {len(shown)} series, those with change points first."
-    return Section("History", text=text, tables=[summary_table(ordered)],
-                   plots=[plot(s) for s in shown])
+    text = (f"{len(series)} series over {points} points ({span}). " + _test_text(points, tolerance)
+            + f" {far} step{'s' * (far != 1)} of {tolerance:g}% or more lie far beyond their key's spread"
+            + (f"; {len(changed)} series have change points." if points >= 2 * history.MIN_SIZE else "."))
+    rows = multiples.listed(every)
+    boards = sorted({str(s.target) for s in series if s.target is not None})
+    if len(boards) == 1:
+        text = f"Board {boards[0]}: " + text
+    tables = [multiples.steps_table(rows, multiples.Pairs(store, tolerance), len(boards) > 1)] if rows else []
+    grids, left = multiples.multiples(every, span, len(boards) > 1)
+    if left:
+        text += f" Small multiples: {left} series past the first {multiples.MAX_MULTIPLES} are in the JSON only."
+    subsections = grids
+    if points >= 2 * history.MIN_SIZE:
+        ordered = changed + [s for s in series if not s.change_points]
+        subsections.append(Section("Change points", tables=[summary_table(ordered)],
+                                   plots=[plot(s) for s in changed[:MAX_PLOTS]]))
+    return Section("History", text=text, tables=tables, subsections=subsections)
