@@ -16,7 +16,7 @@ from ..vocab.figures import number
 
 W, H = 180, 56
 PAD_X, TOP, BOTTOM = 6, 24, 5     # room for two rows of step labels above the line
-LABEL_W = 48                      # px a label such as "+2,407%" takes at 10 px, at most
+CHAR_W = 6.2                      # px a character of a 10 px label takes, at most (bold digits)
 BLOCKS = "▁▂▃▄▅▆▇█"
 
 
@@ -51,14 +51,15 @@ def sparkline(values: list[float], labels: list[str], unit: str, steps: dict[int
         tip = escape(f"{labels[i]}: {number(v)} {unit}")
         out.append(f'<circle class="point" cx="{x(i):.1f}" cy="{y(v):.1f}" r="2" fill="#222">'
                    f"<title>{tip}</title></circle>")
-    last_x, row = -W, 0
+    right, row = -W, 0
     for i, text in sorted(steps.items()):
         # over the point the step leads to, kept inside the picture (end-anchored at the right);
-        # a label too near the one before goes to the second row
-        px = x(i)
-        row = 1 - row if px - last_x < LABEL_W else 0
-        last_x = px
+        # a label that would touch the one before goes to the other row
+        px, width = x(i), CHAR_W * len(text)
         anchor = "end" if px > W - 40 else "start" if px < 40 else "middle"
+        left = px - width if anchor == "end" else px if anchor == "start" else px - width / 2
+        row = 1 - row if left < right + 4 else 0
+        right = left + width
         weight = ' font-weight="bold"' if i in flagged else ""
         out.append(f'<text class="step" x="{min(max(px, 2), W - 2):.1f}" y="{10 + 11 * row}" '
                    f'text-anchor="{anchor}"{weight}>{escape(text)}</text>')
