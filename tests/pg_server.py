@@ -115,15 +115,25 @@ def pg_server():
         yield server
 
 
+@contextlib.contextmanager
+def new_database(server: PgServer, prefix: str = "t_"):
+    """The URL of a new, empty database on ``server``, dropped afterwards (the server started
+    again first if a test left it stopped)."""
+    name = prefix + uuid.uuid4().hex[:12]
+    with server.admin() as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    yield server.url(name)
+    if server.data and server.ctl("status", check=False).returncode != 0:
+        server.ctl("start")
+    with server.admin() as c:
+        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture
 def pg_database(pg_server):
     """The URL of a new, empty PostgreSQL database, dropped after the test."""
-    name = "t_" + uuid.uuid4().hex[:12]
-    with pg_server.admin() as c:
-        c.execute(f'CREATE DATABASE "{name}"')
-    yield pg_server.url(name)
-    with pg_server.admin() as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with new_database(pg_server) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

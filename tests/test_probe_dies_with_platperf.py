@@ -8,34 +8,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from conftest import require_probe
+from test_board_trust import processes_of
+from test_psci import wait_for
 
 SUITE = 'repeat = 1\n[[bench]]\nkernel = "latency-loop"\nduration = 60\nsamples = 1\nwarmup = 0\n'
-
-
-def probes_running(executable: str, holding: bytes) -> list[int]:
-    """PIDs of ``executable`` whose command line holds ``holding`` (the guardian of sysfs
-    changes, which outlives a probe on purpose, is another command line)."""
-    out = []
-    for p in Path("/proc").glob("[0-9]*"):
-        try:
-            if os.readlink(p / "exe") == executable and holding in (p / "cmdline").read_bytes():
-                out.append(int(p.name))
-        except OSError:
-            pass
-    return out
-
-
-def wait_for(condition, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def test_a_platperf_killed_by_sigkill_takes_its_probe_with_it(tmp_path):
@@ -44,9 +23,9 @@ def test_a_platperf_killed_by_sigkill_takes_its_probe_with_it(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "platperf", "run", "--suite", "long.toml", "--cpus", "0",
                              "--db", "k.db", "--label", "k", "--quiet"], cwd=tmp_path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert wait_for(lambda: probes_running(probe, b"latency-loop") or proc.poll() is not None, 120)
+    assert wait_for(lambda: processes_of(probe, b"latency-loop") or proc.poll() is not None, 120)
     assert proc.poll() is None, proc.stderr.read()
-    (pid,) = probes_running(probe, b"latency-loop")
+    (pid,) = processes_of(probe, b"latency-loop")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     # the sample has about 60 s to go: gone within 10 s is the kernel's doing, not the sample's end

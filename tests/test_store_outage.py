@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import require_module, require_probe
-from pg_server import running_pg
+from pg_server import new_database, running_pg
 from platperf.records import Result
 from platperf.runner.sink import RunSink
 from platperf.store import Store, StoreError
@@ -30,15 +30,8 @@ def server():
 
 @pytest.fixture
 def database(server):
-    import uuid
-    name = "o_" + uuid.uuid4().hex[:12]
-    with server.admin() as c:
-        c.execute(f'CREATE DATABASE "{name}"')
-    yield server.url(name)
-    if server.ctl("status", check=False).returncode != 0:
-        server.ctl("start")
-    with server.admin() as c:
-        c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with new_database(server, "o_") as url:
+        yield url
 
 
 @pytest.fixture(autouse=True)
