@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..records import Result
 from .errors import IngestError
@@ -111,11 +110,3 @@ def _where(res: Result, i: int) -> str:
     source = res.extra.get("source")
     where = source[i] if isinstance(source, list) and i < len(source) else source
     return where if isinstance(where, str) else "import"
-
-
-def check(results: Iterable[Result], remedy: str = "") -> None:
-    """:class:`Check` over ``results`` at once."""
-    checker = Check()
-    for res in results:
-        checker.see(res)
-    checker.verdict(remedy)

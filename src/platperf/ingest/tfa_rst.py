@@ -147,11 +147,6 @@ def parse(text: str, name: str, **options) -> list[Result]:
     return [r for r in read(text.splitlines(), name, **options) if isinstance(r, Result)]
 
 
-def skipped(text: str, name: str, **options) -> list[Skipped]:
-    """The tables of ``text`` the import leaves out, with why."""
-    return [s for s in read(text.splitlines(), name, **options) if isinstance(s, Skipped)]
-
-
 class _Page:
     """What a page's tables share: the options of the import and the headings read so far."""
 
