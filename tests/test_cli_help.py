@@ -14,7 +14,7 @@ from platperf.runner.suite import builtin_suites
 
 COMMANDS = [["run"], ["runs"], ["show"], ["report"], ["doctor"], ["compare"], ["history"], ["ingest"],
             ["interference"], ["targets"], ["targets", "add"], ["targets", "list"], ["targets", "remove"],
-            ["targets", "check"], ["lava", "job"], ["lava", "submit"]]
+            ["targets", "check"], ["lava", "job"], ["lava", "submit"], ["site"]]
 
 
 def help_text(*command: str) -> str:

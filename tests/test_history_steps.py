@@ -22,7 +22,7 @@ from platperf import history
 from platperf.cli import app
 from platperf.compare.steps import judge
 from platperf.report.sections.history import section
-from platperf.stats.steps import OUTLIER_Z, log_steps, step_scores, typical_step_pct
+from platperf.stats.steps import OUTLIER_Z, log_steps, others_medians, step_scores, typical_steps_pct
 from platperf.store import Store
 
 from corpus import entry
@@ -52,7 +52,15 @@ def test_the_step_statistic_by_hand():
     assert steps == pytest.approx([math.log(5.48 / 5.4), math.log(5.54 / 5.48), math.log(138.88 / 5.54)])
     scores = step_scores(steps)
     assert scores[2] == pytest.approx(0.6745 * 3.22158 / 0.012797, rel=1e-3) and round(scores[2]) == 170
-    assert typical_step_pct(steps, 2) == pytest.approx(1.288, abs=1e-3)
+    assert typical_steps_pct(steps)[2] == pytest.approx(1.288, abs=1e-3)
+    # leave one out, in O(n log n): each value against the median of all the others
+    import random
+    import statistics
+    rng = random.Random(7)
+    for n in (2, 3, 4, 5, 10, 11):
+        values = [rng.choice([0.5, 1.0, 2.0, rng.random()]) for _ in range(n)]
+        assert others_medians(values) == pytest.approx(
+            [statistics.median(values[:i] + values[i + 1:]) for i in range(n)])
     # the small steps measured against the big one are nothing
     assert scores[0] < OUTLIER_Z and scores[1] < OUTLIER_Z
     # one step: no other to measure it by; flat others: any step is infinitely beyond them

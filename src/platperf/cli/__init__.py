@@ -13,7 +13,7 @@ import signal
 import sys
 
 COMMANDS = ("run", "runs", "report", "doctor", "compare", "history", "ingest", "interference",
-            "targets", "lava", "archive")
+            "targets", "lava", "archive", "site")
 EXIT_SIGINT, EXIT_SIGTERM = 128 + signal.SIGINT, 128 + signal.SIGTERM
 
 _received: list[int] = []   # the signals that interrupted this process

@@ -99,10 +99,8 @@ def judge(values: Sequence[float], direction: str, runs: Sequence[int],
     """Every step of a series (``values`` in release order, ``runs`` the runs pooled in each
     point), judged as the module says."""
     logs = step_stats.log_steps(values)
-    scores = step_stats.step_scores(logs) if logs is not None else [None] * (len(values) - 1)
-    out = []
-    for i in range(1, len(values)):
-        typical = step_stats.typical_step_pct(logs, i - 1) if logs is not None else None
-        out.append(Step(i, values[i - 1], values[i], direction, (runs[i - 1], runs[i]), scores[i - 1],
-                        typical, tolerance))
-    return out
+    none = [None] * (len(values) - 1)
+    scores = step_stats.step_scores(logs) if logs is not None else none
+    typical = step_stats.typical_steps_pct(logs) if logs is not None else none
+    return [Step(i, values[i - 1], values[i], direction, (runs[i - 1], runs[i]), scores[i - 1], typical[i - 1],
+                 tolerance) for i in range(1, len(values))]

@@ -36,6 +36,9 @@ class Table:
     # cell's text, less the Unicode sparkline (report/sparkline.blocks) the text starts with;
     # the other formats print the text alone.
     graphics: dict[tuple[int, int], str] = field(default_factory=dict)
+    # A cell that links to another page of a site, (row, column) -> a relative URL: HTML makes
+    # the cell's text a link; the other formats print the text alone.
+    links: dict[tuple[int, int], str] = field(default_factory=dict)
 
 
 @dataclass

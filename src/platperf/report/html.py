@@ -34,6 +34,11 @@ _NUMERIC = re.compile(r"^[-+]?[\d.,]+(e[-+]?\d+)?%?( [A-Za-zµ/]+)?$")
 _LOUD = ("bad", "REGRESSED", "regressed")
 
 
+def _link(href: str, value) -> str:
+    """A cell that links to another page (Table.links): the URL escaped as an attribute."""
+    return f'<td><a href="{escape(href, quote=True)}">{escape(cell_text(value))}</a></td>'
+
+
 def _picture(svg: str, value) -> str:
     """A cell drawn (Table.graphics): its picture over its text, the text's own Unicode
     sparkline left out."""
@@ -65,7 +70,8 @@ def render_table(table: Table) -> str:
                + "<tr>" + "".join(f"<th>{marked(cell_text(h), table.markup)}</th>" for h in table.headers)
                + "</tr></thead><tbody>")
     for i, row in enumerate(table.rows):
-        out.append("<tr>" + "".join(_cell(c) if (i, j) not in table.graphics else _picture(table.graphics[(i, j)], c)
+        out.append("<tr>" + "".join(_picture(table.graphics[(i, j)], c) if (i, j) in table.graphics
+                                    else _link(table.links[(i, j)], c) if (i, j) in table.links else _cell(c)
                                     for j, c in enumerate(row)) + "</tr>")
     out.append("</tbody></table></div>")
     if table.caption:

@@ -18,6 +18,7 @@ W, H = 180, 56
 PAD_X, TOP, BOTTOM = 6, 24, 5     # room for two rows of step labels above the line
 CHAR_W = 6.2                      # px a character of a 10 px label takes, at most (bold digits)
 BLOCKS = "▁▂▃▄▅▆▇█"
+MAX_POINTS = 24                   # a series longer than this is drawn as its line
 
 
 def _scale(values: list[float]):
@@ -47,7 +48,12 @@ def sparkline(values: list[float], labels: list[str], unit: str, steps: dict[int
     for i in sorted(flagged):
         out.append(f'<line class="flagged" x1="{x(i - 1):.1f}" y1="{y(values[i - 1]):.1f}" x2="{x(i):.1f}" '
                    f'y2="{y(values[i]):.1f}" stroke="#900" stroke-width="3"/>')
-    for i, v in enumerate(values):
+    # every point of a short series; of a long one (a year of nights) its ends and the points
+    # its labelled steps lead to: a page of 150 sparklines stays a few hundred KB
+    marked = range(len(values)) if len(values) <= MAX_POINTS else \
+        sorted({0, len(values) - 1} | set(steps) | {i - 1 for i in steps})
+    for i in marked:
+        v = values[i]
         tip = escape(f"{labels[i]}: {number(v)} {unit}")
         out.append(f'<circle class="point" cx="{x(i):.1f}" cy="{y(v):.1f}" r="2" fill="#222">'
                    f"<title>{tip}</title></circle>")
@@ -68,7 +74,12 @@ def sparkline(values: list[float], labels: list[str], unit: str, steps: dict[int
 
 
 def blocks(values: list[float]) -> str:
-    """``▁▁▁█``: the series in eight levels of Unicode blocks, its own scale."""
+    """``▁▁▁█``: the series in eight levels of Unicode blocks, its own scale; a series longer
+    than 24 points as 24 blocks, each the median of its share (a cell stays one short line)."""
+    if len(values) > MAX_POINTS:
+        from .. import stats
+        n = len(values)
+        values = [stats.median(values[k * n // MAX_POINTS:(k + 1) * n // MAX_POINTS]) for k in range(MAX_POINTS)]
     lo, hi = min(values), max(values)
     if hi == lo:
         return BLOCKS[0] * len(values)

@@ -27,6 +27,30 @@ def log_steps(values: Sequence[float]) -> list[float] | None:
     return [math.log(b / a) for a, b in zip(values, values[1:])]
 
 
+def others_medians(values: Sequence[float]) -> list[float | None]:
+    """For each value, the median of all the others (None for a single value), in
+    O(n log n): the values are sorted once, and leaving out the one of rank r shifts every
+    rank at or above r down by one, so the median of the rest is read at its place."""
+    n = len(values)
+    if n < 2:
+        return [None] * n
+    order = sorted(range(n), key=values.__getitem__)
+    ranked = [values[i] for i in order]
+    rank = [0] * n
+    for r, i in enumerate(order):
+        rank[i] = r
+    m = n - 1
+
+    def rest(k: int, r: int) -> float:         # the k-th smallest once rank r is left out
+        return ranked[k] if k < r else ranked[k + 1]
+    out = []
+    for i in range(n):
+        r = rank[i]
+        lo, hi = rest((m - 1) // 2, r), rest(m // 2, r)
+        out.append(lo if m % 2 else (lo + hi) / 2.0)
+    return out
+
+
 def step_scores(steps: Sequence[float]) -> list[float | None]:
     """Each step's modified z-score against the others (leave one out).
 
@@ -35,22 +59,20 @@ def step_scores(steps: Sequence[float]) -> list[float | None]:
     x~) / MAD, MAD the median absolute deviation about the median x~, with |M| > 3.5 an
     outlier. Here x is a step (a log ratio) and the centre is 0 -- a key's expected step from
     one release to the next is no change -- so MAD is the median |step| of the key's *other*
-    steps: the step judged does not widen its own yardstick (with four releases it would
-    otherwise be one of three). None where no other step is known (one step: two releases);
-    inf where the others are all exactly 0 and this one is not."""
+    steps (:func:`others_medians`): the step judged does not widen its own yardstick (with
+    four releases it would otherwise be one of three). None where no other step is known
+    (one step: two releases); inf where the others are all exactly 0 and this one is not."""
+    sizes = [abs(s) for s in steps]
     out: list[float | None] = []
-    for i, step in enumerate(steps):
-        others = [abs(s) for j, s in enumerate(steps) if j != i]
-        if not others:
+    for size, mad in zip(sizes, others_medians(sizes)):
+        if mad is None:
             out.append(None)
-            continue
-        mad = median(others)
-        out.append(_MAD_TO_SIGMA * abs(step) / mad if mad > 0 else (math.inf if step else 0.0))
+        else:
+            out.append(_MAD_TO_SIGMA * size / mad if mad > 0 else (math.inf if size else 0.0))
     return out
 
 
-def typical_step_pct(steps: Sequence[float], i: int) -> float | None:
-    """The key's usual step in %, the one :func:`step_scores` measures step ``i`` against:
-    the median |step| of the others, as a change (None without others)."""
-    others = [abs(s) for j, s in enumerate(steps) if j != i]
-    return math.expm1(median(others)) * 100.0 if others else None
+def typical_steps_pct(steps: Sequence[float]) -> list[float | None]:
+    """Each step's yardstick in :func:`step_scores` as a change in %: the key's usual step,
+    the median |step| of the others (None without others)."""
+    return [None if mad is None else math.expm1(mad) * 100.0 for mad in others_medians([abs(s) for s in steps])]

@@ -15,14 +15,16 @@ SECTIONS = ("verdict", "summary", "guide", "memory_latency", "bandwidth", "tfa_t
             "interference", "history", "compare", "intervals", "environment", "findings")
 
 
-def build_document(data: ReportData, title: str | None = None) -> Document:
+def build_document(data: ReportData, title: str | None = None, export: bool = True) -> Document:
+    """The report of ``data``; ``export`` False leaves out what only the JSON and CSV exports
+    read (every figure's bootstrap interval, from every sample: a site's HTML pages need none)."""
     names = ", ".join(c.name for c in data.columns)
-    doc = Document(title=title or f"platperf report: {names}", data=export_data(data))
+    doc = Document(title=title or f"platperf report: {names}", data=export_data(data) if export else {})
     for name in SECTIONS:
         module = importlib.import_module(f"{__name__}.{name}")
         built = module.build(data)      # a Section, a list of them (the guide's), or None
         doc.sections.extend(built if isinstance(built, list) else [built] if built is not None else [])
-        if hasattr(module, "export"):     # raw data a section adds to the JSON export
+        if export and hasattr(module, "export"):     # raw data a section adds to the JSON export
             doc.data.update(module.export(data))
     return doc
 

@@ -17,6 +17,7 @@ from . import multiples
 from ...compare.keyed import TOLERANCE
 
 MAX_PLOTS = 10     # full plots of the series with change points; the multiples show every series
+MAX_ROWS = 200     # series in the change-point table of a page: those with change points first
 MIN_COLUMNS = 3    # two steps: a step can be measured against another
 
 
@@ -87,11 +88,13 @@ def _test_text(points: int, tolerance: float) -> str:
             "2014) with the Welch t test of Hunter/Apache Otava; besides, " + judged)
 
 
-def section(series: list[history.Series], store=None, tolerance: float = TOLERANCE) -> Section:
+def section(series: list[history.Series], store=None, tolerance: float = TOLERANCE,
+            max_multiples: int = multiples.MAX_MULTIPLES, judged: list | None = None) -> Section:
     """The history view of ``series`` (module docstring); ``store``: the labels' runs, for the
-    keyed comparison and the published page's own deltas of the steps listed."""
+    keyed comparison and the published page's own deltas of the steps listed; ``judged``: the
+    series' steps already judged (multiples.judge_all), not judged again."""
     series = [s for s in series if s.points]
-    every = [multiples.Judged(s, tolerance) for s in series]
+    every = judged if judged is not None else multiples.judge_all(series, tolerance)
     points = max((len(s.points) for s in series), default=0)
     longest = max(series, key=lambda s: len(s.points), default=None)
     span = f"{longest.points[0].label} to {longest.points[-1].label}" if longest else ""
@@ -105,12 +108,13 @@ def section(series: list[history.Series], store=None, tolerance: float = TOLERAN
     if len(boards) == 1:
         text = f"Board {boards[0]}: " + text
     tables = [multiples.steps_table(rows, multiples.Pairs(store, tolerance), len(boards) > 1)] if rows else []
-    grids, left = multiples.multiples(every, span, len(boards) > 1)
+    grids, left = multiples.multiples(every, span, len(boards) > 1, max_multiples)
     if left:
-        text += f" Small multiples: {left} series past the first {multiples.MAX_MULTIPLES} are in the JSON only."
+        text += (f" Small multiples: the {left} series past the first {max_multiples} are not drawn "
+                 "(platperf history --json has them), those with a flagged step first.")
     subsections = grids
     if points >= 2 * history.MIN_SIZE:
-        ordered = changed + [s for s in series if not s.change_points]
+        ordered = (changed + [s for s in series if not s.change_points])[:MAX_ROWS]
         subsections.append(Section("Change points", tables=[summary_table(ordered)],
                                    plots=[plot(s) for s in changed[:MAX_PLOTS]]))
     return Section("History", text=text, tables=tables, subsections=subsections)

@@ -171,7 +171,12 @@ def _table(members: list[Judged], span: str) -> Table:
     return table
 
 
-def multiples(all_judged: list[Judged], span: str, boards: bool = True) -> tuple[list[Section], int]:
+def judge_all(series: list[history.Series], tolerance: float = keyed.TOLERANCE) -> list[Judged]:
+    return [Judged(s, tolerance) for s in series if s.points]
+
+
+def multiples(all_judged: list[Judged], span: str, boards: bool = True,
+              limit: int = MAX_MULTIPLES) -> tuple[list[Section], int]:
     """(a section a board and benchmark, each a table per (params, mode) laid out as TF-A's,
     tables holding a flagged step first; the series left undrawn past MAX_MULTIPLES)."""
     groups: dict[tuple, dict[tuple, list[Judged]]] = {}
@@ -184,7 +189,7 @@ def multiples(all_judged: list[Judged], span: str, boards: bool = True) -> tuple
     for (target, benchmark), tables in sorted(groups.items(), key=lambda kv: not any(map(flagged, kv[1].values()))):
         shown = []
         for members in sorted(tables.values(), key=lambda m: not flagged(m)):
-            if drawn + len(members) > MAX_MULTIPLES:
+            if drawn + len(members) > limit:
                 left += len(members)
                 continue
             drawn += len(members)
