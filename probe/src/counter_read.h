@@ -11,7 +11,9 @@ struct counter_info {
     const char *freq_source;    /* "cpuid-0x15", "cpuid-0x16", "calibrated", "cntfrq", "nominal" */
     double step_ticks;          /* the effective step: what the counter advances by (>= 1) */
     double resolution_ns;       /* step_ticks in ns (clock_getres for clock_monotonic_raw if coarser) */
-    uint64_t read_overhead_ticks;   /* minimum of back-to-back reads */
+    uint64_t read_overhead_ticks;   /* the floor of back-to-back reads: their minimum over
+                                     * overhead_pairs pairs (counter_step.c, read_floor) */
+    uint64_t overhead_pairs;
     uint64_t pair_mode_ticks;   /* most common non-zero difference of back-to-back reads */
     uint64_t pair_min_ticks;    /* smallest non-zero one */
     uint64_t pairs;             /* back-to-back pairs those two come from */

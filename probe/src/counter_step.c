@@ -1,6 +1,7 @@
 /* The counter's effective step (counter_step.h), measured once by counter_init: back-to-back
  * reads, and pairs of reads with delays between them when the reads are slower than the step.
- * Only the raw reads are called (counter_read.h), never counter.c. */
+ * Only the raw reads are called (counter_read.h), never counter.c; probe-selfcheck runs the
+ * same code over fake counters (counter_measure_step_with). */
 #include "counter_step.h"
 
 #include <math.h>
@@ -23,6 +24,25 @@ static uint32_t step_hist[STEP_BINS];
  * first STEP_FAR_KEPT of them */
 #define STEP_FAR_KEPT 4096
 static uint64_t step_far, step_far_kept[STEP_FAR_KEPT];
+
+/* The read the step and the overhead are measured with: a fake counter's (probe-selfcheck), else
+ * the latency loop's own read inline (platperf_instr.h: x86_64 lfence;rdtsc, aarch64
+ * isb;mrs cntvct_el0, armv7 isb;mrrc CNTVCT), so that the read overhead and the loop's passes
+ * are the same instructions, with no call between two reads; counter_read() where the loop
+ * reads that too (the test switch's quantised reads, clock_gettime, the fallback build). */
+static uint64_t (*fake_read)(void);
+static int inline_reads;
+
+static inline uint64_t step_read(void)
+{
+    if (fake_read)
+        return fake_read();
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm__)
+    if (inline_reads)
+        return pp_instr_counter_read();
+#endif
+    return counter_read();
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -49,9 +69,10 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
         if ((n & 255) == 255 && pp_instr_monotonic_ns() - n0 > budget_ns)
             break;
         uint64_t k = max_delay ? (n * 2654435761u) % max_delay : 0;
-        uint64_t a = counter_read();
-        spin(k);
-        uint64_t d = counter_read() - a;
+        uint64_t a = step_read();
+        if (!fake_read)         /* a fake counter's time does not pass with the delay */
+            spin(k);
+        uint64_t d = step_read() - a;
         if (d < best)
             best = d;
         if (d < STEP_BINS) {
@@ -64,6 +85,37 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
     return n;
 }
 
+/* The read overhead is the floor of back-to-back reads, and a minimum falls the more pairs are
+ * read: now and then a pair is faster than all the others (on a Xeon, 65,536 pairs gave 36
+ * ticks where the latency loop's hundreds of millions of passes later found 32). So pairs go on
+ * in batches, each as long as all before it, until one finds nothing lower: at most
+ * FLOOR_PAIRS pairs or FLOOR_BUDGET_NS. A latency loop's pass is this read and its bookkeeping,
+ * never shorter than the floor. Returns the floor; *pairs_done counts every pair. */
+#define FLOOR_PAIRS (1u << 22)
+#define FLOOR_BUDGET_NS 50000000u
+static uint64_t read_floor(uint64_t best, uint64_t *pairs_done)
+{
+    uint64_t n0 = pp_instr_monotonic_ns(), done = *pairs_done;
+    int lowered = 1, in_budget = 1;
+    while (lowered && in_budget && done && done < FLOOR_PAIRS) {
+        uint64_t lower = best, i = 0, batch = done;
+        for (; i < batch; i++) {
+            if ((i & 255) == 255 && pp_instr_monotonic_ns() - n0 > FLOOR_BUDGET_NS) {
+                in_budget = 0;
+                break;
+            }
+            uint64_t a = step_read();
+            uint64_t d = step_read() - a;
+            lower = d < lower ? d : lower;
+        }
+        done += i;
+        lowered = lower < best;
+        best = lower;
+    }
+    *pairs_done = done;
+    return best;
+}
+
 /* Back-to-back reads: their minimum (the read overhead), the smallest and the most common
  * non-zero difference, and one read's mean cost over a run of 4096 (fastest of 3 runs).
  * Returns the mean non-zero difference when at least half the pairs read the same value
@@ -72,6 +124,8 @@ static uint64_t count_pairs(uint64_t max_delay, uint64_t pairs, uint64_t budget_
 static double measure_pairs(struct counter_info *ci)
 {
     ci->pairs = count_pairs(0, STEP_PAIRS, STEP_BUDGET_NS, &ci->read_overhead_ticks);
+    ci->overhead_pairs = ci->pairs;
+    ci->read_overhead_ticks = read_floor(ci->read_overhead_ticks, &ci->overhead_pairs);
     uint64_t near = 0;
     for (uint64_t d = 1; d < STEP_BINS; d++) {
         near += step_hist[d];
@@ -84,10 +138,10 @@ static double measure_pairs(struct counter_info *ci)
     }
     uint64_t best = UINT64_MAX;
     for (int r = 0; r < 3; r++) {
-        uint64_t t0 = counter_read();
+        uint64_t t0 = step_read();
         for (int i = 0; i < 4096; i++)
-            (void)counter_read();
-        uint64_t t = counter_read() - t0;
+            (void)step_read();
+        uint64_t t = step_read() - t0;
         best = t < best ? t : best;
     }
     ci->read_mean_ns = (double)best * 1e9 / ci->freq_hz / 4097.0;   /* ticks_to_ns(best) / 4097 */
@@ -173,11 +227,41 @@ static void merge_runs(struct step_runs *r, double close)
     r->n = kept;
 }
 
+/* An integer step of g >= 2 ticks (a TSC that moves 2 ticks at a time, a hypervisor's 26): at
+ * least 99% of the delayed pairs' differences are multiples of g, and at least 9 in 10 of the
+ * multiples of g between the first and last value read were read (by `enough` pairs each).
+ * The largest such g, else 0. Share and fill are counts over many pairs, so an odd difference
+ * now and then (an interrupt, 2 in 2,000,000) cannot change g, and a 2-tick TSC reads 2 on
+ * every start: with the fine-counter rule alone (the even values fill half the span, one
+ * value short of "most"), one even value more or less read by 3 pairs made it 1 or 2. A
+ * fractional step read as multiples of 8 (24.45: 48, 56, 72, 80, ...) leaves every third
+ * multiple empty: not a lattice. */
+static uint64_t lattice_step(uint64_t enough, uint64_t first, uint64_t last)
+{
+    uint64_t total = 0, best = 0;
+    for (uint64_t v = 0; v < STEP_BINS; v++)
+        total += step_hist[v];
+    for (uint64_t g = 2; total && g <= last; g++) {
+        uint64_t on = 0, cells = 0, filled = 0;
+        for (uint64_t v = 0; v < STEP_BINS; v += g)
+            on += step_hist[v];
+        if (100 * on < 99 * total)
+            continue;
+        for (uint64_t v = (first + g - 1) / g * g; v <= last; v += g) {
+            cells++;
+            filled += step_hist[v] >= enough;
+        }
+        if (cells >= 2 && 10 * filled >= 9 * cells)
+            best = g;
+    }
+    return best;
+}
+
 /* The step when the reads are slower than it (at most about two back-to-back differences,
  * or half the pairs would have read one value): pairs of reads with delays that cover 4
- * back-to-back differences, in steps of about a core cycle, 8 pairs per tick of the span
- * (or what 100 ms gives). A fine counter then gives
- * most differences in the span (step 1); a stepped one only values around multiples of its
+ * back-to-back differences, in steps of about a core cycle, 16 pairs per tick of the span
+ * (or what 100 ms gives). An integer step shows as a lattice (lattice_step). A fine counter
+ * then gives most differences in the span (step 1); a stepped one only values around multiples of its
  * step: one value (an integer step, 26), two (a fractional one: 24.45 gives 49, 73-74, 98),
  * or three (a clock in ns over a 10 ns step: 229-231). The step is the mean distance
  * between those runs of values. A value counts when at least max(3, pairs/20000) pairs gave
@@ -188,9 +272,9 @@ static void merge_runs(struct step_runs *r, double close)
  * step is not seen, and one back-to-back difference is its bound. */
 static double measure_step(const struct counter_info *ci)
 {
-    uint64_t t0 = counter_start();
+    uint64_t t0 = step_read();
     spin(1u << 16);
-    uint64_t t = counter_stop() - t0;
+    uint64_t t = step_read() - t0;
     double per_tick = t ? 65536.0 / (double)t : 1.0;
     double mode = ci->pair_mode_ticks ? (double)ci->pair_mode_ticks : 1.0;
     double span = fmax(64.0, 4.0 * mode);
@@ -199,11 +283,15 @@ static double measure_step(const struct counter_info *ci)
     if (span < 2 * mode)         /* too coarse for the bins: one back-to-back difference bounds it */
         return mode;
     double k = span * per_tick;
-    uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, (uint64_t)(8 * span),
+    uint64_t min_d, pairs = count_pairs(k < 64 ? 64 : k > 4e6 ? 4000000 : (uint64_t)k, (uint64_t)(16 * span),
                                         STEP_DELAYED_NS, &min_d);
     static struct step_runs r;
     static double gap[STEP_RUNS];
-    find_runs(&r, pairs / 20000 > 3 ? pairs / 20000 : 3);
+    uint64_t enough = pairs / 20000 > 3 ? pairs / 20000 : 3;
+    find_runs(&r, enough);
+    uint64_t lattice = lattice_step(enough, r.first, r.last);
+    if (lattice)
+        return (double)lattice;
     /* a fine counter fills most of the span; a stepped one a value or two per step */
     if (r.too_many || 2 * r.populated > r.last - r.first + 1)
         return 1.0;
@@ -227,6 +315,21 @@ static double measure_step(const struct counter_info *ci)
 
 double counter_measure_step(struct counter_info *ci)
 {
+    fake_read = NULL;
+#if defined(PP_INSTR_COUNTER) && !defined(PLATPERF_FALLBACK)
+    /* the fallback's latency loop, and a quantised or clock_gettime counter's, read through
+     * counter_read() */
+    inline_reads = !ci->quantum_ticks && strcmp(ci->name, PP_INSTR_COUNTER) == 0;
+#endif
     double fast_reads_step = measure_pairs(ci);
     return fast_reads_step > 0 ? fast_reads_step : measure_step(ci);
+}
+
+double counter_measure_step_with(struct counter_info *ci, uint64_t (*read)(void))
+{
+    fake_read = read;
+    double fast_reads_step = measure_pairs(ci);
+    double step = fast_reads_step > 0 ? fast_reads_step : measure_step(ci);
+    fake_read = NULL;
+    return step;
 }

@@ -9,4 +9,8 @@
  * (pairs, read_overhead_ticks, pair_min/mode_ticks, read_mean_ns). */
 double counter_measure_step(struct counter_info *ci);
 
+/* The same over a fake counter `read` (probe-selfcheck): its differences are all the delays
+ * there are; ci needs freq_hz. */
+double counter_measure_step_with(struct counter_info *ci, uint64_t (*read)(void));
+
 #endif

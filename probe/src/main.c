@@ -185,6 +185,7 @@ static void write_counter(const struct counter_info *ci)
     jw_num("pairs", (double)ci->pairs);
     jw_num("min_nonzero_ticks", (double)ci->pair_min_ticks);
     jw_num("mode_nonzero_ticks", (double)ci->pair_mode_ticks);
+    jw_num("overhead_pairs", (double)ci->overhead_pairs);   /* read_overhead_ticks is their floor */
     jw_object_end();
     if (ci->quantum_ticks)
         jw_num("quantum_ticks", (double)ci->quantum_ticks);

@@ -5,7 +5,9 @@
  *   - the bw_mem kernels touch exactly the words their pattern names;
  *   - STREAM kernels give STREAM's expected values; peak copy/write give the right data;
  *   - every cpu-ops chain ends on the value the C model of the same chain
- *     (arch/generic/ops.c, included below under other names) ends on. */
+ *     (arch/generic/ops.c, included below under other names) ends on;
+ *   - pp_proccall calls use_int once per iteration;
+ *   - the counter's step over fake counters (counter_fakes.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "bw_loops.h"
 #include "chase.h"
 #include "counter.h"
+#include "counter_fakes.h"
 #include "timed_loops.h"
 
 /* The C chains as the model of the assembly ones: model_ops_<type>_<op>(n). */
@@ -250,7 +253,14 @@ int main(void)
         prev = now;
     }
     check(mono, "counter never goes backwards", 0, 0);
+    int fakes_failed = counter_fake_checks();
+    check(fakes_failed == 0, "the step over fake counters", (unsigned long long)fakes_failed, 0);
     check(pp_addchain(5) == 5 * ADDCHAIN_UNROLL, "pp_addchain(5) adds 5 * 64 ones", pp_addchain(5), 5 * ADDCHAIN_UNROLL);
+    /* one use_int(arg) per call, the int sign-extended as LMBench's 64-bit variable takes it */
+    uint64_t before = pp_proccall(0, 3), after = pp_proccall(5, 3);
+    check(after - before == 15, "pp_proccall(5, 3) adds 3 five times", after - before, 15);
+    check(pp_proccall(2, -4) - after == (uint64_t)-8, "pp_proccall(2, -4) adds -4 twice", pp_proccall(0, 0) - after,
+          (uint64_t)-8);
     printf("selfcheck: %d checks, %d failed (%s, peak %s)\n", checks, failures, counter_info()->name, peak_isa());
     return failures ? 1 : 0;
 }

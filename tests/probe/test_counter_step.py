@@ -68,6 +68,11 @@ def test_without_the_switch_the_step_is_measured_and_consistent(build):
     assert counter["step_ticks"] >= 1
     assert counter["resolution_ns"] >= counter["step_ticks"] * 1e9 / counter["freq_hz"] * 0.999
     assert counter["read_mean_ns"] > 0
+    # the read overhead is the floor of back-to-back reads: their minimum over the histogram's
+    # pairs and more, batch after batch until one finds nothing lower (issue 40)
+    b2b = counter["back_to_back"]
+    assert b2b["overhead_pairs"] >= b2b["pairs"] > 0
+    assert counter["read_overhead_ticks"] <= b2b["min_nonzero_ticks"]
 
 
 @pytest.mark.parametrize("build", BUILDS)
