@@ -109,6 +109,21 @@ def test_exec_default_is_a_dynamic_program_under_lmbench_key():
     assert b"/ld-linux" in open("/bin/true", "rb").read()
 
 
+@pytest.mark.parametrize("build", ["native", "aarch64", "armv7"])
+def test_proccall_is_one_call_per_iteration_and_carries_the_core_clock(build):
+    """The record's iterations are the calls (one per repetition of pp_proccall's loop, its
+    disassembly checked in test_proccall_disassembly.py) and its core_clock is the measuring
+    CPU's, so the figure reads in cycles: ns a call x hz."""
+    recs = records(run_probe(build, "run", "os-proc", "--op", "proccall", *SMALL).stdout)
+    (res,) = [r for r in recs if r["type"] == "result"]
+    assert res["params"] == {"op": "proccall"} and res["unit"] == "us"
+    assert res["core_clock"]["hz"] > 0 and res["core_clock"]["cycles_per_tick"] > 0
+    assert res["iterations"] > 0 and len(res["samples"]) == len(res["ticks"])
+    # us a call = ticks of the sample over the calls in it (iterations counts the samples' calls alike)
+    per_call_ticks = res["samples"][0] * 1e-6 * res["core_clock"]["hz"] / res["core_clock"]["cycles_per_tick"]
+    assert per_call_ticks * res["iterations"] == pytest.approx(res["ticks"][0], rel=1e-3)
+
+
 def test_a_program_that_cannot_be_executed_is_a_warning_not_a_crash(tmp_path):
     junk = tmp_path / "junk"
     junk.write_bytes(b"\x7fELF not really")

@@ -16,6 +16,9 @@
 void **pp_chase(void **p, uint64_t n);
 /* n * ADDCHAIN_UNROLL dependent single-cycle adds; returns the sum (keeps it live). */
 uint64_t pp_addchain(uint64_t n);
+/* lat_proc procedure: n real calls (and returns) of pp_proccall_use_int(arg), LMBench's
+ * use_int(), which adds arg to a 64-bit variable in memory; returns that variable. */
+uint64_t pp_proccall(uint64_t n, int arg);
 
 #if !defined(PLATPERF_FALLBACK)
 /* Where pp_chase and pp_addchain end: [pp_chase, pp_chase_end) is the whole function,

@@ -128,6 +128,7 @@ struct os_job {
     double *values;              /* per sample, baseline subtracted */
     double baseline;             /* the per-operation median subtracted (0: none) */
     uint64_t ops;
+    const struct core_clock *clock;   /* with_clock: estimated on the measured CPU */
 };
 
 /* A body that failed once is not run again (calibration and warm-up would repeat the failure). */
@@ -186,6 +187,10 @@ static int os_cpu(struct cpu_job *job)
     }
     oj->baseline = base;
     oj->ops = (uint64_t)((double)job->reps * oj->c.per_rep);
+    if (oj->c.with_clock) {
+        const struct core_clock *cc = core_clock_on_cpu(job->cpu);   /* pinned here */
+        oj->clock = cc->valid ? cc : NULL;
+    }
     oj->values = malloc(sizeof(double) * (size_t)(job->nsamples > 0 ? job->nsamples : 1));
     for (int s = 0; s < job->nsamples; s++)
         oj->values[s] = figure(&oj->c, job->ticks[s], job->reps) - base;
@@ -253,7 +258,7 @@ int os_run_case(struct run_ctx *ctx, const struct os_case *c)
         }
         struct result_record r = {c->benchmark, c->params.text, job->cpu, c->metric,
                                   units[c->figure], c->figure == OS_LATENCY_US ? "lower" : "higher",
-                                  oj->values, job->nsamples, oj->ops, job->ticks, job, NULL};
+                                  oj->values, job->nsamples, oj->ops, job->ticks, job, oj->clock};
         emit_record_with(ctx, &r, c->baseline ? write_overhead : NULL, &oj->baseline);
         free(oj->values);
     }

@@ -34,6 +34,7 @@ struct os_case {
      * subtracted from every sample of this case (LMBench's overhead subtraction). */
     const struct os_case *baseline;
     int arg;                        /* the kernel's (an op index, a process count) */
+    int with_clock;                 /* the result carries the CPU's core_clock (a figure of cycles) */
     uint64_t size;                  /* the kernel's (bytes) */
     /* filled while measuring: */
     void *state;

@@ -5,7 +5,9 @@
  *             writes one line and exits; the default /bin/true is one every board has, also
  *             dynamically linked, so the row pays the dynamic loader as LMBench's does
  *   shell     the same through /bin/sh -c PROGRAM
- *   proccall  a direct call of a function the compiler may not inline nor see through
+ *   proccall  one real call and return of LMBench's use_int() (arch/<arch>/proccall.S,
+ *             checked by disassembly); the record carries the CPU's core clock, for the
+ *             call in cycles
  * A program the system cannot exec (a foreign binary under qemu-user without binfmt_misc)
  * makes the row a warning. docs/probe.md. */
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include "kernels/os_common.h"
+#include "timed_loops.h"
 
 #define DEFAULT_PROGRAM "/bin/true"
 
@@ -31,20 +34,14 @@ static const struct kernel_param params[] = {
     {NULL},
 };
 
-/* LMBench calls use_int() of another file: a direct call the compiler may not inline */
-__attribute__((noipa)) static int procedure(int v) { return v + 1; }
-static volatile int proc_sink;
-
+static volatile uint64_t proc_sink;
 
 static void body(void *arg, uint64_t reps)
 {
     struct os_case *c = arg;
     const char *program = c->state;
     if (c->arg == OP_PROCCALL) {
-        int v = 0;
-        while (reps--)
-            v = procedure(v);
-        proc_sink = v;
+        proc_sink = pp_proccall(reps, 1);
         return;
     }
     while (reps--) {
@@ -97,7 +94,8 @@ static int run(struct run_ctx *ctx)
     const char *program = kernel_value(ctx, "program");
     for (int i = 0; i < n && !probe_interrupted() && rc == 0; i++) {
         struct os_case c = {.benchmark = "os-proc", .metric = "latency", .figure = OS_LATENCY_US,
-                            .per_rep = 1, .body = body, .arg = ops[i], .state = (void *)program};
+                            .per_rep = 1, .body = body, .arg = ops[i], .state = (void *)program,
+                            .with_clock = ops[i] == OP_PROCCALL};
         json_obj_init(&c.params);
         json_obj_str(&c.params, "op", op_choices[ops[i]]);
         /* another program is another measurement; the default keeps LMBench's key */

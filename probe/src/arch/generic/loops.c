@@ -26,6 +26,18 @@ uint64_t pp_addchain(uint64_t n)
     return x;
 }
 
+/* LMBench's use_int(): a call the compiler must keep (noipa: neither inlined nor seen
+ * through), as far as the compiler honours the attribute */
+volatile uint64_t pp_proccall_sink;
+__attribute__((noipa)) void pp_proccall_use_int(int v) { pp_proccall_sink += (uint64_t)(int64_t)v; }
+
+uint64_t pp_proccall(uint64_t n, int arg)
+{
+    while (n-- > 0)
+        pp_proccall_use_int(arg);
+    return pp_proccall_sink;
+}
+
 void pp_peak_read(const void *buf, size_t bytes, uint64_t passes)
 {
     uint64_t sum = 0;
