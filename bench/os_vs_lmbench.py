@@ -3,7 +3,12 @@
 LMBench is built from its source in /tmp (never part of platperf): give its checkout with
 --lmbench-src (default /tmp/lmbench3; e.g. `git clone https://github.com/intel/lmbench
 /tmp/lmbench3`). Its programs are compiled directly with gcc, the SunRPC parts stubbed out
-(lat_rpc is not measured), and linked with -lm as its Makefile links them (hello too).
+(lat_rpc is not measured), with the flags of its own Makefile (CFLAGS=-O: src/Makefile's
+build, results and opt targets) and linked with -lm as it links them (hello too). Built -O2,
+gcc folds lat_ctx's malloc + bzero in doit() into calloc, glibc's calloc leaves a fresh
+mapping unwritten, and the ring's forked processes sum the kernel's one zero page instead of
+working sets of their own (issue 40: platperf 1.3-4.6x "LMBench" at 128-256 KiB on a Xeon);
+lat_ctx is also run built -O2, for that table only.
 
 Per round, per LMBench program call, the two tools run back to back on the same CPU
 (`taskset -c CPU` for LMBench, `--cpus CPU` for the probe), which one goes first
@@ -25,8 +30,13 @@ and what the run measured beside the row: LMBench's lat_pagefault again on a fil
 built dynamic with libm (as LMBench) and static (as the probe), the exec of LMBench's own
 hello, lat_ctx's hop before each tool subtracted its overhead (and the ratio with LMBench's
 overhead taken from platperf's hop: when the hops agree within 10 %, the difference is the
-overheads). Then the lat_ctx overheads each tool subtracted, and both wall times. Takes ~15 min at 3 rounds on a
-2-CPU VM. Run under the heavy-work lock:
+overheads). Then each lat_ctx point from LMBench, LMBench built -O2, platperf and a third,
+independent ring (bench/os_vs_lmbench_ctx_referee.c) with the working sets written and with
+the forked processes' left unwritten; proccall in core cycles; the lat_ctx overheads each
+tool subtracted, and both wall times. --probe-before PATH also runs another probe build (the
+commit before a change) in the same rounds: a column and its count of rows within 10 %.
+The first line names the CPU. Takes ~15 min at 3 rounds on a 2-CPU VM. Run under the
+heavy-work lock:
   flock /tmp/heavy.lock .venv/bin/python bench/os_vs_lmbench.py [--cpu N] [--rounds 3] [--rows REGEX]
 """
 from __future__ import annotations
@@ -36,7 +46,6 @@ import json
 import os
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +55,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from bench_cpu import cpu_line  # noqa: E402
+from os_vs_lmbench_report import CHUNKED, LM_O2, REF_UNTOUCHED, REF_WRITTEN, Tally, report  # noqa: E402
 from platperf.probe_path import ProbeNotFound, find_probe  # noqa: E402
 from platperf.vocab.lmbench import LAT_CTX_PROCS, LAT_CTX_SIZES_K, LMBENCH_OS_ROWS  # noqa: E402
 
@@ -58,11 +69,13 @@ unsigned short pmap_getport(void *a, unsigned long b, unsigned long c, unsigned 
 """
 ENOUGH_US = 5000          # LMBench's timing interval (us), as the probe's --min-time 0.005
 CHUNK = 64 << 10          # the probe writes its scratch files in 64 KiB writes (scratch.c)
-CHUNKED = "LMBench on a file written in 64 KiB chunks, as the probe's"
 REPS = 7                  # LMBench -N, the probe --samples
+CFLAGS = ["-O"]           # LMBench's src/Makefile: `env CFLAGS=-O ... ../scripts/build all`
 
-# The referee: the lat_syscall calls in a plain loop, timed with clock_gettime (our own code).
+# The referees (our own code): the lat_syscall calls in a plain loop timed with clock_gettime,
+# and a lat_ctx ring whose working sets are written or not.
 REFEREE_C = Path(__file__).resolve().with_name("os_vs_lmbench_referee.c")
+CTX_REFEREE_C = Path(__file__).resolve().with_name("os_vs_lmbench_ctx_referee.c")
 
 
 def build_lmbench(src: Path, out: Path) -> Path:
@@ -73,15 +86,16 @@ def build_lmbench(src: Path, out: Path) -> Path:
     (stub / "pmap_stub.c").write_text(PMAP_STUB)
     bin_dir = out / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for prog in PROGRAMS:
+    for prog, flags in [(p, CFLAGS) for p in PROGRAMS] + [("lat_ctx-O2", ["-O2"])]:
         target = bin_dir / prog
         if target.exists():
             continue
-        subprocess.run(["gcc", "-O2", "-w", "-fcommon", f"-I{stub}", "-D_GNU_SOURCE", "-o", str(target),
-                        f"{prog}.c", *LIBS, str(stub / "pmap_stub.c"), "-lm"], cwd=src / "src", check=True)
-    for name, flags in (("syscall-referee", []), ("syscall-referee-static", ["-static"])):
-        subprocess.run(["gcc", "-O2", *flags, "-o", str(out / name), str(REFEREE_C), "-lm"],
+        subprocess.run(["gcc", *flags, "-w", "-fcommon", f"-I{stub}", "-D_GNU_SOURCE", "-o", str(target),
+                        f"{prog.split('-')[0]}.c", *LIBS, str(stub / "pmap_stub.c"), "-lm"], cwd=src / "src",
                        check=True)
+    for name, flags, source in (("syscall-referee", [], REFEREE_C), ("syscall-referee-static", ["-static"], REFEREE_C),
+                                ("ctx-referee", [], CTX_REFEREE_C)):
+        subprocess.run(["gcc", "-O2", *flags, "-o", str(out / name), str(source), "-lm"], check=True)
     return bin_dir
 
 
@@ -111,19 +125,7 @@ class Group:
     # the C loop's op, built dynamic (with libm, as LMBench) and static (as the probe): the
     # measured reason of a row whose figure depends on the program (lat_proc-fork)
     program_referee: str | None = None
-
-
-@dataclass
-class Tally:
-    lm: dict[str, list[float]] = field(default_factory=dict)
-    pp: dict[str, list[float]] = field(default_factory=dict)
-    ref: dict[str, list[float]] = field(default_factory=dict)
-    # row -> what was measured beside it (lm_also, program_referee) -> figures over the rounds
-    side: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    lm_ovr: dict[str, list[float]] = field(default_factory=dict)
-    pp_ovr: dict[str, list[float]] = field(default_factory=dict)
-    lm_wall: float = 0.0
-    pp_wall: float = 0.0
+    ctx_size: int | None = None          # lat_ctx: the working set (bytes), for the referee ring
 
 
 def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
@@ -142,7 +144,7 @@ def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
           Group(["lat_select"], "lat_select", ["-n", "200", "tcp"], "os-ipc", ["--kind", "select-tcp"])]
     procs = ",".join(map(str, LAT_CTX_PROCS))
     g += [Group([f"lat_ctx-{p}-{s}k" for p in LAT_CTX_PROCS], "lat_ctx", ["-s", str(s), *map(str, LAT_CTX_PROCS)],
-                "os-ctx", ["--procs", procs, "--size", f"{s}k"]) for s in LAT_CTX_SIZES_K]
+                "os-ctx", ["--procs", procs, "--size", f"{s}k"], ctx_size=s << 10) for s in LAT_CTX_SIZES_K]
     g += [Group([f"lat_proc-{op}"], "lat_proc", [lm_op], "os-proc", ["--op", op],
                 program_referee="fork" if op == "fork" else None)
           for op, lm_op in (("fork", "fork"), ("exec", "exec"), ("shell", "shell"), ("proccall", "procedure"))]
@@ -165,8 +167,9 @@ def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
 
 
 class Runner:
-    def __init__(self, bin_dir: Path, probe: Path, cpu: int, work: Path, log: str | None):
+    def __init__(self, bin_dir: Path, probe: Path, cpu: int, work: Path, log: str | None, before: Path | None):
         self.bin, self.probe, self.cpu, self.work, self.log_file = bin_dir, probe, cpu, work, log
+        self.before = before
         self.env = {**os.environ, "ENOUGH": str(ENOUGH_US)}
         self.keys = {(b, json.dumps(p, sort_keys=True), m): name for name, b, p, m, _ in LMBENCH_OS_ROWS}
 
@@ -203,11 +206,14 @@ class Runner:
             m = re.search(r"size=(\d+)k ovr=([0-9.]+)", text)
             if m:
                 t.lm_ovr.setdefault(f"{m.group(1)}k", []).append(float(m.group(2)))
-            for row in grp.rows:
-                p = row.split("-")[1]
-                m = re.search(rf"^{p} ([0-9.]+)$", text, re.MULTILINE)
-                if m:     # LMBench prints nothing for a point that came out negative
-                    t.lm.setdefault(row, []).append(float(m.group(1)))
+            for row, v in ctx_points(text, grp.rows).items():
+                t.lm.setdefault(row, []).append(v)
+            # the same source built -O2: its forked processes' working sets are the zero page
+            o2 = ["taskset", "-c", str(self.cpu), str(self.bin / "lat_ctx-O2"), *grp.lm_opts, *grp.lm_args]
+            proc = subprocess.run(o2, capture_output=True, text=True, cwd=self.work, env=self.env, timeout=900)
+            self.log(o2, proc.stdout + proc.stderr)
+            for row, v in ctx_points(proc.stdout + proc.stderr, grp.rows).items():
+                t.ctx.setdefault(row, {}).setdefault(LM_O2, []).append(v)
         elif grp.lm_prog == "lat_fs":
             for row in grp.rows:
                 m = re.search(rf"^{row.split('-')[1]}\s+\d+\s+([0-9.]+)", text, re.MULTILINE)
@@ -226,11 +232,19 @@ class Runner:
                 t.side.setdefault(grp.rows[0], {}).setdefault(label, []).append(v)
 
     def platperf(self, grp: Group, t: Tally) -> None:
-        argv = [str(self.probe), "run", grp.kernel, *grp.probe_args, "--cpus", str(self.cpu), "--samples", str(REPS),
+        self.run_probe(self.probe, grp, t, t.pp)
+
+    def platperf_before(self, grp: Group, t: Tally) -> None:
+        if self.before:
+            self.run_probe(self.before, grp, t, t.pp_before)
+
+    def run_probe(self, probe: Path, grp: Group, t: Tally, into: dict[str, list[float]]) -> None:
+        argv = [str(probe), "run", grp.kernel, *grp.probe_args, "--cpus", str(self.cpu), "--samples", str(REPS),
                 "--min-time", str(ENOUGH_US / 1e6), "--dir", str(self.work)]
         t0 = time.monotonic()
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
-        t.pp_wall += time.monotonic() - t0
+        if into is t.pp:
+            t.pp_wall += time.monotonic() - t0
         if proc.returncode != 0:
             print(f"platperf failed ({proc.returncode}): {' '.join(argv)}: {proc.stderr.strip()}", file=sys.stderr)
         out = proc.stdout
@@ -246,8 +260,10 @@ class Runner:
             if name and program:
                 name += "@hello"
             if name in grp.rows:
-                t.pp.setdefault(name, []).append(rec["summary"]["median"])
-                if rec["benchmark"] == "os-ctx":
+                into.setdefault(name, []).append(rec["summary"]["median"])
+                if into is t.pp and rec.get("core_clock"):   # proccall: us a call -> core cycles
+                    t.cycles.setdefault(name, []).append(rec["summary"]["median"] * 1e-6 * rec["core_clock"]["hz"])
+                if into is t.pp and rec["benchmark"] == "os-ctx":
                     t.pp_ovr.setdefault(f"{rec['params']['size'] // 1024}k-{rec['params']['procs']}",
                                         []).append(rec["overhead_subtracted"])
 
@@ -264,120 +280,24 @@ class Runner:
                                (f"C loop {grp.program_referee}, static", "syscall-referee-static")):
             if grp.program_referee and (v := self.c_loop(program, grp.program_referee, f4k)) is not None:
                 t.side.setdefault(grp.rows[0], {}).setdefault(label, []).append(v)
+        for row in grp.rows if grp.ctx_size is not None else []:
+            for label, mode in ((REF_WRITTEN, "written"), (REF_UNTOUCHED, "untouched")):
+                argv = ["taskset", "-c", str(self.cpu), str(self.bin.parent / "ctx-referee"), row.split("-")[1],
+                        str(grp.ctx_size), mode]
+                out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+                self.log(argv, out.stdout + out.stderr)
+                if out.returncode == 0:     # hop, overhead, hop - overhead (us)
+                    t.ctx.setdefault(row, {}).setdefault(label, []).append(float(out.stdout.split()[2]))
 
 
-# A round at least this many times the fastest of its row is a stall (lat_connect: 7.4 ms
-# rounds among 80 us ones), not the spread of the measurement.
-STALL_FACTOR = 5.0
-
-
-def spread(values: list[float]) -> float:
-    return max(values) / min(values) if values and min(values) > 0 else float("inf")
-
-
-def stalled(values: list[float]) -> list[float]:
-    return [v for v in values if v >= STALL_FACTOR * min(values)] if values and min(values) > 0 else []
-
-
-def measured_beside(row: str, t: Tally) -> list[str]:
-    """What this run measured beside the row, as its reason: the other LMBench calls and C
-    loops of its group (lat_pagefault's file, lat_proc-fork's program), the exec of LMBench's
-    own program, and lat_ctx's timings before the overhead subtraction."""
-    out = [f"{label}: {statistics.median(v):.4g}" for label, v in t.side.get(row, {}).items()]
-    if row == "lat_pagefault" and t.side.get(row, {}).get(CHUNKED) and t.pp.get(row):
-        out[-1] += f" (platperf / that {statistics.median(t.pp[row]) / statistics.median(t.side[row][CHUNKED]):.2f})"
-    hello = f"{row}@hello"
-    if t.lm.get(hello) and t.pp.get(hello):
-        out.append(f"with LMBench's hello exec'd: ratio {statistics.median(t.pp[hello]) / statistics.median(t.lm[hello]):.2f}")
-    return out + ctx_reason(row, t)
-
-
-def ctx_reason(row: str, t: Tally) -> list[str]:
-    """A lat_ctx row's figure is a hop less an overhead (a pipe round trip and the sum over the
-    working set, in one process, cache-warm): both as each tool measured them in this run, and
-    which of the two the difference is in (10 %: the rows' own tolerance)."""
-    m = re.match(r"lat_ctx-(\d+)-(\d+k)$", row)
-    if not (m and t.lm_ovr.get(m.group(2)) and t.pp_ovr.get(f"{m.group(2)}-{m.group(1)}")):
-        return []
-    lo, po = statistics.median(t.lm_ovr[m.group(2)]), statistics.median(t.pp_ovr[f"{m.group(2)}-{m.group(1)}"])
-    lm, pp = statistics.median(t.lm[row]), statistics.median(t.pp[row])
-    lm_hop, pp_hop = lm + lo, pp + po
-    out = [f"hop before the overhead subtraction: LMBench {lm_hop:.3g}, platperf {pp_hop:.3g} us "
-           f"({pp_hop / lm_hop:.2f}); overheads {lo:.3g} and {po:.3g} us ({po / lo:.2f})"]
-    out.append(f"platperf's hop less LMBench's overhead: ratio {(pp_hop - lo) / lm:.2f}" if pp_hop > lo else
-               "LMBench's overhead is longer than platperf's whole hop")
-    hops_agree, ovr_agree = abs(pp_hop / lm_hop - 1) <= 0.10, abs(po / lo - 1) <= 0.10
-    covered = max(spread(t.lm[row]), spread(t.pp[row]), spread(t.lm_ovr[m.group(2)]),
-                  spread(t.pp_ovr[f"{m.group(2)}-{m.group(1)}"])) >= max(pp_hop / lm_hop, lm_hop / pp_hop)
-    if covered and not hops_agree:
-        out.append("the rounds' spread of the figures or the overheads covers the hops' ratio: "
-                   "no part of the difference is measured")
-    elif hops_agree:
-        out.append("the hops agree: the difference is the overhead each subtracted" if not ovr_agree else
-                   f"hops and overheads each agree within 10 %: the figure is a small difference of two "
-                   f"timings ({lm:.3g} of {lm_hop:.3g} us)")
-    else:
-        out.append("the hops differ, the overheads do not: the difference is the ring itself" if ovr_agree else
-                   f"hop and overhead both differ ({pp_hop / lm_hop:.2f}, {po / lo:.2f})")
-    return out
-
-
-def why(row: str, t: Tally, ratio: float) -> str:
-    """The reason printed beside a ratio outside +-10 %, from this run only: its stalled rounds,
-    what it measured beside the row, and whether the rounds' spread covers the ratio."""
-    a, b = t.lm[row], t.pp[row]
-    parts = []
-    for tool, values in (("LMBench", a), ("platperf", b)):
-        if st := stalled(values):
-            parts.append(f"{tool}: {len(st)} of {len(values)} rounds stalled ({', '.join(f'{v:.4g}' for v in st)}"
-                         f" against {min(values):.4g})")
-    clean_a, clean_b = [v for v in a if v not in stalled(a)], [v for v in b if v not in stalled(b)]
-    if parts and clean_a and clean_b:
-        parts.append(f"ratio of the other rounds {statistics.median(clean_b) / statistics.median(clean_a):.2f}")
-    parts += measured_beside(row, t)
-    sa, sb, off = spread(clean_a or a), spread(clean_b or b), max(ratio, 1 / ratio)
-    parts.append(f"{'within' if max(sa, sb) >= off else 'beyond'} the rounds' spread "
-                 f"(LMBench {sa:.2f}x, platperf {sb:.2f}x)")
-    return "; ".join(parts)
-
-
-def fmt(values: list[float] | None) -> str:
-    if not values:
-        return f"{'-':>10} {'':>5}"
-    return f"{statistics.median(values):10.4g} {max(values) / min(values) if min(values) > 0 else 0:5.2f}"
-
-
-def report(rows: list[str], t: Tally, rounds: int) -> int:
-    units = {name: unit for name, _, _, _, unit in LMBENCH_OS_ROWS}
-    print(f"\nmedian over {rounds} rounds (spread = max/min over the rounds); ratio = platperf / LMBench")
-    print(f"{'row':28} {'LMBench':>10} {'spread':>5} {'platperf':>10} {'spread':>5} {'ratio':>6} "
-          f"{'C loop':>8}  within 10% / why")
-    within = 0
-    for r in rows:
-        a, b = t.lm.get(r), t.pp.get(r)
-        unit = units.get(r.split("@")[0], "")
-        ref = f"{statistics.median(t.ref[r]):8.4g}" if r in t.ref else f"{'':>8}"
-        if not a or not b:
-            print(f"{r + ' (' + unit + ')':28} {fmt(a)} {fmt(b)} {'':>6} {ref}  "
-                  f"{'LMBench printed nothing (negative)' if not a else 'platperf: no result'}")
-            continue
-        ratio = statistics.median(b) / statistics.median(a)
-        ok = abs(ratio - 1) <= 0.10
-        within += ok and "@" not in r
-        why_text = "yes" if ok else "no: " + why(r, t, ratio)
-        print(f"{r + ' (' + unit + ')':28} {fmt(a)} {fmt(b)} {ratio:6.2f} {ref}  {why_text}")
-    print(f"rows within 10 %: {within} of {len([r for r in rows if '@' not in r])}")
-    if t.lm_ovr or t.pp_ovr:
-        print("\nlat_ctx overhead subtracted per hop (us): LMBench once per size for the largest ring; "
-              "platperf per point")
-        for s in LAT_CTX_SIZES_K:
-            pp = "  ".join(f"P={p}: {statistics.median(t.pp_ovr[f'{s}k-{p}']):.3g}"
-                           for p in LAT_CTX_PROCS if f"{s}k-{p}" in t.pp_ovr)
-            lm = t.lm_ovr.get(f"{s}k")
-            print(f"  {s:>3}k  LMBench {statistics.median(lm) if lm else float('nan'):7.3g}   platperf {pp}")
-    print(f"\nwall time: LMBench {t.lm_wall:.1f} s (ENOUGH={ENOUGH_US}, -N {REPS}), platperf {t.pp_wall:.1f} s, "
-          f"platperf / LMBench = {t.pp_wall / t.lm_wall if t.lm_wall else 0:.3f}")
-    return 0
+def ctx_points(text: str, rows: list[str]) -> dict[str, float]:
+    """lat_ctx's output: one "P figure" line per process count (none for a negative point)."""
+    found = {}
+    for row in rows:
+        m = re.search(rf"^{row.split('-')[1]} ([0-9.]+)$", text, re.MULTILINE)
+        if m:
+            found[row] = float(m.group(1))
+    return found
 
 
 def write_file(path: Path, data: bytes, chunk: int) -> None:
@@ -399,6 +319,7 @@ def main() -> int:
     ap.add_argument("--lmbench-src", type=Path, default=Path("/tmp/lmbench3"))
     ap.add_argument("--rows", default="", help="only rows matching this regular expression")
     ap.add_argument("--log", help="append every command's raw output here")
+    ap.add_argument("--probe-before", type=Path, help="another probe build run in the same rounds (a column)")
     opts = ap.parse_args()
     if not (opts.lmbench_src / "src" / "lat_syscall.c").exists():
         print(f"no LMBench 3 source in {opts.lmbench_src}: clone it there first, e.g. "
@@ -409,7 +330,7 @@ def main() -> int:
     except ProbeNotFound as exc:
         print(exc, file=sys.stderr)
         return 2
-    bin_dir = build_lmbench(opts.lmbench_src, Path("/tmp/lmbench3-build"))
+    bin_dir = build_lmbench(opts.lmbench_src, Path("/tmp/lmbench3-build" + "".join(CFLAGS)))
     t = Tally()
     with tempfile.TemporaryDirectory(prefix="os-vs-lmbench-") as tmp:
         work = Path(tmp)
@@ -421,7 +342,7 @@ def main() -> int:
         fs_dir.mkdir()
         todo = [g for g in groups(files, fs_dir) if any(re.search(opts.rows, r) for r in g.rows)]
         rows = [r for g in todo for r in g.rows]
-        runner = Runner(bin_dir, probe, opts.cpu, work, opts.log)
+        runner = Runner(bin_dir, probe, opts.cpu, work, opts.log, opts.probe_before)
         hello = Path("/tmp/hello")          # lat_proc's program, where LMBench expects it
         hello.write_bytes((bin_dir / "hello").read_bytes())
         hello.chmod(0o755)
@@ -429,7 +350,7 @@ def main() -> int:
             for rnd in range(opts.rounds):
                 print(f"round {rnd + 1}/{opts.rounds} on CPU {opts.cpu} ...", file=sys.stderr, flush=True)
                 for i, grp in enumerate(todo):
-                    sides = [runner.lmbench, runner.platperf]
+                    sides = [runner.lmbench, runner.platperf, runner.platperf_before]
                     if (rnd + i) % 2:
                         sides.reverse()
                     for side in sides:
@@ -437,7 +358,7 @@ def main() -> int:
                     runner.referee(grp, t, files["4k"])
         finally:
             hello.unlink(missing_ok=True)
-    return report(rows, t, opts.rounds)
+    return report(rows, t, opts.rounds, ENOUGH_US, REPS, f"{cpu_line(opts.cpu)}; platperf-probe {probe}")
 
 
 if __name__ == "__main__":
