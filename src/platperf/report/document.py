@@ -46,6 +46,9 @@ class Plot:
     title: str
     svg: str                          # a self-contained <svg> element
     caption: str = ""
+    # the numbers the plot draws: HTML puts them one click under it (<details>); the text
+    # formats, which print no plot, leave them to the section's own tables
+    data: "Table | None" = None
 
 
 @dataclass

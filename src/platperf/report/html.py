@@ -90,7 +90,9 @@ def _section(section: Section, level: int, used: set, out: list[str]):
                                     for n, v in section.items) + "</dl>")
     for plot in section.plots:
         caption = f"<figcaption>{escape(plot.caption)}</figcaption>" if plot.caption else ""
-        out.append(f'<figure class="plot-figure">{plot.svg}{caption}</figure>')
+        numbers = f"<details><summary>The numbers</summary>{render_table(plot.data)}</details>" \
+            if plot.data is not None else ""
+        out.append(f'<figure class="plot-figure">{plot.svg}{caption}{numbers}</figure>')
     for t in section.tables:
         out.append(render_table(t))
     for sub in section.subsections:

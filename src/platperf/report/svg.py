@@ -14,6 +14,8 @@ from .document import shorten, shorten_middle
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#7f7f7f", "#bcbd22", "#17becf")
+# a dash per series too: the lines stay apart on a grey-scale print, where colours do not
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "4 2 1 2", "10 4")
 W, H = 760, 380
 LEFT, RIGHT, TOP, BOTTOM = 70, 170, 34, 50   # plot area margins; legend on the right
 CHAR_W = 6.6          # px a character of the 11 px sans-serif legend takes, at most (digits, a-z)
@@ -171,20 +173,24 @@ def line_plot(title: str, series: list[tuple[str, list[tuple[float, float]]]], *
                    f'<text x="{p + 3:.1f}" y="{TOP + 12 + 12 * (i % 3)}" fill="#555">{escape(label)}</text>')
     for i, (s, name) in enumerate(zip(shown, names)):
         colour = PALETTE[i % len(PALETTE)]
+        dash = DASHES[i % len(DASHES)]
+        dash = f' stroke-dasharray="{dash}"' if dash else ""
         if not s:
             continue
         joined = False
         for run in ([] if alone[i] else _segments(s, grid)):
             if len(run) > 1:
                 path = " ".join(f"{ax.px(x):.1f},{ax.py(y):.1f}" for x, y in run)
-                out.append(f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="1.8" '
+                out.append(f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="1.8"{dash} '
                            f'points="{path}"/>')
                 joined = True
         r = 2.2 if joined else 4.0      # points alone must be seen
+        # each point says its figure when the pointer rests on it
         out += [f'<circle class="point" cx="{ax.px(x) + dodge.get((i, x), 0):.1f}" cy="{ax.py(y):.1f}" '
-                f'r="{r}" fill="{colour}"/>' for x, y in s]
+                f'r="{r}" fill="{colour}"><title>{escape(f"{name}: {x_format(x)}, {_num(y)}")}</title></circle>'
+                for x, y in s]
         ly, lx = TOP + 8 + 16 * i, W - RIGHT + 10
-        key = (f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" stroke-width="2"/>'
+        key = (f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>'
                if joined else f'<circle cx="{lx + 9}" cy="{ly}" r="4" fill="{colour}"/>')
         out.append(f'{key}<text class="legend" x="{lx + 22}" y="{ly + 4}">{escape(name)}</text>')
     out.append("</svg>")

@@ -8,7 +8,8 @@ from ... import stats
 from ...vocab.lmbench import LMBENCH_BW_KERNELS
 from ...vocab.sizes import size_label
 from ..data import ReportData, data_caches
-from ..document import Plot, Section
+from ...vocab.spoken import iec
+from ..document import Plot, Section, Table, cell_text
 from ..svg import line_plot
 
 MAX_COLUMNS = 6     # plots for more runs than this belong in a comparison, not the guide
@@ -25,6 +26,13 @@ def _kernel_curves(results) -> dict[str, dict[int, float]]:
     return {k: curve for k, curve in curves.items() if curve}   # a published STREAM row has no size
 
 
+def numbers(curves: dict, kernels: list[str]) -> Table:
+    """A plot's figures: a row a buffer size, a column a kernel, in MB/s as the tables."""
+    sizes = sorted({size for k in kernels for size in curves[k]})
+    return Table("Bandwidth (MB/s), median over CPUs", ["Size"] + kernels,
+                 [[iec(size)] + [cell_text(curves[k].get(size)) for k in kernels] for size in sizes])
+
+
 def build(data: ReportData) -> Section | None:
     plots = []
     for col in data.columns[:MAX_COLUMNS]:
@@ -35,10 +43,12 @@ def build(data: ReportData) -> Section | None:
         for group, kernels in groups:
             if kernels:
                 title = f"Bandwidth, {group} kernels ({col.name})"
-                svg = line_plot(title, [(k, sorted(curves[k].items())) for k in kernels],
-                                x_label="buffer size (bytes, log scale)", y_label="MB/s (10^6 B/s)",
-                                vlines=marks, sweep=True)
-                plots.append(Plot(title=title, svg=svg))
+                # GB/s, as people quote a memory system (10^9 B/s: MB/s / 1000)
+                svg = line_plot(title, [(k, [(size, v / 1000.0) for size, v in sorted(curves[k].items())])
+                                        for k in kernels],
+                                x_label="buffer size (log scale)", y_label="GB/s (10^9 B/s)",
+                                vlines=marks, sweep=True, x_format=iec)
+                plots.append(Plot(title=title, svg=svg, data=numbers(curves, kernels)))
     if not plots:
         return None
     text = "Median over CPUs of each result's median; serial runs where present."

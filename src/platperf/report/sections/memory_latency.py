@@ -8,6 +8,7 @@ from collections import defaultdict
 from ... import stats
 from ...stats import levels
 from ...vocab.sizes import size_label
+from ...vocab.spoken import iec
 from ..data import ReportData, data_caches, machine_read
 from ..document import Plot, Section, Table, cell_text
 from ..intervals import with_interval
@@ -87,8 +88,8 @@ def build(data: ReportData) -> Section | None:
     marks = [(size, f"{name} {size_label(size)}") for name, size in caches] or \
         [(before, f"step {size_label(before)}-{size_label(after)}") for before, after in steps]
     # log latency: an L1 hit (1-2 ns) and DRAM (100 ns) on one linear axis leave L1 and L2 flat
-    plot = line_plot("Memory latency vs size", series, x_label="working set (bytes, log scale)",
-                     y_label="latency (ns, log scale)", log_y=True, sweep=True, vlines=marks)
+    plot = line_plot("Memory latency vs size", series, x_label="working set (log scale)",
+                     y_label="latency (ns, log scale)", log_y=True, sweep=True, vlines=marks, x_format=iec)
     keys = sorted(curves)
     sizes = sorted({s for points in curves.values() for s in points})
 
