@@ -161,3 +161,39 @@ def test_serve_shows_the_site_on_localhost(lab, tmp_path):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+
+
+SPARK_PROBE = """<script>
+const out = [], overlaps = [];
+for (const svg of document.querySelectorAll('svg.spark')) {
+  const box = svg.viewBox.baseVal, boxes = [];
+  for (const t of svg.querySelectorAll('text.step')) {
+    const b = t.getBBox();
+    if (b.width === 0 || b.x < 0 || b.y < 0 || b.x + b.width > box.width || b.y + b.height > box.height)
+      out.push(t.textContent);
+    for (const o of boxes)
+      if (b.x < o.x + o.width && o.x < b.x + b.width && b.y < o.y + o.height && o.y < b.y + b.height)
+        overlaps.push(t.textContent);
+    boxes.push(b);
+  }
+}
+document.body.dataset.sparks = document.querySelectorAll('svg.spark').length + '/' + out.join('|') +
+  '/' + overlaps.join('|');
+</script>"""
+
+
+def test_no_step_label_leaves_its_sparkline_or_covers_another(lab):
+    """Laid out by Chromium in its own font: every step label of the TF-A history inside its
+    picture, none over another."""
+    import html as html_lib
+    from test_html_chromium import CHROMIUM, chromium
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (make deps installs it)")
+    site(lab)
+    page = lab / "site" / "boards" / "ingested" / "history.html"
+    probe = page.with_name("probe-history.html")
+    probe.write_text(page.read_text().replace("</body>", SPARK_PROBE + "</body>"))
+    dom = chromium(probe.as_uri(), "--dump-dom").stdout
+    found = html_lib.unescape(re.search(r'data-sparks="([^"]*)"', dom).group(1))
+    # the page's 96 release keys and its historic per-CPU tables' own: the first 150 drawn
+    assert found == "150//", found
