@@ -43,7 +43,7 @@ def sparkline(values: list[float], labels: list[str], unit: str, steps: dict[int
            f'width="{W}" height="{H}" font-family="sans-serif" font-size="10">',
            f'<rect x="0" y="0" width="{W}" height="{H}" fill="#fff"/>']
     if len(values) > 1:
-        path = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
+        path = " ".join(f"{x(i):.0f},{y(v):.1f}" for i, v in _thinned(values))
         out.append(f'<polyline points="{path}" fill="none" stroke="#777" stroke-width="1.2"/>')
     for i in sorted(flagged):
         out.append(f'<line class="flagged" x1="{x(i - 1):.1f}" y1="{y(values[i - 1]):.1f}" x2="{x(i):.1f}" '
@@ -71,6 +71,22 @@ def sparkline(values: list[float], labels: list[str], unit: str, steps: dict[int
                    f'text-anchor="{anchor}"{weight}>{escape(text)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _thinned(values: list[float]) -> list[tuple[int, float]]:
+    """(index, value) of the points the line is drawn through: all of a short series; of a
+    long one, per bin of two pixels its least and greatest value in order (min-max
+    decimation, the two of M4 that draw a line's extent, Jugel et al., VLDB 2014): a year of
+    nights is under 170 points, not 365 x 150 numbers a page, and no spike is lost."""
+    n, bins = len(values), int((W - 2 * PAD_X) / 2)
+    if n <= 2 * bins:
+        return list(enumerate(values))
+    out = []
+    for k in range(bins):
+        part = range(k * n // bins, (k + 1) * n // bins)
+        keep = {min(part, key=values.__getitem__), max(part, key=values.__getitem__)}
+        out += [(i, values[i]) for i in sorted(keep)]
+    return out
 
 
 def blocks(values: list[float]) -> str:

@@ -89,10 +89,12 @@ def _test_text(points: int, tolerance: float) -> str:
 
 
 def section(series: list[history.Series], store=None, tolerance: float = TOLERANCE,
-            max_multiples: int = multiples.MAX_MULTIPLES, judged: list | None = None) -> Section:
+            max_multiples: int = multiples.MAX_MULTIPLES, judged: list | None = None,
+            max_plots: int = MAX_PLOTS) -> Section:
     """The history view of ``series`` (module docstring); ``store``: the labels' runs, for the
     keyed comparison and the published page's own deltas of the steps listed; ``judged``: the
-    series' steps already judged (multiples.judge_all), not judged again."""
+    series' steps already judged (multiples.judge_all), not judged again; ``max_plots``: full
+    plots of the series with change points (the small multiples show every series)."""
     series = [s for s in series if s.points]
     every = judged if judged is not None else multiples.judge_all(series, tolerance)
     points = max((len(s.points) for s in series), default=0)
@@ -116,5 +118,5 @@ def section(series: list[history.Series], store=None, tolerance: float = TOLERAN
     if points >= 2 * history.MIN_SIZE:
         ordered = (changed + [s for s in series if not s.change_points])[:MAX_ROWS]
         subsections.append(Section("Change points", tables=[summary_table(ordered)],
-                                   plots=[plot(s) for s in changed[:MAX_PLOTS]]))
+                                   plots=[plot(s) for s in changed[:max_plots]]))
     return Section("History", text=text, tables=tables, subsections=subsections)

@@ -30,7 +30,7 @@ def history_page(site, b: Board, crumbs, key: str) -> dict[str, int]:
         series = [s for _, found in history.board_series(site.store, labels, targets=[b.name]) for s in found]
         history.analyse(series)
         judged = view.multiples.judge_all(series)
-        shown = view.section(series, site.store, max_multiples=MAX_SITE_MULTIPLES, judged=judged)
+        shown = view.section(series, site.store, max_multiples=MAX_SITE_MULTIPLES, judged=judged, max_plots=3)
         flagged: dict[str, int] = {}
         for j in judged:
             for step in j.far:
