@@ -106,7 +106,7 @@ def test_small_multiples_are_laid_out_as_the_tfa_tables(juno):
     # six tests, the parallel deep suspend first: it holds the flagged steps (TF-A's order after)
     assert len(tfa.tables) == 6
     deep = tfa.tables[0]
-    assert deep.title == "``CPU_SUSPEND`` latencies (µs) to deepest power level in parallel (v2.10 to v2.13)"
+    assert deep.title == "TF-A PSCI CPU_SUSPEND deepest, parallel (µs), v2.10 to v2.13"
     assert deep.headers == ["Cluster", "Core", "Powerdown", "Wakeup", "Cache Flush"]
     assert [r[:2] for r in deep.rows] == [["0", "0"], ["0", "1"], ["1", "0"], ["1", "1"], ["1", "2"], ["1", "3"]]
     assert deep.rows[0][4] == "▁▁▁█ 5.40 → 138.88; v2.13 +2,407%!"
