@@ -153,6 +153,12 @@ def report(rows: list[str], t: Tally, rounds: int, enough_us: int, reps: int, cp
     counted = len([r for r in rows if "@" not in r])
     print(f"rows within 10 %: {within} of {counted}"
           + (f" (the probe before: {within_before} of {counted})" if before else ""))
+    if before:      # as the bench counted before issue 40: its lat_ctx was LMBench built -O2
+        as_was = [r for r in rows if "@" not in r and (rb := ratio_of(
+            t.ctx.get(r, {}).get(LM_O2) if r.startswith("lat_ctx") else t.lm.get(r), t.pp_before.get(r)))
+            is not None and abs(rb - 1) <= 0.10]
+        print(f"as the bench counted before (the probe before; lat_ctx against LMBench built -O2): "
+              f"{len(as_was)} of {counted}")
     for row, values in t.cycles.items():
         ns = statistics.median(t.pp[row]) * 1e3 if t.pp.get(row) else float("nan")
         print(f"{row}: platperf {ns:.3g} ns a call = {statistics.median(values):.2f} core cycles "

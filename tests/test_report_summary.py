@@ -71,8 +71,8 @@ def test_a_single_run_opens_on_its_machine_and_the_figures_people_quote(store):
 def test_the_findings_that_bear_on_them_come_bad_first_and_counted(store):
     write_run(store, "v2.11", findings=FINDINGS)
     first = build_document(load(store, ["v2.11"])).sections[0]
-    (table,) = [t for t in first.tables if t.title.startswith("Findings")]
-    assert table.title == "Findings: 1 bad, 2 warnings, 1 ok"
+    (table,) = [t for t in first.tables if t.title.startswith("Worst findings first")]
+    assert table.title == "Worst findings first: 1 bad, 2 warnings, 1 ok"
     assert [r[:2] for r in table.rows] == [["bad", "busy processes: python (pid 951, 95%)"],
                                            ["warn", "running in a virtual machine"],
                                            ["warn", "no CPU is isolated"]]

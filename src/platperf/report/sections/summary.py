@@ -119,7 +119,7 @@ def findings_table(data: ReportData) -> tuple[str, Table | None]:
     rows = [[f["level"]] + [c] * several + [f.get("message", ""), f.get("effect") or ""]
             for c, f in shown[:MAX_FINDINGS]]
     more = len(shown) - MAX_FINDINGS
-    table = Table(f"Findings: {said}", ["Level"] + ["Column"] * several + ["Finding", "What it does to the figures"],
+    table = Table(f"Worst findings first: {said}", ["Level"] + ["Column"] * several + ["Finding", "What it does to the figures"],
                   rows, caption=f"{more} more in Findings below." if more > 0 else "",
                   optional=("What it does to the figures",))
     return f"Findings: {said}.", table
