@@ -547,7 +547,8 @@ class VirtualBoard:
     """One QEMU guest and the ssh client config that reaches it as ``ssh://<alias>``."""
 
     def __init__(self, image: Image, workdir: str | os.PathLike, sockets: int = 1, clusters: int = 1,
-                 cores: int = 2, idle_states: bool = False, caches: bool = False, alias: str | None = None):
+                 cores: int = 2, idle_states: bool = False, caches: bool = False, alias: str | None = None,
+                 icount: bool = False):
         self.image = image
         self.guest = GUESTS[image.arch]
         self.dir = Path(workdir)
@@ -556,6 +557,7 @@ class VirtualBoard:
         self.cpus = sockets * clusters * cores
         self.idle_states = idle_states
         self.caches = caches
+        self.icount = icount
         self.alias = alias or f"vboard-{image.arch}"
         self.port = free_port()
         self.client_config = self.dir / "ssh_config"
@@ -572,7 +574,13 @@ class VirtualBoard:
                 "-append", "console=ttyAMA0 panic=-1",
                 "-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{self.port}-:22",
                 # romfile=: no iPXE option ROM (the guest boots its kernel directly).
-                "-device", "virtio-net-pci,netdev=net0,romfile=", *extra]
+                "-device", "virtio-net-pci,netdev=net0,romfile=", *self._icount(), *extra]
+
+    def _icount(self) -> list[str]:
+        """-icount shift=0: each guest instruction advances the virtual clock by 1 ns. QEMU's PMU
+        then counts INST_RETIRED (listed as inst_retired only with a precise icount) exactly, and
+        CPU_CYCLES as 1 GHz of that clock; icount runs all CPUs on one host thread (no MTTCG)."""
+        return ["-icount", "shift=0"] if self.icount else []
 
     def _dtb(self) -> Path:
         """QEMU's own device tree for this machine, with idle states and caches added."""
@@ -693,6 +701,17 @@ def vboard_aarch64_2s(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def vboard_aarch64_events(tmp_path_factory):
+    """The events tests' board: 2 cores in one cluster with its caches in the device tree,
+    under -icount shift=0 (INST_RETIRED exact, one host thread), so small that its boot adds
+    seconds; the other boards stay multi-threaded TCG."""
+    board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=1, cores=2, caches=True, icount=True,
+                   alias="vboard-aarch64-events")
+    yield board
+    board.stop()
+
+
+@pytest.fixture(scope="session")
 def vboard_armv7(tmp_path_factory):
     """An armv7 board (armmp kernel, Cortex-A15): one cluster of 2 cores."""
     board = _board(tmp_path_factory, "armv7", sockets=1, clusters=1, cores=2)
@@ -735,7 +754,8 @@ def cmd_stop(arch: str) -> int:
     return 0
 
 
-def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: bool, caches: bool) -> int:
+def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: bool, caches: bool,
+              icount: bool = False) -> int:
     why = missing_parts(arch)
     if why:
         print(f"vboard: {why}", file=sys.stderr)
@@ -744,7 +764,7 @@ def cmd_start(arch: str, sockets: int, clusters: int, cores: int, idle_states: b
     try:
         image = build(arch, log=print)
         board = VirtualBoard(image, _state_dir(arch), sockets=sockets, clusters=clusters, cores=cores,
-                             idle_states=idle_states, caches=caches)
+                             idle_states=idle_states, caches=caches, icount=icount)
         board.start()
     except (VboardError, subprocess.CalledProcessError) as exc:
         print(f"vboard: {exc}", file=sys.stderr)
@@ -773,6 +793,8 @@ def main(argv=None) -> int:
                         help="PSCI idle states (retention, power-down) in the device tree (aarch64 only)")
     parser.add_argument("--caches", action=argparse.BooleanOptionalAction, default=True,
                         help="the caches in the device tree: L1 per core, an L2 per cluster (aarch64 only)")
+    parser.add_argument("--icount", action="store_true",
+                        help="-icount shift=0: the PMU counts instructions exactly (one host thread)")
     args = parser.parse_args(argv)
     if args.action == "stop":
         return cmd_stop(args.arch)
@@ -786,7 +808,7 @@ def main(argv=None) -> int:
         return 0
     arm64 = args.arch == "aarch64"     # the device tree additions are tried on aarch64 only
     return cmd_start(args.arch, args.sockets, args.clusters, args.cores, args.idle_states and arm64,
-                     args.caches and arm64)
+                     args.caches and arm64, args.icount)
 
 
 if __name__ == "__main__":
