@@ -7,6 +7,11 @@ invocation; all cells go into one run of the store, their results and histogram 
 params ``variant``, ``pattern``, ``aggressors``, ``duration``, ``threshold`` and
 ``mitigation``. What each mitigation actually did is kept with every record
 (``mitigations``) and with the run (its findings).
+
+With ``--events`` (issue 37) the probe counts the victim's events around its loop, the
+passes being the operations (``per`` "pass"): each cell then also stores the victim's
+L2/L3 refills per pass (``l2d_refill_per_pass``, ``l3d_refill_per_pass``...), which the
+report puts beside the study's Maximum and Minimum Latency.
 """
 from __future__ import annotations
 
@@ -52,6 +57,7 @@ class Plan:
     raw: int = 0
     cache: dict = field(default_factory=dict)   # --cache-sets/--cache-ways/--line-size given
     cells: list[Cell] = field(default_factory=list)
+    events: str = ""                            # the probe's --events list, as given
 
     def argv(self, cell: Cell, extra: list[str]) -> list[str]:
         argv = ["run", BENCHMARK, "--cpus", str(self.victim), "--variant", cell.loop,
@@ -63,6 +69,8 @@ class Plan:
             argv += ["--raw", str(self.raw)]
         for option, value in self.cache.items():
             argv += [f"--{option}", str(value)]
+        if self.events:
+            argv += ["--events", self.events]
         return argv + extra
 
     def check_geometry(self, caches) -> None:
@@ -106,7 +114,7 @@ def _cpus(text: str, what: str) -> list[int]:
 def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer",
               loops: str = "plain", mitigation_sets: str = "none", duration: float = 10.0,
               threshold: float = 1000.0, raw: int = 0, online: list[int] | None = None,
-              cache: dict | None = None) -> Plan:
+              cache: dict | None = None, events: str = "") -> Plan:
     """Checks the matrix input and lists its cells (mitigations outermost, then loop
     variant, then pattern)."""
     if not duration > 0:
@@ -136,8 +144,12 @@ def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer"
     bad = [f"--{k} {v}" for k, v in cache.items() if k not in GEOMETRY or not isinstance(v, int) or v < 1]
     if bad:
         raise InterferenceError(f"{bad[0]}: give a whole number of at least 1")
+    events = ",".join(e.strip() for e in events.split(",") if e.strip())
+    if any(c.isspace() for c in events):
+        raise InterferenceError(f"--events '{events}': a comma list without spaces inside a name "
+                                f"(example: --events l2d,llc)")
     plan = Plan(victim, aggressor_cpus, pattern_list, loop_list, sets, float(duration),
-                float(threshold), int(raw), cache)
+                float(threshold), int(raw), cache, events=events)
     plan.cells = [Cell(m, loop, pattern) for m in sets for loop in loop_list for pattern in pattern_list]
     return plan
 

@@ -30,6 +30,9 @@ def interference(
                                              "that does not describe its caches (default: its sysfs)."),
     cache_ways: Optional[int] = typer.Option(None, "--cache-ways", help="Last-level cache ways (default: sysfs)."),
     line_size: Optional[int] = typer.Option(None, "--line-size", help="Cache line bytes (default: sysfs)."),
+    events: str = typer.Option("", "--events", help="Events the probe counts on the victim around its loop, "
+                               "stored per pass: l2d,llc (L2 and last-level refills), cycles, instructions... "
+                               "(docs/events.md)."),
     label: Optional[str] = typer.Option(None, "--label", help="Name of what is measured, e.g. a release: v2.12."),
     target: str = TargetOption,
     remote_dir: Optional[str] = RemoteDirOption,
@@ -48,11 +51,14 @@ def interference(
     Each cell stores latency_min/mean/max, p99, p99_99 and excursions (ns, count) and the
     histogram; 'platperf report' shows the mitigation table, histograms and CDFs. A
     mitigation that cannot be applied is said in one line and recorded, never pretended.
+    With --events each cell also stores the victim's counts per pass (l2d_refill_per_pass...),
+    shown as columns of the mitigation table; an event the PMU lacks is said, not invented.
 
     \b
     Examples:
       platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer,set_crawler --loops plain,2ki,2kl --duration 30 --mitigations none,rt,rt+resctrl --label v2.12
       platperf interference --target ssh://root@agilex5 --victim 1 --aggressors 0,2,3 --label sdk-24.3
+      platperf interference --victim 1 --aggressors 2-3 --patterns none,way_hammer --events l2d,llc --label v2.12
 
     Exit codes: 0 complete; 2 bad input or a run left partial/failed; 130 interrupted by
     Ctrl-C, 143 by SIGTERM.
@@ -66,7 +72,7 @@ def interference(
     try:   # the matrix's own checks first: they need no board
         request = MatrixRequest(label, victim=victim, aggressors=aggressors, patterns=patterns,
                                 loops=loops, mitigation_sets=mitigations, duration=duration,
-                                threshold=threshold, raw=raw,
+                                threshold=threshold, raw=raw, events=events,
                                 cache={"cache-sets": cache_sets, "cache-ways": cache_ways,
                                        "line-size": line_size})
     except InterferenceError as exc:

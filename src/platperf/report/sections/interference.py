@@ -8,7 +8,13 @@ one report (a little and a big core) sit side by side in one table. The other st
 the aggressor pattern over the maximum with none, same loop and mitigation) are in a second
 table. Then the histograms on a log-count axis; the CDF of each loop variant's cells as
 1 - CDF on a log axis, so the tail stays visible; every cell's histogram, top excursions and
-raw samples in the JSON export."""
+raw samples in the JSON export.
+
+Counted with ``--events`` (issue 37 part 4), the victim's events per pass follow the study's
+two columns in its table, one column an event (``L2D_CACHE_REFILL per pass``): the cause of
+a maximum beside it. A count that ran for part of the cell (the PMU's counters took turns)
+says its share, never scaled; an event asked for and counted nowhere, and the DSU's cluster
+events when no ``arm_dsu_*`` PMU was counted, are said in the caption."""
 from __future__ import annotations
 
 from ...compare import board_level
@@ -40,9 +46,12 @@ def _cells(data: ReportData) -> list[dict]:
     for col in data.columns:
         metrics: dict[tuple, dict] = {}
         steps: dict[tuple, dict] = {}
+        counted: dict[tuple, dict] = {}
         for res in col.results:
             if res.benchmark == BENCHMARK:
                 metrics.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = res.summary["median"]
+                if _is_per_pass(res):
+                    counted.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = res
                 if "resolution_steps" in (res.extra or {}):
                     steps.setdefault((res.run_id, res.params_key, res.cpu), {})[res.metric] = \
                         res.extra["resolution_steps"]
@@ -70,7 +79,9 @@ def _cells(data: ReportData) -> list[dict]:
                               "mitigation": p.get("mitigation", "none"), "aggressors": p.get("aggressors", ""),
                               "threshold": p.get("threshold"), "params": p, "record": h["record"],
                               "metrics": metrics.get((run["id"], h["params"], h["cpu"]), {}),
-                              "steps": steps.get((run["id"], h["params"], h["cpu"]), {})})
+                              "steps": steps.get((run["id"], h["params"], h["cpu"]), {}),
+                              "counted": counted.get((run["id"], h["params"], h["cpu"]), {}),
+                              "asked": ((run.get("meta") or {}).get("events") or {}).get("asked")})
     return cells
 
 
@@ -107,10 +118,12 @@ def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
     side = len(victims) > 1
     def who(v):
         return f" (CPU {v[1]}, {v[0]})" if side else ""
-    headers = HEADERS[:1] + [h + who(v) for v in victims for h in HEADERS[1:]]
+    counters = _counter_columns(cells)
+    headers = HEADERS[:1] + [h + who(v) for v in victims for h in HEADERS[1:] + [h for _, h in counters]]
     main, stats = [], []
     for name, by in rows.items():
-        main.append([name] + [text for v in victims for text in _extremes(by.get(v))])
+        main.append([name] + [text for v in victims
+                              for text in _extremes(by.get(v)) + _counts(by.get(v), counters)])
         for v in victims:
             if v in by:
                 stats.append([name] + ([f"CPU {v[1]} ({v[0]})"] if side else []) + _statistics(by[v], idle))
@@ -121,11 +134,67 @@ def _victim_tables(cells: list[dict], idle: dict) -> list[Table]:
     caption = (f"latency_loop on CPU {', '.join(str(v[1]) for v in victims)}, "
                + (f"patterns on CPUs {c0['aggressors']}" if c0["aggressors"] else "no aggressor") + quantised)
     return [Table(title=f"Mitigation results, {title}", headers=headers, rows=main, layout="grid",
-                  caption=caption),
+                  caption=caption + _events_caption(cells, counters)),
             Table(title=f"Tail statistics, {title}",
                   headers=HEADERS[:1] + (["Victim"] if side else []) + STATISTICS, rows=stats, layout="grid",
                   caption=f"excursions: passes over {latency_text(c0.get('threshold'))}; "
                           "interference factor: maximum / maximum with no pattern" + quantised)]
+
+
+def _is_per_pass(res) -> bool:
+    """A counter the probe counted on the victim around its loop, stored per pass
+    (events.counted: metric ``<name>_per_pass``, unit ``<unit>/pass``)."""
+    return res.metric.endswith("_per_pass") and str(res.unit).endswith("/pass")
+
+
+def _counter_columns(cells: list[dict]) -> list[tuple[str, str]]:
+    """(metric, header) of each counter stored with the cells, in the order first counted:
+    the event as the PMU names it (``L2D_CACHE_REFILL per pass``)."""
+    columns: dict[str, str] = {}
+    for c in cells:
+        for metric, res in (c.get("counted") or {}).items():
+            event = (res.extra or {}).get("event") or metric[:-len("_per_pass")]
+            columns.setdefault(metric, f"{event} per pass")
+    return list(columns.items())
+
+
+def count_text(value) -> str:
+    """Events per pass: three significant figures (0.00125, 11, 2.5), whole above 100."""
+    if value is None:
+        return ""
+    return f"{value:.0f}" if value >= 100 or value == 0 else f"{value:.3g}"
+
+
+def _counts(c: dict | None, counters: list[tuple[str, str]]) -> list[str]:
+    """The cell's count per pass of each counter; one that ran for part of the cell says the
+    share it ran (the PMU had fewer counters than asked: kept as counted, not scaled)."""
+    out = []
+    for metric, _ in counters:
+        res = ((c or {}).get("counted") or {}).get(metric)
+        if res is None:
+            out.append("")
+            continue
+        shares = (res.extra or {}).get("running_share") or []
+        share = min(shares) if shares else 1.0
+        out.append(count_text(res.summary["median"]) + (f" (counted {share:.0%} of it)" if share < 0.999 else ""))
+    return out
+
+
+def _events_caption(cells: list[dict], counters: list[tuple[str, str]]) -> str:
+    """What --events asked for and no cell counted (the PMU lacks it: the probe's
+    events-unavailable warning says why), and the DSU's cluster events when none were."""
+    asked = [a for c in cells if c.get("asked") for a in str(c["asked"]).split(",")]
+    if not asked and not counters:
+        return ""
+    got = {(res.extra or {}).get("asked") for c in cells for res in (c.get("counted") or {}).values()}
+    lost = [a for a in dict.fromkeys(asked) if a not in got]
+    said = "; events per pass of the victim's loop" if counters else ""
+    if lost:
+        said += f"; not counted on this board: {', '.join(lost)}"
+    pmus = {str((res.extra or {}).get("pmu", "")) for c in cells for res in (c.get("counted") or {}).values()}
+    if not any(p.startswith("arm_dsu") for p in pmus):
+        said += "; no DSU PMU (arm_dsu_*) counted: the cluster's snoops and L3 refills are not shown"
+    return said
 
 
 def _study_tables(data: ReportData, published: list[dict]) -> list[Table]:
