@@ -11,6 +11,10 @@ FAKE_PROBE_BEHAVIOUR_<target> overrides it for the target platperf names in PLAT
 FAKE_PROBE_LOG, when set, gets one line per invocation: the argv as JSON.
 FAKE_PROBE_PREEMPTED=1 writes a `sample-preempted` warning before each result, as the real probe
 does for a CPU that is busy.
+--events LIST: each result carries the counters of docs/results-format.md "events" (an access
+and its refill for l1d, l2d, llc), counter k of a sample i counting iterations * (k + 1) / 4 + i
+per sample, every group running for all of it; FAKE_PROBE_NO_PMU=1 counts only page_faults and
+writes the probe's `events-unavailable` warning (this machine's kernel: no hardware events).
 """
 import json
 import os
@@ -62,6 +66,24 @@ def size_bytes(text):
     return int(text[:-1]) * mult[text[-1]] if text[-1] in mult else int(text)
 
 
+PAIRS = {"l1d": ("l1d", "l1d_refill"), "l2d": ("l2d", "l2d_refill"), "llc": ("llc", "llc_miss")}
+
+
+def events_of(opts, samples, iterations):
+    """The `events` field a result record gains with --events (docs/results-format.md)."""
+    if "events" not in opts:
+        return {}
+    asked = [(item, name) for item in opts["events"].split(",") for name in PAIRS.get(item, (item,))]
+    if os.environ.get("FAKE_PROBE_NO_PMU") == "1":
+        asked = [(item, name) for item, name in asked if name == "page_faults"]
+    counters = [{"name": name, "asked": item, "event": name.upper(), "pmu": "armv8_pmuv3_0",
+                 "code": hex(0x10 + k), "unit": "events",
+                 "counts": [iterations * (k + 1) // 4 + i for i in range(samples)],
+                 "enabled_ns": [5000] * samples, "running_ns": [5000] * samples}
+                for k, (item, name) in enumerate(asked)]
+    return {"events": {"per": "access", "counters": counters}}
+
+
 def results(kernel, opts):
     cpus = [int(c) for c in opts.get("cpus", "0").split(",")]
     samples = int(opts.get("samples", 3))
@@ -84,7 +106,8 @@ def results(kernel, opts):
                 metric, unit, direction = "bandwidth", "MB/s", "higher"
             yield {"type": "result", "benchmark": kernel, "params": params, "cpu": cpu, "mode": mode,
                    "metric": metric, "unit": unit, "direction": direction,
-                   "samples": [1.0 + cpu + i / 10 for i in range(samples)], "iterations": 1000}
+                   "samples": [1.0 + cpu + i / 10 for i in range(samples)], "iterations": 1000,
+                   **events_of(opts, samples, 1000)}
 
 
 def run(kernel, opts):
@@ -107,6 +130,9 @@ def run(kernel, opts):
         emit({"type": "end", "status": "interrupted", "results": n})
         return 130
     emit({"type": "warning", "code": "fake-counter", "message": "fake counter, numbers are made up"})
+    if "events" in opts and os.environ.get("FAKE_PROBE_NO_PMU") == "1":
+        emit({"type": "warning", "code": "events-unavailable", "message": "hardware events are not available "
+              "here (event sources: software, msr, tracepoint): counting page_faults only"})
     n = 0
     for rec in results(kernel, opts):
         if behaviour == f"die-after={n}":

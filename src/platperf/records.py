@@ -257,6 +257,9 @@ def check_record(rec, where: str, cpus=None) -> dict:
                                      f"(it reads schema {SCHEMA}); upgrade platperf")
     elif kind == "result":
         result_from_record(rec, where)
+        if "events" in rec:     # counted events (docs/results-format.md, "events")
+            from .events.counted import check_events
+            check_events(rec, where)
     elif kind == "histogram":
         _histogram(rec, where)
     elif kind == "point":

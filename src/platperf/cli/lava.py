@@ -42,14 +42,21 @@ RepoBranchOption = typer.Option(None, "--definitions-branch", metavar="NAME",
                                 help="With --definitions-repo: the branch (or tag) to clone.")
 
 
-def _job_text(suite, device_type, template, arch, label, mode, timeout, priority, delivery) -> tuple[str, bool]:
+EventsOption = typer.Option(None, "--events", metavar="LIST", help="Events counted with every sample "
+                            "(cycles,instructions,l2d,...; docs/events.md), instead of the suite's `events`.")
+
+
+def _job_text(suite, device_type, template, arch, label, mode, timeout, priority, delivery,
+              events=None) -> tuple[str, bool]:
     """The job's YAML, and whether it carries the probe inline."""
     from ..lava.delivery import from_options
     from ..lava.job import build_job, dump_job, load_template
-    from ..runner.suite import SuiteError, load_suite
+    from ..runner.suite import SuiteError, count_events, load_suite
     try:
         how = from_options(*delivery)
-        job = build_job(load_suite(suite), load_template(device_type, template), label=label,
+        loaded = load_suite(suite)
+        count_events(loaded, events)
+        job = build_job(loaded, load_template(device_type, template), label=label,
                         device_type=device_type, arch=arch, mode=mode, timeout_minutes=timeout,
                         priority=_priority(priority), delivery=how)
     except (LavaError, SuiteError) as exc:
@@ -91,6 +98,7 @@ def job(
     repo: Optional[str] = RepoOption,
     repo_path: Optional[str] = RepoPathOption,
     repo_branch: Optional[str] = RepoBranchOption,
+    events: Optional[str] = EventsOption,
     output: Optional[Path] = typer.Option(None, "-o", "--output", metavar="FILE",
                                           help="Write the job here [default: stdout]."),
 ):
@@ -105,7 +113,7 @@ def job(
     with `lavacli jobs submit` or `platperf lava submit`.
     """
     text, inline = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
-                             (probe_url, repo, repo_path, repo_branch))
+                             (probe_url, repo, repo_path, repo_branch), events)
     if inline:
         _note_inline(text)
     if output is None:
@@ -137,6 +145,7 @@ def submit(
     repo: Optional[str] = RepoOption,
     repo_path: Optional[str] = RepoPathOption,
     repo_branch: Optional[str] = RepoBranchOption,
+    events: Optional[str] = EventsOption,
     identity: str = typer.Option("default", "--identity", metavar="NAME",
                                  help="lavacli identity: the server's URI, user and token "
                                       "(lavacli identities add ...)."),
@@ -157,7 +166,7 @@ def submit(
     if poll <= 0:
         fail_exit("--poll must be a positive number of seconds")
     text, inline = _job_text(suite, device_type, template, arch, label, mode, timeout, priority,
-                             (probe_url, repo, repo_path, repo_branch))
+                             (probe_url, repo, repo_path, repo_branch), events)
     try:
         server = Server(load_identity(identity))
         job_id = server.submit(text)

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from ..events.counted import Counted
 from ..records import RecordError, Result, read_stream, result_from_record
 from .errors import IngestError
 
@@ -44,6 +45,7 @@ class ProbeStream:
     _open: str | None = None                              # where the unended invocation began
     _line: int = 0                                        # the line read_stream read last
     _kernel: str | None = None                            # `run KERNEL` of the open invocation
+    counted: Counted = field(default_factory=Counted)     # the counters of --events (events.counted)
 
     def read(self, lines: Iterable[str], name: str) -> Iterator[Result]:
         """The ``result`` records of one file as :class:`Result`, in order; IngestError on a bad line."""
@@ -59,7 +61,11 @@ class ProbeStream:
                     if self.meta is None:
                         self.meta = rec
                 elif kind == "result":
-                    yield result_from_record(rec, where)
+                    res = result_from_record(rec, where)
+                    counters, warnings = self.counted.expand(res)    # --events: one result each
+                    yield res
+                    yield from counters
+                    self.warnings += [w for w in warnings if w not in self.warnings]
                 elif kind == "histogram":
                     self.histograms.append(rec)
                 elif kind == "warning":

@@ -167,6 +167,7 @@ def measure_runs(store, target, description: Description, steps: list[Step], *, 
                                      fingerprint=description.fingerprint,
                                      findings=description.findings, note=note, meta=description.meta)
         sinks.append(RunSink(store, run_id, description.place, findings=description.findings,
+                             fingerprint=description.fingerprint,
                              has_meta=description.meta is not None))
         if begun is not None:
             begun(run_id)

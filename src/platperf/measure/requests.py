@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..runner.probe import probe_kernels
-from ..runner.suite import Suite, check_mode, check_repeat, check_suite, choose_cpus, load_suite, plan
+from ..runner.suite import (Suite, check_mode, check_repeat, check_suite, choose_cpus, count_events, load_suite,
+                            plan)
 
 
 @dataclass
@@ -32,12 +33,14 @@ class SuiteRequest:
     @classmethod
     def load(cls, ref: str, *, cpus: str | None = None, mode: str | None = None,
              repeat: int | None = None, tool_params: dict | None = None, label: str | None = None,
-             note: str | None = None) -> "SuiteRequest":
+             note: str | None = None, events: str | None = None) -> "SuiteRequest":
         """The suite ``ref`` (a built-in name or a TOML path) with the command's options;
         SuiteError for what is wrong with them. ``tool_params`` fill its [[tool]] entries'
         unset keys (--guide-dir, --peer); ``repeat`` defaults to the suite's; "auto" leaves the
-        number of runs to a :class:`platperf.compare.gate.Goal` the command sets as ``goal``."""
+        number of runs to a :class:`platperf.compare.gate.Goal` the command sets as ``goal``;
+        ``events`` (--events) are counted in every step instead of the suite's."""
         suite = load_suite(ref)
+        count_events(suite, events)
         suite.tool_params = dict(tool_params or {})
         check_mode(mode)
         runs = suite.repeat if repeat is None else repeat

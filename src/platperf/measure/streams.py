@@ -16,6 +16,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..events import claims
 from ..ingest import IngestError, Pool, Skipped, Words, plausible, read_lines
 from ..ingest.probe_jsonl import ProbeStream
 from ..runner.sink import with_probe_warnings
@@ -140,7 +141,8 @@ def store_stream(store, run: StreamRun, *, label: str | None, target: str, sourc
         run_id = store.begin_run(
             label=label, target=target, suite=run.suite, source=source, note=(note or run.note) + run.caveat,
             fingerprint=d.fingerprint if d else from_probe_meta(stream.meta),
-            findings=with_probe_warnings(d.findings if d else [], stream.warnings),
+            findings=with_probe_warnings(d.findings if d else [], stream.warnings)
+            + claims.check(stream.counted.counters, d.fingerprint if d else None),
             meta=run.meta or stream.meta, conn=c)
         store.add_results(run_id, run.results, conn=c)
         for rec in stream.histograms:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..events.counted import Counted
 from ..records import Result, result_from_record
 
 
@@ -37,13 +38,15 @@ class RunSink:
     """
 
     def __init__(self, store, run_id: int, place: Callable[[int], tuple], *,
-                 findings=(), has_meta: bool = True):
+                 findings=(), has_meta: bool = True, fingerprint: dict | None = None):
         self.store, self.run_id, self.place = store, run_id, place
         self.writer = store.writer()
         self.writer.watch(run_id)
         self.outcome = Outcome(run_id)
         self.findings = list(findings or [])
         self.has_meta = has_meta
+        self.fingerprint = fingerprint      # the kernels' claims read its caches (events.claims)
+        self.counted = Counted()
         self._findings_changed = False
         self._kept = (0, 0)          # results and histograms committed, so in the database
         self._problem: str | None = None    # the writer's one line, once it refused a record
@@ -59,7 +62,12 @@ class RunSink:
             self._write(self.store.update_run, self.run_id, meta=rec)
             self.has_meta = True
         elif kind == "result":
-            self.result(result_from_record(transform(rec)))
+            res = result_from_record(transform(rec))
+            counters, warnings = self.counted.expand(res)    # --events: one result each, beside it
+            for one in (res, *counters):
+                self.result(one)
+            for w in warnings:
+                self.warning(w)
         elif kind == "histogram":
             self.histogram(transform(rec))
         elif kind == "warning":
@@ -140,6 +148,7 @@ class RunSink:
                 self.outcome.results, self.outcome.histograms = self._kept
                 status, error = "failed", self._problem
                 self.outcome.status, self.outcome.error = status, error
+            self._check_claims()
             try:
                 if self._findings_changed or self.outcome.warnings:
                     self.writer.call(self.store.update_run, self.run_id,
@@ -152,6 +161,15 @@ class RunSink:
                 raise
         finally:
             self.writer.forget(self.run_id)
+
+    def _check_claims(self):
+        """The kernels' claims against the run's counted events (events.claims), once."""
+        from ..events.claims import check
+        found = check(self.counted.counters, self.fingerprint)
+        self.counted.counters = []
+        if found:
+            self.findings += found
+            self._findings_changed = True
 
 
 def with_probe_warnings(findings, warnings):

@@ -28,7 +28,7 @@ RUNNER_KEYS = ("kernel", "mode", "title", "params", "timeout")
 # A suite entry sets its own with `timeout = SECONDS`.
 DEFAULT_STEP_TIMEOUT_S = 7200.0
 # Options every probe kernel takes (docs/results-format.md, probe CLI).
-EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory", "pages")
+EXECUTION_OPTIONS = ("samples", "warmup", "min-time", "max-memory", "pages", "events")
 
 
 class SuiteError(ValueError):
@@ -45,6 +45,7 @@ class Suite:
     repeat: int | str = 1  # runs per `platperf run` unless --repeat says otherwise; or "auto"
     tools: list[dict] = field(default_factory=list)       # [[tool]] entries (platperf.adapters)
     tool_params: dict = field(default_factory=dict)       # --guide-dir, --peer: their defaults
+    events: str | None = None   # `events = [...]` or --events: counted with every sample (docs/events.md)
 
 
 def builtin_suites() -> list[str]:
@@ -81,13 +82,36 @@ def load_suite(ref: str) -> Suite:
         if mode not in MODES:
             raise SuiteError(f"suite {path}: [[bench]] entry {number} has mode '{mode}' "
                              f"(valid: {', '.join(MODES)})")
+        if "events" in entry:
+            entry["events"] = _events(entry["events"], f"suite {path}: [[bench]] entry {number}")
     repeat = data.get("repeat", 1)
     if repeat != "auto" and (not isinstance(repeat, int) or isinstance(repeat, bool)
                              or not 1 <= repeat <= MAX_REPEAT):
         raise SuiteError(f"suite {path}: repeat = {repeat!r} must be a whole number of runs "
                          f"from 1 to {MAX_REPEAT}, or \"auto\" (until every key is settled)")
     return Suite(name=str(data.get("name", path.stem)), path=path, entries=entries,
-                 description=str(data.get("description", "")), repeat=repeat, tools=tools)
+                 description=str(data.get("description", "")), repeat=repeat, tools=tools,
+                 events=_events(data.get("events"), f"suite {path}"))
+
+
+def _events(value, where: str) -> str | None:
+    """A suite's ``events = ["cycles", "l2d"]`` (or one text) as the probe's --events."""
+    if value is None:
+        return None
+    from ..events import check_list
+    try:
+        return check_list(value)
+    except ValueError as exc:
+        raise SuiteError(f"{where}: {exc}") from None
+
+
+def count_events(suite: Suite, events: str | None):
+    """``--events LIST``: counted in every step of ``suite``, instead of the lists it names."""
+    if events is None:
+        return
+    suite.events = _events(events, "--events")
+    for entry in suite.entries:
+        entry.pop("events", None)
 
 
 def probe_options(entry: dict) -> dict:
@@ -207,7 +231,10 @@ def plan(suite: Suite, cpus: list[int] | str, mode: str | None = None) -> list[S
         for m in ("serial", "parallel") if entry_mode == "both" else (entry_mode,):
             argv = ["run", entry["kernel"], "--cpus", cpu_list, "--mode", m]
             described = []
-            for key, value in probe_options(entry).items():
+            options = probe_options(entry)
+            if suite.events and "events" not in options:    # an entry's own list wins
+                options["events"] = suite.events
+            for key, value in options.items():
                 argv += [f"--{option_name(key)}", option_value(value)]
                 if option_name(key) not in EXECUTION_OPTIONS + ("size",):  # short titles
                     described.append(option_value(value))
