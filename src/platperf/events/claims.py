@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from .. import stats
 from ..records import Result, place_text
-from ..vocab.sizes import size_label, size_or_none
+from ..vocab.sizes import size_or_none
+from ..vocab.spoken import iec
 from . import split_metric
 
 CHASE_FACTOR = 4          # a chase this many times the LLC is "DRAM-sized"
@@ -85,7 +86,7 @@ def _chase_llc(figures: dict, r: Result, fp) -> tuple[str, str | None] | None:
         return None
     value = figures[name][0]
     bound = min(CHASE_MISS, 0.9 * (1 - llc / size))
-    claim = (f"a random chase of {size_label(size)}, {size / llc:.0f}x the {size_label(llc)} L{level}, "
+    claim = (f"a random chase of {iec(size)}, {size / llc:.0f}x the {iec(llc)} L{level}, "
              f"misses it on nearly every load (at least {bound:.2f} per load)")
     return claim, None if value >= bound else f"{_counted(name, value, figures[name][1])}"
 
@@ -96,7 +97,7 @@ def _chase_l1(figures: dict, r: Result, fp) -> tuple[str, str | None] | None:
     if r.benchmark != "mem-latency" or not size or not l1 or size * 2 > min(l1) or "l1d_refill" not in figures:
         return None
     value = figures["l1d_refill"][0]
-    claim = (f"a chase of {size_label(size)} inside the {size_label(min(l1))} L1 data cache refills it "
+    claim = (f"a chase of {iec(size)} inside the {iec(min(l1))} L1 data cache refills it "
              f"~never (at most {L1_REFILL_MAX} per load)")
     return claim, None if value <= L1_REFILL_MAX else _counted("l1d_refill", value, figures["l1d_refill"][1])
 
