@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_interference import FakeProbe, FakeTarget, options
 
-from platperf.interference import make_plan, run_matrix
+from platperf.interference import InterferenceError, make_plan, run_matrix
 from platperf.report.data import load
 from platperf.report.sections import interference as section
 from platperf.store import Store
@@ -125,6 +126,11 @@ def test_without_events_the_table_is_the_studys_three_columns(tmp_path):
     main = section.build(load(store, ["plain"])).tables[0]
     assert main.headers == ["Applied Mitigation", "Maximum Latency", "Minimum Latency"]
     assert "DSU" not in main.caption
+
+
+def test_an_unknown_event_is_refused_before_anything_runs():
+    with pytest.raises(InterferenceError, match="unknown event 'l9d'"):
+        make_plan(victim=1, aggressors="2", patterns="none", loops="plain", duration=1, events="l2d,l9d")
 
 
 def test_count_text_keeps_three_figures():

@@ -144,10 +144,12 @@ def make_plan(*, victim: int, aggressors: str, patterns: str = "none,way_hammer"
     bad = [f"--{k} {v}" for k, v in cache.items() if k not in GEOMETRY or not isinstance(v, int) or v < 1]
     if bad:
         raise InterferenceError(f"{bad[0]}: give a whole number of at least 1")
-    events = ",".join(e.strip() for e in events.split(",") if e.strip())
-    if any(c.isspace() for c in events):
-        raise InterferenceError(f"--events '{events}': a comma list without spaces inside a name "
-                                f"(example: --events l2d,llc)")
+    if events:
+        from .events import check_list
+        try:
+            events = check_list(events)
+        except ValueError as exc:
+            raise InterferenceError(f"--events: {exc}") from None
     plan = Plan(victim, aggressor_cpus, pattern_list, loop_list, sets, float(duration),
                 float(threshold), int(raw), cache, events=events)
     plan.cells = [Cell(m, loop, pattern) for m in sets for loop in loop_list for pattern in pattern_list]
