@@ -64,6 +64,12 @@ def is_counter(metric: str, unit: str | None) -> bool:
     return bool(m and u and m.group(2) == u.group(1) and m.group(2) in PERS)
 
 
+def is_counter_metric(metric: str) -> bool:
+    """:func:`is_counter` where only the metric is at hand (a table's columns)."""
+    m = _COUNTER_METRIC.match(metric or "")
+    return bool(m and m.group(2) in PERS)
+
+
 def split_metric(metric: str) -> tuple[str, str] | None:
     """``l2d_refill_per_access`` -> (``l2d_refill``, ``access``); None for another metric."""
     m = _COUNTER_METRIC.match(metric or "")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from ..events import is_counter, is_counter_metric
 from ..records import ResultKey, key_order
 from ..vocab.tfa import metric_of, metric_title, table_rank, table_title
 from .document import Table, literal_safe
@@ -49,12 +50,13 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
     tables = []
     for (benchmark, params_key, mode), figs in groups.items():
         keys = [ResultKey._make(f[0]) for f in figs]
-        metrics = sorted({k.metric for k in keys}, key=lambda m: (order.get(m, len(order)), m))
+        # a kernel's figures, then the events counted with them (events.is_counter_metric)
+        metrics = sorted({k.metric for k in keys}, key=lambda m: (order.get(m, len(order)), is_counter_metric(m), m))
         packages = any(k.package is not None for k in keys)
         places: dict[tuple, dict] = {}
         for key, (_, _unit, value) in zip(keys, figs):
             places.setdefault(key[3:6] if packages else key[4:6], {})[key.metric] = value
-        units = sorted({f[1] for f in figs})
+        units = sorted({f[1] for f in figs if not is_counter(f[0][6], f[1])}) or sorted({f[1] for f in figs})
         rows = [[place(p) for p in where] + [cell(by[m]) if m in by else "" for m in metrics]
                 for where, by in places.items()]
         page = published([f[2] for f in figs])

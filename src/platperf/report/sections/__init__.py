@@ -11,8 +11,8 @@ from ..document import Document
 
 # what a reader came for first (the verdict of several labels, the figures people quote and
 # the findings that bear on them), then every result, then what they were measured on
-SECTIONS = ("verdict", "summary", "guide", "memory_latency", "bandwidth", "tfa_tables", "per_cpu", "c2c", "histograms",
-            "interference", "history", "compare", "intervals", "environment", "findings")
+SECTIONS = ("verdict", "summary", "guide", "memory_latency", "bandwidth", "events", "tfa_tables", "per_cpu", "c2c",
+            "histograms", "interference", "history", "compare", "intervals", "environment", "findings")
 
 
 def build_document(data: ReportData, title: str | None = None, export: bool = True) -> Document:

@@ -11,6 +11,7 @@ import math
 from ... import stats
 from ...compare import keyed as compare
 from ...compare.decisions import worse
+from ...events.beside import beside_figures, spoken
 from ...records import key_order, key_text
 from ...vocab.figures import number
 from .. import compare_json, tfa
@@ -287,8 +288,9 @@ def listed_rows(cmp: compare.Comparison, all_keys: bool = False) -> list[compare
     changes for the better; with ``all_keys`` the unchanged keys after them."""
     rows = [r for r in cmp.rows if all_keys or r.shown or r.status != "both" or r.pages_differ
             or (cmp.sequential and r.decision != "equivalent") or (r.page and r.page.disagrees)]
-    # within a rank in the table's column order, so that a key's rows fold under one heading
-    return sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5])))
+    # within a rank in the table's column order, so that a key's rows fold under one heading;
+    # the events counted with a figure right after it (a regression beside its refills)
+    return beside_figures(sorted(rows, key=lambda r: (_rank(r), key_order(r.key[:3] + r.key[5:] + r.key[3:5]))))
 
 
 def p_header(cmp: compare.Comparison) -> str:
@@ -332,7 +334,7 @@ def list_table(cmp: compare.Comparison, rows: list[compare.Row], ci: bool = Fals
         note = ", ".join(([] if not r.unstable else ["unstable"])
                          + ([f"pages {r.pages_base} -> {r.pages_new}"] if r.pages_differ else [])
                          + ([f"page: {r.page.verdict}"] if r.page and r.page.disagrees else []))
-        line = [bench, params, mode, metric, r.unit, *[place(package)] * packages, place(cluster),
+        line = [bench, params, mode, spoken(metric, r.unit), r.unit, *[place(package)] * packages, place(cluster),
                 place(core), number(r.base), number(r.new),
                 delta_text(r.delta_pct) if r.status == "both" else "",
                 change_interval_text(r), r.page.page_text if r.page else "", p,

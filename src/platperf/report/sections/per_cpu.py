@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ...events import is_counter
 from ...records import key_order
 from ...vocab.sizes import size_label
 from ...vocab import OWN_SECTION   # the tfa_tables and interference sections have them
@@ -57,7 +58,8 @@ def _bandwidth_figures(results, caches):
 
 
 def _other_figures(results, caches):
-    keys = sorted({(r.params_key, r.metric, r.unit) for r in results})
+    # the events counted with the figures have their own panel (sections/events.py)
+    keys = sorted({(r.params_key, r.metric, r.unit) for r in results if not is_counter(r.metric, r.unit)})
     return [(f"{p + ' ' if p else ''}{m} ({u})",
              lambda r, p=p, m=m: r.params_key == p and r.metric == m) for p, m, u in keys[:MAX_FIGURES]]
 
