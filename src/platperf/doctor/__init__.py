@@ -14,6 +14,8 @@ in its family's module and one row.
     counter   the probe's counter (its step), a neighbour sharing the cores (L1 hit time per CPU),
               other tenants sharing the last-level cache (a chase inside it)
     kernel    resctrl, cpuidle states
+    pmu       the event sources, each core PMU and its CPUs, perf_event_paranoid, the suites'
+              events it cannot count (platperf run --events)
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from .counter import (CORE_MAX_CPUS, CORE_SAMPLE_S, CORE_SAMPLES, CORE_WARN, LLC
 from .cpu import check_cpufreq, check_isolation, check_smt, check_topology, check_vm
 from .finding import LEVELS, Finding
 from .kernel import check_cpuidle, check_resctrl
+from .pmu import check_pmu
 from .load import (BUSY_SHARE, SSH_SERVERS, BusyProcess, Looks, ProcTimes, busy_between, check_busy_processes,
                    check_load, check_steal, cpu_stat, cpu_times, own_processes, process_share,
                    steal_shares, two_looks, uptime_s)
@@ -36,7 +39,7 @@ __all__ = ["BUSY_SHARE", "CHECKS", "CORE_MAX_CPUS", "CORE_SAMPLES", "CORE_SAMPLE
            "LEVELS", "LLC_DRAM_MAX", "LLC_SAMPLES", "LLC_SAMPLE_S", "SSH_SERVERS", "BusyProcess",
            "Finding", "Look", "Looks", "ProcTimes", "busy_between", "check", "check_busy_processes",
            "check_core_sharing", "check_counter", "check_cpufreq", "check_cpuidle", "check_isolation",
-           "check_llc_sharing", "check_load", "check_resctrl", "check_smt", "check_steal", "check_topology",
+           "check_llc_sharing", "check_load", "check_pmu", "check_resctrl", "check_smt", "check_steal", "check_topology",
            "check_vm",
            "core_probe_args", "cpu_stat", "cpu_times", "last_level_cache", "llc_probe_args",
            "own_processes", "process_share", "steal_shares", "two_looks", "uptime_s"]
@@ -73,6 +76,7 @@ CHECKS: tuple[tuple[str, Callable[[Look], list[Finding]]], ...] = (
      if m.llc_records is not None else []),
     ("resctrl", lambda m: check_resctrl(m.sysroot)),
     ("cpuidle", lambda m: check_cpuidle(m.sysroot)),
+    ("pmu", lambda m: check_pmu(m.sysroot)),
 )
 
 

@@ -86,6 +86,13 @@ line "$R"/sys/devices/system/clocksource/clocksource*/* "$R"/sys/class/dmi/id/* 
      "$R"/proc/sys/kernel/hostname "$R"/proc/sys/kernel/osrelease \
      "$R"/proc/sys/kernel/sched_rt_runtime_us "$R"/proc/sys/kernel/sched_rt_period_us
 dirs "$R"/sys/fs/resctrl/info
+# The PMUs (doctor.pmu: what --events can count): each source's type, CPUs and event names.
+for s in "$R"/sys/bus/event_source/devices/*; do
+    [ -d "$s" ] || continue
+    dirs "$s" "$s"/events "$s"/caps
+    line "$s"/type "$s"/cpus "$s"/cpumask "$s"/caps/* "$s"/events/*
+done
+line "$R"/proc/sys/kernel/perf_event_paranoid "$R"/proc/sys/kernel/perf_user_access
 # Device-tree strings hold NULs and no newline; the rest are several lines or change as read.
 emit "$R"/sys/firmware/devicetree/base/model "$R"/sys/firmware/devicetree/base/compatible \
      "$R"/proc/cpuinfo "$R"/proc/cmdline "$R"/proc/meminfo "$R"/proc/loadavg "$R"/proc/version

@@ -1,0 +1,88 @@
+"""`platperf doctor` lists the PMU (issue 37): the event sources read through the target's /sys
+(fixture trees: a Juno r1 under Debian, an Agilex 5 with its DSU, this x86 VM with none), the core
+PMU of each CPU, perf_event_paranoid with its fix, and the suites' events a PMU cannot count."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from conftest import require_executable
+
+from platperf.cli import app
+from platperf.doctor.pmu import check_pmu
+from platperf.targets.remote_sysroot import SNAPSHOT_SCRIPT, snapshot_sysroot
+
+SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
+
+
+def found(tree, asked=None):
+    return [(f.level, f.code, f.message) for f in check_pmu(SYSFS / tree, asked)]
+
+
+def test_juno_two_core_pmus_paranoid_3_and_no_llc_events():
+    assert found("juno", ["cycles", "instructions", "l1d", "l2d", "llc", "bus"]) == [
+        ("warn", "perf-paranoid", "perf_event_paranoid is 3: no counting without CAP_PERFMON (Debian's kernels)"),
+        ("ok", "pmu-core", "core PMU armv8_cortex_a53 on CPUs 2-5: 17 events listed"),
+        ("info", "pmu-events-missing", "armv8_cortex_a53 cannot count llc (LL_CACHE_RD, LL_CACHE_MISS_RD) of the "
+                                       "suites' events"),
+        ("ok", "pmu-core", "core PMU armv8_cortex_a57 on CPUs 0-1: 16 events listed"),
+        ("info", "pmu-events-missing", "armv8_cortex_a57 cannot count llc (LL_CACHE_RD, LL_CACHE_MISS_RD) of the "
+                                       "suites' events"),
+        ("info", "pmu-uncore", "other PMUs: CCI_400_r1 (uncore, interconnect: counted for the cluster, not a CPU)"),
+    ]
+    (paranoid,) = [f for f in check_pmu(SYSFS / "juno", []) if f.code == "perf-paranoid"]
+    assert paranoid.fix == ("as root: sysctl kernel.perf_event_paranoid=1 (or run as root, or give the probe "
+                            "CAP_PERFMON)")
+
+
+def test_agilex5_counts_the_l3_and_has_its_dsu():
+    assert found("agilex5", ["cycles", "l2d", "l3d", "llc", "bus", "page_faults", "armv8_pmuv3/r17/"]) == [
+        ("info", "perf-paranoid", "perf_event_paranoid is 2: user-space counting only without CAP_PERFMON"),
+        ("ok", "pmu-core", "core PMU armv8_cortex_a55 on CPUs 0-1: 20 events listed"),
+        ("ok", "pmu-core", "core PMU armv8_cortex_a76 on CPUs 2-3: 21 events listed"),
+        ("info", "pmu-uncore", "other PMUs: arm_dsu_0 (uncore, interconnect: counted for the cluster, not a CPU)"),
+    ]
+
+
+def test_a_vm_without_a_pmu_says_so_once_with_what_is_counted():
+    ((_, _, paranoid), (level, code, message)) = found("x86vm")
+    assert (level, code) == ("warn", "pmu-none")
+    assert message == ("no hardware events: the event sources are breakpoint, msr, software, tracepoint, uprobe "
+                       "(no core PMU, as in a VM without a virtual PMU)")
+    (none,) = [f for f in check_pmu(SYSFS / "x86vm") if f.code == "pmu-none"]
+    assert "counts only the software events (page_faults" in none.effect
+
+
+def test_a_tree_without_event_sources_claims_nothing():
+    assert found("am62x") == [("info", "pmu-unknown", "no event sources readable (/sys/bus/event_source): what "
+                                                      "--events can count is not known here")]
+
+
+def test_x86_names_without_a_generic_event_need_a_raw_one(tmp_path):
+    cpu = tmp_path / "sys/bus/event_source/devices/cpu"
+    (cpu / "events").mkdir(parents=True)
+    (cpu / "type").write_text("4\n")
+    (cpu / "events/cpu-cycles").write_text("event=0x3c\n")
+    assert found(tmp_path, ["cycles", "l1d", "l2d", "bus"]) == [
+        ("ok", "pmu-core", "core PMU cpu on every CPU: 1 event listed"),
+        ("info", "pmu-events-missing", "cpu cannot count l2d (l2d, l2d_refill), bus (bus_access) of the suites' "
+                                       "events"),
+    ]
+
+
+def test_a_board_read_over_ssh_gives_the_same_pmu(tmp_path):
+    sh = require_executable("sh")
+    data = subprocess.run([sh, "-s", "--", str(SYSFS / "agilex5"), "0"], input=SNAPSHOT_SCRIPT.encode(),
+                          env={"PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path)}, capture_output=True,
+                          check=True).stdout
+    assert check_pmu(snapshot_sysroot(data, 0.0)) == check_pmu(SYSFS / "agilex5")
+
+
+def test_the_doctor_command_lists_the_pmu():
+    result = CliRunner().invoke(app, ["doctor", "--root", str(SYSFS / "juno"), "--no-probe", "--json"])
+    assert result.exit_code == 0, result.output
+    codes = [f["code"] for f in json.loads(result.stdout)["findings"]]
+    assert codes.count("pmu-core") == 2 and codes.count("perf-paranoid") == 1
