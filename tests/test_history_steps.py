@@ -12,6 +12,7 @@ cluster 0 core 0's cache flush is 5.4, 5.48, 5.54 and 138.88 µs; its steps are 
 0.01280 (1.29%), and its modified z-score 0.6745 x 3.2216 / 0.01280 = 170."""
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -145,3 +146,16 @@ def test_show_piped_to_a_file_pads_no_line(juno):
     page = str(entry("tfa", "juno-2025-05.rst").local)
     assert max(len(line) for line in lines[:8] if page not in line) < 80
     assert [line.split() for line in lines[:8] if page in line] == [["note", "ingested", "from", page]]
+
+
+def test_history_json_carries_each_step_as_the_views_judge_it(juno):
+    out = CliRunner().invoke(app, ["history", "--db", juno, "--labels", ",".join(RELEASES), "--json"]).output
+    series = json.loads(out)["series"]
+    assert all(len(s["steps"]) == len(s["points"]) - 1 for s in series)
+    (flush,) = [s for s in series if s["params"] == "test=test_rt_instr_susp_deep_parallel"
+                and s["metric"] == "cache_flush" and (s["cluster"], s["core"]) == (0, 0)]
+    last = flush["steps"][-1]
+    assert (last["from"], last["to"], last["before"], last["after"]) == ("v2.12", "v2.13", 5.54, 138.88)
+    assert last["basis"] == "steps" and last["far_beyond_spread"] and last["worse"]
+    assert round(last["change_pct"]) == 2407 and "far beyond it" in last["said"]
+    assert not any(st["far_beyond_spread"] for st in flush["steps"][:-1])

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from . import stats
 from .compare.decisions import worse
+from .compare.steps import judge
 from .records import KEY_FIELDS
 
 TESTS = ("t-test", "permutation")
@@ -374,6 +375,17 @@ def analyse(series_list: list[Series], **options) -> list[Series]:
     return series_list
 
 
+def _steps_json(s: Series) -> list[dict]:
+    """Each release-to-release step as the views judge it (:mod:`platperf.compare.steps`)."""
+    points = list(s.points)
+    steps = judge([p.value for p in points], s.direction, [len(p.run_ids) for p in points])
+    return [{"from": points[st.index - 1].label, "to": points[st.index].label,
+             "before": st.before, "after": st.after, "change_pct": st.change_pct, "basis": st.basis,
+             "modified_z": None if st.score is None or math.isinf(st.score) else st.score,
+             "beyond_tolerance": st.big, "far_beyond_spread": st.far, "worse": st.worse, "said": st.why()}
+            for st in steps]
+
+
 def to_json(series_list: list[Series], test: str = "t-test") -> dict:
     out = []
     for s in series_list:
@@ -385,6 +397,7 @@ def to_json(series_list: list[Series], test: str = "t-test") -> dict:
                                        "after": cp.after, "change_pct": cp.change_pct,
                                        "p_value": None if math.isnan(cp.p_value) else cp.p_value,
                                        "regression": s.regression(cp)}
-                                      for cp in s.change_points]})
+                                      for cp in s.change_points],
+                    "steps": _steps_json(s)})
     method = "Welch t test x candidate splits" if test == "t-test" else "permutation test"
     return {"method": f"e-divisive means (Matteson & James 2014), {method}", "series": out}
