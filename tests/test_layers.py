@@ -36,7 +36,7 @@ MAX_FUNCTION_LINES = 80
 LAYERS = [
     ("words", ("platperf", "platperf.vocab", "platperf.records", "platperf.stats",
                "platperf.machine", "platperf.probe_path", "platperf.bounded", "platperf.toml",
-               "platperf.atomic", "platperf.findings")),
+               "platperf.atomic", "platperf.findings", "platperf.events")),
     # compare.shared_cache is a fact of the machine (which keys its shared cache moves), read
     # by the doctor: it lives with the comparison that holds those keys, a layer below it
     ("description", ("platperf.topology", "platperf.fingerprint", "platperf.doctor",

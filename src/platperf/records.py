@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import IO, Iterable, Iterator, NamedTuple
 
@@ -240,6 +241,56 @@ def _histogram(rec: dict, where: str):
         raise RecordError(where, f"the buckets hold {total} values but 'count' is {count}")
 
 
+_EVENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,62}$")
+_EVENT_PER = re.compile(r"^[a-z]{1,20}$")
+
+
+def _events(rec: dict, where: str):
+    """The ``events`` field of a result record (docs/results-format.md, "events"; platperf.events):
+    RecordError for a counter whose counts do not match the samples one for one, a missing or
+    non-positive ``iterations`` (the divisor), a negative or non-finite count."""
+    events = rec["events"]
+    if not isinstance(events, dict):
+        raise RecordError(where, "'events' must be an object {\"per\": ..., \"counters\": [...]}")
+    per = events.get("per")
+    if not isinstance(per, str) or not _EVENT_PER.match(per):
+        raise RecordError(where, f"'events.per' must name one operation (access, byte, pass), got {per!r:.40}")
+    iterations = rec.get("iterations")
+    if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not 0 < iterations < 1e30:
+        raise RecordError(where, f"a result with 'events' needs 'iterations' above 0 (operations per "
+                                 f"sample, the counts' divisor), got {iterations!r:.40}")
+    counters = events.get("counters")
+    if not isinstance(counters, list):
+        raise RecordError(where, "'events.counters' must be a list")
+    n, names = len(rec["samples"]), set()
+    for i, c in enumerate(counters):
+        at = f"'events.counters[{i}]'"
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not _EVENT_NAME.match(c["name"]):
+            raise RecordError(where, f"{at} must have a 'name' of a-z, 0-9 and _ (l2d_refill)")
+        if c["name"] in names:
+            raise RecordError(where, f"{at}: '{c['name']}' is counted twice in one record")
+        names.add(c["name"])
+        if not isinstance(c.get("unit"), str) or not _EVENT_PER.match(c["unit"]):
+            raise RecordError(where, f"{at} ({c['name']}) must have a 'unit' (events, cycles, instructions)")
+        expected = c.get("expected")     # the disassembly's count per operation (events.claims)
+        if expected is not None and (not isinstance(expected, (int, float)) or isinstance(expected, bool)
+                                     or not 0 <= expected < 1e30):
+            raise RecordError(where, f"{at} ({c['name']}): 'expected' must be a count per {per}, "
+                                     f"got {expected!r:.40}")
+        for part in ("counts", "enabled_ns", "running_ns"):
+            values = c.get(part)
+            if values is None and part != "counts":
+                continue
+            if not isinstance(values, list) or len(values) != n:
+                raise RecordError(where, f"{at} ({c['name']}): '{part}' must hold one number per sample "
+                                         f"({n}), got {len(values) if isinstance(values, list) else values!r:.40}")
+            for v in values:
+                if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) \
+                        or not 0 <= v < 1e30:
+                    raise RecordError(where, f"{at} ({c['name']}): '{part}' holds {v!r:.40}, not a "
+                                             f"count of 0 or more")
+
+
 def check_record(rec, where: str, cpus=None) -> dict:
     """Check a record of any type: its fields, types and ranges (finite numbers, CPU numbers,
     counts that are not negative; with ``cpus``, a CPU the target has). Returns the record."""
@@ -258,8 +309,7 @@ def check_record(rec, where: str, cpus=None) -> dict:
     elif kind == "result":
         result_from_record(rec, where)
         if "events" in rec:     # counted events (docs/results-format.md, "events")
-            from .events.counted import check_events
-            check_events(rec, where)
+            _events(rec, where)
     elif kind == "histogram":
         _histogram(rec, where)
     elif kind == "point":

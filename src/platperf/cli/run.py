@@ -36,7 +36,7 @@ def run(
     guide_dir: Optional[str] = typer.Option(None, "--guide-dir", metavar="DIR", help="Directory on the board's storage for the suite's fio entries (e.g. /mnt/emmc)."),
     peer: Optional[str] = typer.Option(None, "--peer", metavar="HOST", help="Host running `iperf3 -s` (start it there first) for the suite's iperf3 entries: the guide's Ethernet tables, 65-105 min with its 60 s runs."),
     max_connect: int = MaxConnectOption,
-    events: Optional[str] = typer.Option(None, "--events", metavar="LIST", help="Events counted with every sample, stored beside each figure per operation: cycles, instructions, l1d, l2d, l3d, llc, bus, page_faults, context_switches, migrations, or raw as perf spells them (armv8_pmuv3/r17/); replaces a suite's `events = [...]` (docs/events.md)."),
+    events: Optional[str] = typer.Option(None, "--events", metavar="LIST", help="Events counted with every sample, each stored beside its figure per operation (l2d_refill_per_access): cycles, instructions, l1d, l2d, l3d, llc, bus, page_faults, context_switches, migrations, or raw as perf spells them (armv8_pmuv3/r17/); replaces a suite's `events = [...]`; without a PMU said once, software events counted (docs/events.md)."),
 ):
     """Run a suite on a target, or on several boards at once, and store every result in the
     database as it arrives.
@@ -55,14 +55,9 @@ def run(
     into the same run; a tool, directory (--guide-dir) or peer (--peer) the board lacks is
     one finding, not a failure.
 
-    --events (or a suite's `events = [...]`) counts events with every sample, each stored as one
-    more result per operation (l2d_refill_per_access) beside its figure; where the machine has no
-    PMU it says so once and counts what exists (docs/events.md).
-
     \b
     Examples:
       platperf run --suite quick --label v2.12 --note "BSP 9.1, new DDR timings"
-      platperf run --suite memory --repeat 5 --label v2.12
       platperf run --suite full --cpus 0-3 --mode both --db boards.db --label v2.12
       platperf run --suite quick --target ssh://root@am62x --label sdk-11.1
       platperf run --suite quick --targets all --max-connect 4 --label nightly
@@ -70,7 +65,7 @@ def run(
       platperf run --suite my-suite.toml --quiet --json
       platperf run --suite guide --guide-dir /mnt/emmc --peer 192.168.0.1 --label sdk-11.1
       platperf run --suite quick --label rc2 --against v2.12 --tolerance 3% --budget 15m
-      platperf run --suite memory --events cycles,instructions,l1d,l2d,llc --label v2.12
+      platperf run --suite memory --repeat 5 --label v2.12 --events cycles,instructions,l2d,llc
 
     --repeat auto measures until each key's smallest detectable change is within --tolerance,
     --against REF until each is regressed, improved or equivalent to REF, re-running only the

@@ -15,69 +15,18 @@ lower is better, sample i = counts[i] / iterations, and ``extra`` the event, PMU
 ``--events`` item, the raw counts and each sample's running share (running_ns / enabled_ns).
 Compare, history, gate and show then key and pair it as any metric.
 
-A counter that ran for less than all of a sample (the PMU had fewer counters than the groups
+The field is checked where every record is (records.check_record). A counter that ran for less than all of a sample (the PMU had fewer counters than the groups
 asked, and they took turns) is kept as counted, never scaled: its share is stored and one
 ``events-partial`` warning says so. A record without ``events`` is untouched.
 """
 from __future__ import annotations
 
-import math
-import re
-
-from ..records import RecordError, Result
+from ..records import Result
 from . import counter_metric
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,62}$")
-_PER = re.compile(r"^[a-z]{1,20}$")
 # a share this close to 1 is the same read, not a counter that took turns: time_enabled and
 # time_running are two clock reads of the kernel's, a few ns apart on an idle group
 FULL_SHARE = 0.999
-
-
-def check_events(rec: dict, where: str):
-    """The ``events`` field of a result record, checked as records.check_record checks the rest:
-    RecordError for a counter whose counts do not match the samples one for one, a missing or
-    non-positive ``iterations`` (the divisor), a negative or non-finite count."""
-    events = rec["events"]
-    if not isinstance(events, dict):
-        raise RecordError(where, "'events' must be an object {\"per\": ..., \"counters\": [...]}")
-    per = events.get("per")
-    if not isinstance(per, str) or not _PER.match(per):
-        raise RecordError(where, f"'events.per' must name one operation (access, byte, pass), got {per!r:.40}")
-    iterations = rec.get("iterations")
-    if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not 0 < iterations < 1e30:
-        raise RecordError(where, f"a result with 'events' needs 'iterations' above 0 (operations per "
-                                 f"sample, the counts' divisor), got {iterations!r:.40}")
-    counters = events.get("counters")
-    if not isinstance(counters, list):
-        raise RecordError(where, "'events.counters' must be a list")
-    n, names = len(rec["samples"]), set()
-    for i, c in enumerate(counters):
-        at = f"'events.counters[{i}]'"
-        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not _NAME.match(c["name"]):
-            raise RecordError(where, f"{at} must have a 'name' of a-z, 0-9 and _ (l2d_refill)")
-        if c["name"] in names:
-            raise RecordError(where, f"{at}: '{c['name']}' is counted twice in one record")
-        names.add(c["name"])
-        if not isinstance(c.get("unit"), str) or not _PER.match(c["unit"]):
-            raise RecordError(where, f"{at} ({c['name']}) must have a 'unit' (events, cycles, instructions)")
-        expected = c.get("expected")     # the disassembly's count per operation (events.claims)
-        if expected is not None and (not isinstance(expected, (int, float)) or isinstance(expected, bool)
-                                     or not 0 <= expected < 1e30):
-            raise RecordError(where, f"{at} ({c['name']}): 'expected' must be a count per {per}, "
-                                     f"got {expected!r:.40}")
-        for field in ("counts", "enabled_ns", "running_ns"):
-            values = c.get(field)
-            if values is None and field != "counts":
-                continue
-            if not isinstance(values, list) or len(values) != n:
-                raise RecordError(where, f"{at} ({c['name']}): '{field}' must hold one number per sample "
-                                         f"({n}), got {len(values) if isinstance(values, list) else values!r:.40}")
-            for v in values:
-                if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) \
-                        or not 0 <= v < 1e30:
-                    raise RecordError(where, f"{at} ({c['name']}): '{field}' holds {v!r:.40}, not a "
-                                             f"count of 0 or more")
 
 
 def running_shares(counter: dict) -> list[float] | None:
