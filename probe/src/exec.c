@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "params.h"
 
 
@@ -200,6 +201,8 @@ void exec_free_jobs(struct run_ctx *ctx, struct cpu_job *jobs)
         jobs[i].ticks = NULL;
         jobs[i].kept_preempted = NULL;
         jobs[i].kept_stolen = NULL;
+        events_job_free(jobs[i].events);
+        jobs[i].events = NULL;
     }
 }
 
@@ -217,7 +220,8 @@ int exec_keep_account(struct cpu_job *copy, const struct cpu_job *job)
     copy->ticks = NULL;
     copy->kept_preempted = copy_marks(job->kept_preempted, job->nsamples);
     copy->kept_stolen = copy_marks(job->kept_stolen, job->nsamples);
-    if (copy->kept_preempted && copy->kept_stolen)
+    copy->events = events_job_copy(job->events);
+    if (copy->kept_preempted && copy->kept_stolen && (copy->events || !job->events))
         return 0;
     exec_free_account(copy);
     return -1;
@@ -227,7 +231,9 @@ void exec_free_account(struct cpu_job *copy)
 {
     free(copy->kept_preempted);
     free(copy->kept_stolen);
+    events_job_free(copy->events);
     copy->kept_preempted = copy->kept_stolen = NULL;
+    copy->events = NULL;
 }
 
 void exec_ready(struct cpu_job *job)

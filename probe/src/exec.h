@@ -61,6 +61,11 @@ struct cpu_job {
     int status;           /* the job function's return value */
     char err[256];        /* its one-line message when status != 0 */
     void *result;         /* free for the kernel (e.g. a histogram), kernel frees it */
+    /* --events (events.h): the counts of each kept sample, opened by exec_sample(), freed
+     * with the job; and what one of the job's operations is ("access", "byte", "pass"), set by
+     * the kernel: its records' events are counts per `iterations` of that. */
+    struct job_events *events;
+    const char *events_per;
 };
 
 /* A timed body: `reps` repetitions of the kernel's timed loop on state. */

@@ -4,7 +4,7 @@
  *   platperf-probe info
  *   platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]
  *                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]
- *                      [--pages auto|4k|huge] [--output FILE] [--dir DIR]
+ *                      [--pages auto|4k|huge] [--events LIST] [--output FILE] [--dir DIR]
  * Exit: 0 done, 2 bad input (one line on stderr), 1 a kernel failed, 130/143 interrupted.
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "build_info.h"
 #include "buffer.h"
 #include "counter.h"
+#include "events.h"
 #include "exec.h"
 #include "record.h"
 #include "kernel.h"
@@ -36,7 +37,7 @@ static const char usage[] =
     "       platperf-probe info\n"
     "       platperf-probe run KERNEL [--PARAM VALUE ...] [--cpus LIST] [--mode serial|parallel]\n"
     "                      [--samples N] [--warmup N] [--min-time SECONDS] [--max-memory SIZE]\n"
-    "                      [--pages auto|4k|huge] [--output FILE] [--dir DIR]\n"
+    "                      [--pages auto|4k|huge] [--events LIST] [--output FILE] [--dir DIR]\n"
     "\n"
     "Runs memory kernels pinned to CPUs and writes JSON Lines (docs/results-format.md).\n"
     "  --cpus LIST       CPUs to measure on, e.g. 0,2-3 (default: the first online CPU)\n"
@@ -48,6 +49,9 @@ static const char usage[] =
     "  --pages P         what backs the memory kernels' buffers: auto (default): transparent huge\n"
     "                    pages where the kernel offers them, else 4 KiB; huge: refuse to run without\n"
     "                    them; 4k: 4 KiB pages, as LMBench's malloc'd buffers (docs/probe.md)\n"
+    "  --events LIST     count events around each sample, e.g. cycles,instructions,l1d,l2d,llc,bus,\n"
+    "                    page_faults, or raw as perf spells them (armv8_pmuv3/r17/, cpu/event=0x24,\n"
+    "                    umask=0x21/, r17); each result gets its counts (docs/results-format.md)\n"
     "  --output FILE     write the records there instead of stdout\n"
     "  --dir DIR         where the OS kernels make their scratch directory, removed at the end\n"
     "                    (default $TMPDIR, else /tmp)\n"
@@ -245,8 +249,10 @@ static void write_meta(void)
     jw_string_array("features", feat, cpu_features(feat, 32));
     jw_str("peak_isa", peak_isa());
     jw_bool("fallback", timed_loops_fallback());
+    events_jw_meta();
     jw_end();
     counter_warnings(ci);
+    events_warnings();
     if (timed_loops_fallback())
         emit_warning("fallback-loops", "timed loops are the portable C versions, not assembly", -1);
 }
@@ -347,6 +353,7 @@ static int cmd_run(int argc, char **argv)
         return usage_error("%s: --mode parallel is not valid (valid: serial; %s)", k->name, k->serial_only);
     if (k->prepare && k->prepare(&ctx, err, sizeof err) != 0)
         return usage_error("%s", err);
+    events_check(ctx.cpus, ctx.ncpus);
 
     FILE *out = stdout;
     if (opts.output) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "counter.h"
+#include "events.h"
 #include "histogram.h"
 #include "summary.h"
 
@@ -62,10 +63,14 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
     }
     if (r->job)
         jw_job(r->job);
+    if (r->job)
+        events_jw_record(r->job->events, r->job->events_per, r->iterations, r->n);
     if (more)
         more(more_arg);
     jw_end();
     ctx->results++;
+    if (r->job)
+        events_job_warnings(r->job->events, r->job->events_per, r->iterations);
 }
 
 void emit_warning(const char *code, const char *message, int cpu)

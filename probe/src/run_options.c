@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "events.h"
 #include "exec.h"
 #include "params.h"
 
@@ -61,7 +62,7 @@ static int kernel_option(const struct kernel *k, struct run_ctx *ctx, const char
         p++;
     if (!k->params[p].name) {
         size_t used = (size_t)snprintf(names, sizeof names, "--cpus --mode --samples --warmup "
-                                       "--min-time --max-memory --pages --output --dir");
+                                       "--min-time --max-memory --pages --events --output --dir");
         for (int q = 0; k->params[q].name && used < sizeof names; q++)
             used += (size_t)snprintf(names + used, sizeof names - used, " --%s", k->params[q].name);
         return fail(err, errlen, "%s: unknown option '--%s' (valid: %s)", k->name, opt, names);
@@ -106,6 +107,9 @@ static int execution_option(struct run_ctx *ctx, struct run_options *o, const ch
                                "(/sys/kernel/mm/transparent_hugepage/enabled is 'never' or absent); "
                                "use --pages auto or 4k");
         buffer_set_pages((enum page_mode)m);
+    } else if (strcmp(opt, "events") == 0) {
+        if (events_configure(val, err, errlen) != 0)
+            return -1;
     } else if (strcmp(opt, "output") == 0) {
         o->output = val;
     } else if (strcmp(opt, "dir") == 0) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "counter.h"
+#include "events.h"
 
 uint64_t sample_min_ticks(void)
 {
@@ -147,7 +148,12 @@ static uint64_t sample_attempt(struct cpu_job *job, timed_body_fn body, void *st
                                int *preempted, int *stolen)
 {
     long long before = cpu_steal_ticks(job->cpu);
-    uint64_t t = time_attempt(body, state, reps, preempted);
+    long switches = thread_involuntary_switches();
+    /* the events are read just outside the timed region (events.h) */
+    events_begin(job->events);
+    uint64_t t = time_body(body, state, reps);
+    events_end(job->events);
+    *preempted = switches >= 0 && thread_involuntary_switches() != switches;
     long long after = before >= 0 ? cpu_steal_ticks(job->cpu) : -1;
     *stolen = after > before && before >= 0;
     return t;
@@ -204,6 +210,7 @@ static uint64_t take_sample(struct sampling *sp, struct cpu_job *job, timed_body
         job->steal_retried += stolen;
     }
     job->ticks[i] = t;
+    events_keep(job->events, i);
     job->kept_preempted[i] = (unsigned char)preempted;
     job->kept_stolen[i] = (unsigned char)stolen;
     job->preempted += preempted;
@@ -249,6 +256,7 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
     struct sampling sp = {0};
     job->cost.sample_estimate_ticks = estimate;
     sampling_begin(&sp, job, budget, estimate);
+    events_job_start(&job->events, job->cpu, ctx->samples);
     int restarts = 0;
     for (int i = 0; i < ctx->samples; i++) {
         if (ctx->mode == MODE_PARALLEL) {
@@ -264,6 +272,7 @@ void exec_sample(struct cpu_job *job, timed_body_fn body, void *state, uint64_t 
             i = -1;
         }
     }
+    events_job_stop(job->events);
     long long steal_end = sp.steal_start >= 0 ? cpu_steal_ticks(job->cpu) : -1;
     job->steal_ticks = steal_end >= sp.steal_start && sp.steal_start >= 0 ? steal_end - sp.steal_start : -1;
     long csw_vol, csw_invol;

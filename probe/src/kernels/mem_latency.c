@@ -104,6 +104,7 @@ static int measure_on_cpu(struct cpu_job *job)
     job->result = (void *)core_clock_on_cpu(job->cpu);
     struct chase_state st;
     st.p = chase_build(buf, pt->size, pt->plan->stride, page_size(), pt->plan->pattern, 1 + pt->size);
+    job->events_per = "access";   /* iterations: the loads of the chase */
     exec_ready(job);
     exec_sample(job, chase_body, &st, 1);
     /* the ring's end pointer is data: keep the chase from being dead code for any compiler */

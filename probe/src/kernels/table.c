@@ -22,6 +22,7 @@ extern const struct kernel c2c_latency_kernel;     /* c2c.c */
 extern const struct kernel hotplug_kernel;         /* hotplug.c */
 extern const struct kernel cpu_idle_kernel;        /* cpu_idle.c */
 extern const struct kernel align_sweep_kernel;     /* align_sweep.c */
+extern const struct kernel first_touch_kernel;     /* first_touch.c */
 
 const struct kernel *const kernel_table[] = {
     &mem_latency_kernel,
@@ -42,6 +43,7 @@ const struct kernel *const kernel_table[] = {
     &hotplug_kernel,
     &cpu_idle_kernel,
     &align_sweep_kernel,
+    &first_touch_kernel,
     NULL,
 };
 

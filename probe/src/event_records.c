@@ -1,0 +1,191 @@
+/* What --events counted, in the records of docs/results-format.md ("events"): the meta
+ * record's "events", each result's "events" and the warnings that say what was not counted,
+ * or counted for part of a sample only (events.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "events.h"
+#include "kernel.h"
+#include "record.h"
+
+void events_jw_meta(void)
+{
+    const char *asked = events_asked();
+    if (!asked)
+        return;
+    const int *cpus;
+    int ncpus = events_cpus(&cpus);
+    jw_object("events");
+    jw_str("asked", asked);
+    jw_object("pmu");
+    for (int c = 0; c < ncpus; c++) {
+        char pmu[64], key[24];
+        if (event_core_pmu(cpus[c], pmu, sizeof pmu) == 0) {
+            snprintf(key, sizeof key, "cpu%d", cpus[c]);
+            jw_str(key, pmu);
+        }
+    }
+    jw_object_end();
+    jw_object_end();
+}
+
+/* The names of the run's events whose status is one of `want` (a bit per status), ", "
+ * between, or with why after each ("l2d (why); llc (why)"). Returns how many. */
+static int names_of(unsigned want, int with_why, char *out, size_t outlen)
+{
+    size_t used = 0;
+    int n = 0;
+    out[0] = 0;
+    for (int i = 0; i < events_count() && used < outlen; i++) {
+        const char *why;
+        enum event_status s = events_status(i, &why);
+        if (!(want & (1u << s)))
+            continue;
+        used += (size_t)snprintf(out + used, outlen - used, with_why ? "%s%s (%s)" : "%s%s",
+                                 n ? (with_why ? "; " : ", ") : "", events_def(i)->name, why);
+        n++;
+    }
+    return n;
+}
+
+#define BIT(s) (1u << (s))
+
+/* events-unavailable: "hardware events are not available here (event sources: ...)" when no
+ * PMU counts any of them (a VM without a virtual PMU), else each event not counted, with why. */
+static void unavailable_warning(void)
+{
+    char counted[400], missing[1200], sources[300], msg[2000];
+    if (names_of(BIT(EVENT_NO_HARDWARE) | BIT(EVENT_NOT_HERE) | BIT(EVENT_SOME_CPUS), 1, missing, sizeof missing) == 0)
+        return;
+    int ncounted = names_of(BIT(EVENT_COUNTED) | BIT(EVENT_SOME_CPUS), 0, counted, sizeof counted);
+    int hardware_counted = 0, no_hardware = 0;
+    for (int i = 0; i < events_count(); i++) {
+        const char *why;
+        enum event_status s = events_status(i, &why);
+        hardware_counted |= !events_def(i)->software && (s == EVENT_COUNTED || s == EVENT_SOME_CPUS);
+        no_hardware |= s == EVENT_NO_HARDWARE;
+    }
+    int used;
+    if (no_hardware && !hardware_counted) {
+        event_sources_list(sources, sizeof sources);
+        used = snprintf(msg, sizeof msg, "hardware events are not available here (event sources: %s)", sources);
+        char others[1200];
+        if (names_of(BIT(EVENT_NOT_HERE) | BIT(EVENT_SOME_CPUS), 1, others, sizeof others))
+            used += snprintf(msg + used, sizeof msg - (size_t)used, "; not counted either: %s", others);
+    } else {
+        used = snprintf(msg, sizeof msg, "not counted: %s", missing);
+    }
+    if (used < (int)sizeof msg)
+        snprintf(msg + used, sizeof msg - (size_t)used, ncounted ? ": counting %s%s" : ": nothing counted",
+                 counted, ncounted ? " only" : "");
+    emit_warning("events-unavailable", msg, -1);
+}
+
+void events_warnings(void)
+{
+    if (!events_asked())
+        return;
+    if (events_denied()) {
+        emit_warning("events-denied", events_denied(), -1);
+        return;
+    }
+    char names[400], msg[600];
+    int n = names_of(BIT(EVENT_KERNEL_ONLY), 0, names, sizeof names);
+    if (n) {
+        snprintf(msg, sizeof msg, "%s read%s 0 in user space only (not root): not counted; as root, or "
+                 "with kernel.perf_event_paranoid=1, %s counted", names, n == 1 ? "s" : "", n == 1 ? "it is" : "they are");
+        emit_warning("events-kernel-only", msg, -1);
+    }
+    unavailable_warning();
+}
+
+static const char *event_name(const struct event_def *def, const struct event_attr *a)
+{
+    if (def->raw[0])
+        return def->raw;
+    /* the Arm common event where the core PMU counted it, else the kernel's generic one */
+    return strcmp(a->pmu, "hardware") && strcmp(a->pmu, "hw_cache") && strcmp(a->pmu, "software") && def->arm
+        ? def->arm : def->generic;
+}
+
+static void jw_counter(const struct job_events *je, int e, int n)
+{
+    const struct event_def *def = events_def(je->def[e]);
+    int g = je->group[e];
+    jw_element_object();
+    jw_str("name", def->name);
+    jw_str("asked", def->asked);
+    jw_str("event", event_name(def, &je->attr[e]));
+    jw_str("pmu", je->attr[e].pmu);
+    jw_str("code", je->attr[e].code);
+    jw_str("unit", def->count_unit);
+    jw_array("counts");
+    for (int i = 0; i < n; i++)
+        jw_element_uint(je->count[(size_t)i * (size_t)je->n + (size_t)e]);
+    jw_array_end();
+    jw_array("enabled_ns");
+    for (int i = 0; i < n; i++)
+        jw_element_uint(je->enabled[(size_t)i * (size_t)je->ngroups + (size_t)g]);
+    jw_array_end();
+    jw_array("running_ns");
+    for (int i = 0; i < n; i++)
+        jw_element_uint(je->running[(size_t)i * (size_t)je->ngroups + (size_t)g]);
+    jw_array_end();
+    jw_object_end();
+}
+
+void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n)
+{
+    if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
+        return;
+    jw_object("events");
+    jw_str("per", per);
+    jw_array("counters");
+    for (int e = 0; e < je->n; e++)
+        jw_counter(je, e, n);
+    jw_array_end();
+    jw_object_end();
+}
+
+/* Once a run: the first caller of each code gets 1. */
+static int first_time(int *flag)
+{
+    return __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED) == 0;
+}
+
+static void multiplexed_warning(const struct job_events *je)
+{
+    static int said;
+    int partial = 0, hardware = 0, widest = 0;
+    for (size_t k = 0; k < (size_t)je->kept * (size_t)je->ngroups; k++)
+        partial |= je->running[k] < je->enabled[k];
+    if (!partial || !first_time(&said))
+        return;
+    for (int e = 0; e < je->n; e++)
+        hardware += !events_def(je->def[e])->software;
+    for (int g = 0; g < je->ngroups; g++)
+        widest = je->group_size[g] > widest ? je->group_size[g] : widest;
+    char msg[240];
+    snprintf(msg, sizeof msg, "%d counters on %d: the groups took turns; each sample's running share is in "
+             "the record (running_ns / enabled_ns), the counts are as counted, not scaled", hardware, widest);
+    emit_warning("events-multiplexed", msg, -1);
+}
+
+void events_job_warnings(const struct job_events *je, const char *per, uint64_t iterations)
+{
+    static int said_unwritten;
+    static unsigned char said_missing[PROBE_MAX_CPUS];
+    if (!je || je->kept == 0)
+        return;
+    if (je->n && (!per || !iterations) && first_time(&said_unwritten))
+        emit_warning("events-not-written", "a result of this kernel does not say how many operations a "
+                     "sample holds (iterations) or what one is: its counted events are not written", je->cpu);
+    if (je->n)
+        multiplexed_warning(je);
+    if (je->missing[0] && je->cpu >= 0 && je->cpu < PROBE_MAX_CPUS
+        && __atomic_exchange_n(&said_missing[je->cpu], 1, __ATOMIC_RELAXED) == 0) {
+        char msg[640];
+        snprintf(msg, sizeof msg, "not counted on CPU %d: %s", je->cpu, je->missing);
+        emit_warning("events-unavailable", msg, je->cpu);
+    }
+}
