@@ -61,6 +61,7 @@ def test_show_lists_each_counter_on_the_lines_after_its_figure(db):
     assert "3 results" not in text and "4 results, 0 histograms over 3 runs" in text
 
 
+
 def test_compare_prints_the_refills_beside_the_latency_regression(db):
     text = platperf("compare", "v1", "v2", "--db", db)
     rows = [line for line in text.splitlines() if "REGRESSED" in line]

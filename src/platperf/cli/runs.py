@@ -187,6 +187,10 @@ def _header_table(pooled: list[dict], r: dict):
     probe = _probe_text(r["meta"] or {})
     if probe:
         header.add_row("probe", _cell(probe))
+    events = (r["meta"] or {}).get("events")      # --events: what was asked, the PMU of each CPU
+    if isinstance(events, dict) and events.get("asked"):
+        pmus = sorted(set((events.get("pmu") or {}).values())) if isinstance(events.get("pmu"), dict) else []
+        header.add_row("events", _cell(f"{events['asked']} ({', '.join(pmus) if pmus else 'no PMU'})"))
     return header
 
 
