@@ -160,3 +160,28 @@ def test_event_lists_and_metric_names():
     assert is_counter("l2d_refill_per_access", "events/access")
     assert not is_counter("bits_per_second", "bits/second") and not is_counter("latency", "ns")
     assert spoken("l2d_refill_per_access") == "l2d_refill per access"
+
+
+# -- with the real probe, on this machine (a VM with no PMU: software, msr, tracepoint) -----------
+def test_a_real_run_without_a_pmu_stores_page_faults_and_says_so_once(tmp_path, monkeypatch):
+    from conftest import missing, require_probe
+    probe = require_probe()
+    asks = subprocess.run([probe, "run", "mem-latency", "--cpus", "0", "--size", "4k", "--samples", "1",
+                           "--min-time", "0.001", "--events", "page_faults"], capture_output=True, text=True)
+    if asks.returncode != 0 or '"events"' not in asks.stdout:
+        missing(f"{probe} does not count --events yet (make probe): {asks.stderr.strip()[:120]}")
+    monkeypatch.setenv("PLATPERF_PROBE", probe)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.toml").write_text('[[bench]]\nkernel = "mem-latency"\npattern = "random"\n'
+                                         'size = ["16k", "256k"]\nsamples = 2\nmin_time = 0.002\n')
+    proc = platperf("run", "--suite", "small.toml", "--cpus", "0", "--repeat", "1", "--db", "e.db",
+                    "--events", "cycles,page_faults")
+    assert proc.returncode == 0, proc.stderr
+    doc = shown("e.db")
+    faults = [r for r in doc["results"] if r["metric"].startswith("page_faults_per_")]
+    # one counter a size, stored once though the probe writes latency and latency_cycles
+    assert [r["params"]["size"] for r in faults] == [16384, 262144]
+    assert all(r["n"] == 2 and r["min"] >= 0 and r["unit"].startswith("events/") for r in faults)
+    assert not any(r["metric"].startswith("cycles_per_") for r in doc["results"])     # no PMU: none invented
+    said = [f for f in doc["findings"] if "hardware events are not available" in f["message"]]
+    assert len(said) == 1
