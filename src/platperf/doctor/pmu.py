@@ -87,8 +87,9 @@ def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None) -> list
     cores = core_pmus(sysroot)
     others = [s for s in sources if s not in cores and s not in KERNEL_SOURCES]
     if not cores:
+        # info, not warn: no figure is bent by it; a run that asks for events says so itself
         return findings + [Finding(
-            "warn", "pmu-none", f"no hardware events: the event sources are {', '.join(sources)} (no core PMU, "
+            "info", "pmu-none", f"no hardware events: the event sources are {', '.join(sources)} (no core PMU, "
                                 "as in a VM without a virtual PMU)",
             "platperf run --events counts only the software events (page_faults; as root context_switches "
             "and migrations) and says so once",
@@ -120,7 +121,7 @@ def _paranoid(sysroot: SysRoot) -> Finding:
     except ValueError:
         return Finding("info", "perf-paranoid", f"perf_event_paranoid reads {text!r}: not a level")
     if level >= 3:
-        return Finding("warn", "perf-paranoid",
+        return Finding("info", "perf-paranoid",
                        f"perf_event_paranoid is {level}: no counting without CAP_PERFMON (Debian's kernels)",
                        "platperf run --events counts nothing unless run as root; it says so once", PARANOID_FIX)
     if level == 2:
