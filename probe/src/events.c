@@ -306,6 +306,19 @@ void events_job_stop(struct job_events *je)
         close_all(je);
 }
 
+void events_one_begin(struct job_events **je, int cpu)
+{
+    events_job_start(je, cpu, 1);
+    events_begin(*je);
+}
+
+void events_one_end(struct job_events *je)
+{
+    events_end(je);
+    events_keep(je, 0);
+    events_job_stop(je);
+}
+
 void events_job_free(struct job_events *je)
 {
     if (!je)

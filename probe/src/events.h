@@ -88,6 +88,9 @@ void events_begin(struct job_events *je);
 void events_end(struct job_events *je);
 void events_keep(struct job_events *je, int sample);
 void events_job_stop(struct job_events *je);
+/* A job that is one sample (latency-loop's whole loop): start + begin, then end + keep + stop. */
+void events_one_begin(struct job_events **je, int cpu);
+void events_one_end(struct job_events *je);
 void events_job_free(struct job_events *je);
 /* A copy of a job's counts, for a record written after its job is freed (exec_keep_account);
  * NULL for NULL or out of memory. */

@@ -13,7 +13,8 @@
 struct core_clock;
 /* One `result` record. samples[n] in `unit`; the optional parts are written when set:
  * iterations (> 0), ticks[n], job (its "cost", "preempted", "steal", "context_switches"),
- * clock (the CPU's "core_clock"). A kernel's own fields: emit_record_with().
+ * clock (the CPU's "core_clock"). With --events, job's counts are written as "events", per
+ * job->events_per of `iterations` (events.h). A kernel's own fields: emit_record_with().
  * With ticks, "resolution_steps" is written when the smallest is within a few counter steps
  * (jw_resolution_steps). */
 struct result_record {

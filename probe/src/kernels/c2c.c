@@ -86,6 +86,7 @@ static int measure_pair(struct cpu_job *job)
             return -1;
         }
     }
+    job->events_per = "operation";   /* iterations: one-way transfers, counted on this side */
     exec_ready(job);
     exec_sample(job, round_trips, pp, C2C_MIN_ROUND_TRIPS);
     helper_stop(h);

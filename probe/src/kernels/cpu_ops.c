@@ -110,6 +110,7 @@ static int measure_on_cpu(struct cpu_job *job)
     struct chain_state st = {job->arg, 0};
     /* this CPU's own clock: on big.LITTLE the clusters differ */
     job->result = (void *)core_clock_on_cpu(job->cpu);
+    job->events_per = "op";   /* iterations: the chain's operations */
     exec_ready(job);
     exec_sample(job, chain_body, &st, 1);
     chain_sink = st.value;

@@ -22,6 +22,7 @@
 #include "buffer.h"
 #include "cache.h"
 #include "counter.h"
+#include "events.h"
 #include "exec.h"
 #include "histogram.h"
 #include "record.h"
@@ -309,7 +310,9 @@ static int victim_run(struct cpu_job *job)
         /* raw samples: every pass takes the slow path until the buffer is full */
         v->loop.fast_limit = p->raw ? 0 : fast_limit;
         exec_ready(job);
+        events_one_begin(&job->events, job->cpu);   /* --events: the loop is one sample */
         run_loop(v, p->variant, (uint64_t)(p->duration_s * ci->freq_hz));
+        events_one_end(job->events);
         hist_add_exact(&v->hist, v->exact);
         vj->loop_asm = asm_loops_usable();
     }
@@ -365,19 +368,27 @@ static void emit_histogram(struct run_ctx *ctx, const struct latency_plan *p,
     ctx->results++;
 }
 
-static void one_pass(const void *ticks)
+/* A figure's own fields: its resolution when it is one pass, the events counted per pass. */
+struct figure_more { const uint64_t *ticks; const struct cpu_job *job; uint64_t passes; };
+
+static void figure_fields(const void *arg)
 {
-    jw_resolution_steps((double)*(const uint64_t *)ticks);
+    const struct figure_more *m = arg;
+    if (m->ticks)
+        jw_resolution_steps((double)*m->ticks);
+    events_jw_record(m->job->events, "pass", m->passes, 1);
 }
 
 /* ticks: the figure is one pass of that many ticks (min, max, a quantile), which says when
  * it is within a few counter steps; NULL for the mean and the count. */
-static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, int cpu, const char *metric,
-                     const char *unit, double value, uint64_t passes, const uint64_t *ticks)
+static void emit_one(struct run_ctx *ctx, const struct latency_plan *p, const struct cpu_job *job,
+                     const char *metric, const char *unit, double value, uint64_t passes, const uint64_t *ticks)
 {
-    struct result_record r = {"latency-loop", p->params_json, cpu, metric, unit, "lower", &value, 1, passes,
-                              NULL, NULL, NULL};
-    emit_record_with(ctx, &r, ticks ? one_pass : NULL, ticks);
+    struct result_record r = {"latency-loop", p->params_json, job->cpu, metric, unit, "lower", &value, 1,
+                              passes, NULL, NULL, NULL};
+    struct figure_more more = {ticks, job, passes};
+    emit_record_with(ctx, &r, figure_fields, &more);
+    events_job_warnings(job->events, "pass", passes);
 }
 
 static int run(struct run_ctx *ctx)
@@ -409,13 +420,13 @@ static int run(struct run_ctx *ctx)
                          "assembly loop", cpu);
         emit_histogram(ctx, p, &vj, cpu);
         uint64_t p99 = hist_quantile(h, 0.99), p99_99 = hist_quantile(h, 0.9999);
-        emit_one(ctx, p, cpu, "latency_min", "ns", (double)h->min * tick, h->count, &h->min);
-        emit_one(ctx, p, cpu, "latency_mean", "ns", h->count ? (double)h->sum * tick / (double)h->count : 0,
+        emit_one(ctx, p, &job, "latency_min", "ns", (double)h->min * tick, h->count, &h->min);
+        emit_one(ctx, p, &job, "latency_mean", "ns", h->count ? (double)h->sum * tick / (double)h->count : 0,
                  h->count, NULL);
-        emit_one(ctx, p, cpu, "latency_max", "ns", (double)h->max * tick, h->count, &h->max);
-        emit_one(ctx, p, cpu, "p99", "ns", (double)p99 * tick, h->count, &p99);
-        emit_one(ctx, p, cpu, "p99_99", "ns", (double)p99_99 * tick, h->count, &p99_99);
-        emit_one(ctx, p, cpu, "excursions", "count", (double)h->over, h->count, NULL);
+        emit_one(ctx, p, &job, "latency_max", "ns", (double)h->max * tick, h->count, &h->max);
+        emit_one(ctx, p, &job, "p99", "ns", (double)p99 * tick, h->count, &p99);
+        emit_one(ctx, p, &job, "p99_99", "ns", (double)p99_99 * tick, h->count, &p99_99);
+        emit_one(ctx, p, &job, "excursions", "count", (double)h->over, h->count, NULL);
     }
     if (ran)
         exec_free_jobs(ctx, &job);

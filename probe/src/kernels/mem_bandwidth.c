@@ -157,6 +157,7 @@ static int measure_on_cpu(struct cpu_job *job)
             ((double *)st.run.buf[1])[j] = 2.0;
         }
     }
+    job->events_per = "byte";   /* iterations: the bytes counted (STREAM's and bw_mem's count) */
     exec_ready(job);
     exec_sample(job, pass_body, &st, 1);
     buffer_free(mapping, pt->size, pt->k->nbuf);

@@ -180,6 +180,8 @@ static int os_cpu(struct cpu_job *job)
         }
         base = sub;
     }
+    /* iterations: operations, or bytes for a bandwidth (per_rep) */
+    job->events_per = oj->c.figure == OS_BANDWIDTH ? "byte" : "operation";
     if (measure(job, &oj->c, 1) != 0) {
         if (!oj->c.failed_errno)
             oj->c.failed_errno = EIO;
