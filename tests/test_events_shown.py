@@ -87,3 +87,13 @@ def test_the_report_has_a_small_panel_and_the_counters_in_the_comparison(db):
     compared = text[text.index("## Compared with v1"):]
     metrics = [[c.strip() for c in line.split("|")][4] for line in compared.splitlines() if "REGRESSED" in line]
     assert metrics == ["latency", "l2d_refill per access", "latency_cycles"]
+
+
+def test_compares_release_tables_put_the_counters_after_the_figures(db):
+    text = platperf("compare", "v1", "v2", "--db", db, "--format", "md").replace("\\_", "_")
+    header = next(line for line in text[text.index("## Results"):].splitlines() if line.startswith("| Cluster"))
+    assert [c.strip() for c in header.strip("|").split("|")] == \
+        ["Cluster", "Core", "Latency", "Latency Cycles", "Cycles Per Access", "L2D Refill Per Access"]
+    regressions = text[text.index("## Regressions"):].splitlines()[2:5]
+    assert [line.split("**")[1].split()[-1] for line in regressions] == \
+        ["latency", "l2d_refill_per_access", "latency_cycles"]

@@ -51,7 +51,7 @@ def keyed_tables(figures: Iterable[tuple[tuple, str, object]], label: str, cell:
     for (benchmark, params_key, mode), figs in groups.items():
         keys = [ResultKey._make(f[0]) for f in figs]
         # a kernel's figures, then the events counted with them (events.is_counter_metric)
-        metrics = sorted({k.metric for k in keys}, key=lambda m: (order.get(m, len(order)), is_counter_metric(m), m))
+        metrics = sorted({k.metric for k in keys}, key=lambda m: (is_counter_metric(m), order.get(m, len(order)), m))
         packages = any(k.package is not None for k in keys)
         places: dict[tuple, dict] = {}
         for key, (_, _unit, value) in zip(keys, figs):

@@ -249,7 +249,7 @@ def _verdict_sections(cmp: compare.Comparison) -> list[Section]:
             (key_text(r.key), f"{r.status} ({number(r.new if r.status == 'added' else r.base)} "
                               f"{r.unit})") for r in changed]))
     if cmp.regressions:
-        out.append(Section("Regressions", items=_change_items(cmp.regressions)))
+        out.append(Section("Regressions", items=_change_items(beside_figures(cmp.regressions))))
     if cmp.unconfirmed:
         rows = cmp.unconfirmed
         out.append(Section("Unconfirmed changes", text=(
