@@ -46,7 +46,8 @@ NAMES: tuple[EventName, ...] = (
     EventName("migrations", "cpu_migrations", None, None, "cpu-migrations", "events", True),
 )
 
-# what one operation of a kernel is (the record's events.per), as the probe's kernels say it
+# what one operation of a kernel is (the record's events.per), as the probe's kernels say it:
+# what tells a counter's column from a figure's where only the metric is at hand
 PERS = ("access", "byte", "pass", "call", "iteration", "page", "load", "operation", "switch", "op")
 _COUNTER_METRIC = re.compile(r"^([a-z0-9][a-z0-9_]*)_per_([a-z]+)$")
 _COUNTER_UNIT = re.compile(r"^(?:events|cycles|instructions|ns)/([a-z]+)$")
@@ -61,7 +62,7 @@ def is_counter(metric: str, unit: str | None) -> bool:
     """Whether a stored result is a counter of events (``l2d_refill_per_access`` in
     ``events/access``), not a kernel's own figure: its metric says per what, and so does its unit."""
     m, u = _COUNTER_METRIC.match(metric or ""), _COUNTER_UNIT.match(unit or "")
-    return bool(m and u and m.group(2) == u.group(1) and m.group(2) in PERS)
+    return bool(m and u and m.group(2) == u.group(1))
 
 
 def is_counter_metric(metric: str) -> bool:
