@@ -141,3 +141,7 @@ def test_a_bad_event_in_a_suite_is_one_line(tmp_path):
     suite_file.write_text('events = ["cycles", "l2"]\n[[bench]]\nkernel = "mem-latency"\n')
     with pytest.raises(ValueError, match=r"^suite .*s\.toml: unknown event 'l2' \(valid: cycles"):
         load_suite(str(suite_file))
+
+
+def test_a_latency_loop_keeping_raw_samples_stores_one_a_pass_on_purpose():
+    assert check(counters("latency-loop", {"variant": "plain", "raw": 100000}, "pass", 2, l1d=4.0), JUNO) == []
