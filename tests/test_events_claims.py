@@ -18,12 +18,12 @@ from platperf.records import result_from_record
 from platperf.runner.suite import count_events, load_suite, plan
 
 KIB, MIB = 1024, 1024 * 1024
-# Juno r1's data caches as a fingerprint holds them: A53s 0,3-5 share 1 MiB of L2, A72s 1-2 2 MiB
+# Juno r1's data caches as a fingerprint holds them: its A57s 0-1 share 2 MiB of L2, A53s 2-5 1 MiB
 JUNO = {"caches": [
     {"level": 1, "type": "Data", "size": "32K", "cpus": [0, 1, 2, 3, 4, 5]},
-    {"level": 1, "type": "Instruction", "size": "48K", "cpus": [1, 2]},
-    {"level": 2, "type": "Unified", "size": "1024K", "cpus": [0, 3, 4, 5]},
-    {"level": 2, "type": "Unified", "size": "2048K", "cpus": [1, 2]},
+    {"level": 1, "type": "Instruction", "size": "48K", "cpus": [0, 1]},
+    {"level": 2, "type": "Unified", "size": "2048K", "cpus": [0, 1]},
+    {"level": 2, "type": "Unified", "size": "1024K", "cpus": [2, 3, 4, 5]},
 ]}
 
 
@@ -58,14 +58,14 @@ def test_a_random_chase_far_beyond_the_llc_that_misses_it_holds():
 def test_a_random_chase_far_beyond_the_llc_that_hits_it_is_a_bad_finding():
     (f,) = check(chase(64 * MIB, cpu=1, llc_miss=0.12), JUNO)
     assert (f["level"], f["code"], f["benchmark"], f["cpu"]) == ("bad", "claim-chase-misses-llc", "mem-latency", 1)
-    # the kernel, the claim and the counted figure; on CPU 1 (an A72) the LLC is the 2 MiB L2
+    # the kernel, the claim and the counted figure; on CPU 1 (an A57) the LLC is the 2 MiB L2
     assert f["message"] == ("mem-latency [pattern=random,size=67108864,stride=64] serial on CPU 1: a random chase "
                             "of 64 MiB, 32x the 2 MiB L2, misses it on nearly every load (at least 0.80 per "
                             "load), but counted 0.12 llc_miss per access (LL_CACHE_MISS_RD)")
 
 
 def test_at_four_times_the_llc_a_quarter_of_the_ring_still_fits():
-    # 8 MiB on an A72: 4x its 2 MiB L2, so a perfect chase misses on 0.75 of its loads
+    # 8 MiB on an A57: 4x its 2 MiB L2, so a perfect chase misses on 0.75 of its loads
     assert check(chase(8 * MIB, l2d_refill=0.74), JUNO)[0]["level"] == "ok"
     (bad,) = check(chase(8 * MIB, l2d_refill=0.5), JUNO)
     assert "at least 0.68 per load" in bad["message"] and "0.5 l2d_refill per access" in bad["message"]
@@ -73,8 +73,8 @@ def test_at_four_times_the_llc_a_quarter_of_the_ring_still_fits():
 
 def test_a_chase_inside_l1_refills_it_about_never():
     assert check(chase(8 * KIB, l1d_refill=0.01), JUNO)[0]["code"] == "kernel-claims-hold"
-    (bad,) = check(chase(8 * KIB, cpu=0, l1d_refill=0.4), JUNO)
-    assert bad["code"] == "claim-chase-in-l1" and "on CPU 0" in bad["message"]
+    (bad,) = check(chase(8 * KIB, cpu=3, l1d_refill=0.4), JUNO)
+    assert bad["code"] == "claim-chase-in-l1" and "on CPU 3" in bad["message"]
     assert "a chase of 8 KiB inside the 32 KiB L1 data cache refills it ~never" in bad["message"]
     assert bad["message"].endswith("but counted 0.4 l1d_refill per access (L1D_CACHE_REFILL)")
 
@@ -145,3 +145,9 @@ def test_a_bad_event_in_a_suite_is_one_line(tmp_path):
 
 def test_a_latency_loop_keeping_raw_samples_stores_one_a_pass_on_purpose():
     assert check(counters("latency-loop", {"variant": "plain", "raw": 100000}, "pass", 2, l1d=4.0), JUNO) == []
+
+
+def test_the_llc_is_the_one_serving_the_cpu():
+    # 6 MiB: 6x an A53's 1 MiB L2 (checked), 3x an A57's 2 MiB (no claim there)
+    assert check(chase(6 * MIB, cpu=3, llc_miss=0.1), JUNO)[0]["code"] == "claim-chase-misses-llc"
+    assert check(chase(6 * MIB, cpu=0, llc_miss=0.1), JUNO) == []
