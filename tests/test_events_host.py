@@ -185,3 +185,26 @@ def test_a_real_run_without_a_pmu_stores_page_faults_and_says_so_once(tmp_path, 
     assert not any(r["metric"].startswith("cycles_per_") for r in doc["results"])     # no PMU: none invented
     said = [f for f in doc["findings"] if "hardware events are not available" in f["message"]]
     assert len(said) == 1
+
+
+def test_counters_that_took_turns_are_one_finding_however_many(tmp_path):
+    meta = {"type": "meta", "schema": 1, "probe_version": "0.1.0", "build_id": "e1", "arch": "aarch64"}
+    lines = [meta, {"type": "warning", "code": "events-multiplexed",
+                    "message": "8 counters on 6: the groups took turns; each sample's running share is in the record"}]
+    for cpu in (0, 1):
+        rec = record()
+        rec["cpu"] = cpu
+        lines.append(rec)
+    lines.append({"type": "end", "status": "complete"})
+    path = tmp_path / "board.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    proc = platperf("ingest", "probe-jsonl", str(path), "--label", "b1", "--db", str(tmp_path / "r.db"))
+    assert proc.returncode == 0, proc.stderr
+    doc = shown(str(tmp_path / "r.db"))
+    assert [(r["cpu"], r["metric"], r["median"]) for r in doc["results"]] == [
+        (0, "latency", 10.5), (0, "l2d_refill_per_access", 0.625),     # (0.5 + 0.75) / 2: as counted
+        (1, "latency", 10.5), (1, "l2d_refill_per_access", 0.625)]
+    text = platperf("show", "latest", "--db", str(tmp_path / "r.db")).stdout
+    said = [line for line in text.splitlines() if "events-partial" in line]
+    assert len(said) == 1 and "2 events-partial warnings (CPUs 0-1; mem-latency 2)" in said[0]
+    assert text.count("the groups took turns") == 1
