@@ -8,6 +8,45 @@
 #include "kernel.h"
 #include "record.h"
 
+static const char *event_name(const struct event_def *def, const struct event_attr *a)
+{
+    if (def->raw[0])
+        return def->raw;
+    /* the Arm common event where the core PMU counted it, else the kernel's generic one */
+    return strcmp(a->pmu, "hardware") && strcmp(a->pmu, "hw_cache") && strcmp(a->pmu, "software") && def->arm
+        ? def->arm : def->generic;
+}
+
+static const char *const status_names[] = {"counted", "some-cpus", "no-hardware", "not-here", "kernel-only",
+                                           "denied"};
+
+/* meta.events.counters: each counter of the list, what it resolved to, whether it counts. */
+static void jw_resolution(void)
+{
+    jw_array("counters");
+    for (int i = 0; i < events_count(); i++) {
+        const struct event_def *def = events_def(i);
+        const struct event_attr *a = events_resolved(i);
+        const char *why;
+        enum event_status s = events_status(i, &why);
+        jw_element_object();
+        jw_str("name", def->name);
+        jw_str("asked", def->asked);
+        jw_str("status", status_names[s]);
+        if (a) {
+            jw_str("event", event_name(def, a));
+            jw_str("pmu", a->pmu);
+            jw_str("code", a->code);
+            jw_uint("type", a->type);
+            jw_uint("config", a->config);
+        }
+        if (s != EVENT_COUNTED)
+            jw_str("why", why);
+        jw_object_end();
+    }
+    jw_array_end();
+}
+
 void events_jw_meta(void)
 {
     const char *asked = events_asked();
@@ -26,6 +65,7 @@ void events_jw_meta(void)
         }
     }
     jw_object_end();
+    jw_resolution();
     jw_object_end();
 }
 
@@ -97,15 +137,6 @@ void events_warnings(void)
         emit_warning("events-kernel-only", msg, -1);
     }
     unavailable_warning();
-}
-
-static const char *event_name(const struct event_def *def, const struct event_attr *a)
-{
-    if (def->raw[0])
-        return def->raw;
-    /* the Arm common event where the core PMU counted it, else the kernel's generic one */
-    return strcmp(a->pmu, "hardware") && strcmp(a->pmu, "hw_cache") && strcmp(a->pmu, "software") && def->arm
-        ? def->arm : def->generic;
 }
 
 static void jw_counter(const struct job_events *je, int e, int n)

@@ -15,6 +15,8 @@ static struct {
     int given;
     char asked[1024];
     enum event_status status[EVENTS_MAX];
+    struct event_attr attr[EVENTS_MAX];
+    int resolved[EVENTS_MAX];
     char why[EVENTS_MAX][240];
     int software_user_only;   /* the kernel refused the kernel's part of software events */
     int kernel_only;          /* an event that needs the kernel's part was left out for it */
@@ -48,6 +50,11 @@ enum event_status events_status(int i, const char **why)
 {
     *why = run.why[i];
     return run.status[i];
+}
+
+const struct event_attr *events_resolved(int i)
+{
+    return run.resolved[i] ? &run.attr[i] : NULL;
 }
 
 static int perf_open(const struct event_attr *a, int user_only, int group_fd)
@@ -118,6 +125,7 @@ static enum event_status try_open(const struct event_def *def, const struct even
     }
     if (err == EACCES || err == EPERM) {
         set_denied(err);
+        snprintf(why, whylen, "perf_event_open: %s", strerror(err));
         return EVENT_DENIED;
     }
     if (!def->software && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)) {
@@ -137,8 +145,12 @@ static void check_event(int i, const int *cpus, int ncpus)
     for (int c = 0; c < ncpus; c++) {
         struct event_attr a;
         char why[240];
-        enum event_status s = event_resolve(def, cpus[c], &a, why, sizeof why) == 0
-                            ? try_open(def, &a, why, sizeof why) : EVENT_NOT_HERE;
+        int resolved = event_resolve(def, cpus[c], &a, why, sizeof why) == 0;
+        if (resolved && !run.resolved[i]) {
+            run.attr[i] = a;
+            run.resolved[i] = 1;
+        }
+        enum event_status s = resolved ? try_open(def, &a, why, sizeof why) : EVENT_NOT_HERE;
         if (s == EVENT_COUNTED) {
             counted++;
         } else if (first == EVENT_COUNTED) {
@@ -164,8 +176,10 @@ void events_check(const int *cpus, int ncpus)
             if (events_def(i)->software == !pass)
                 check_event(i, cpus, ncpus);
     for (int i = 0; i < events_count(); i++) {
-        if (run.denied[0])
+        if (run.denied[0] && run.status[i] != EVENT_DENIED) {
             run.status[i] = EVENT_DENIED;
+            snprintf(run.why[i], sizeof run.why[i], "counting refused (events-denied)");
+        }
         run.on |= run.status[i] == EVENT_COUNTED || run.status[i] == EVENT_SOME_CPUS;
     }
 }

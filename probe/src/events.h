@@ -69,6 +69,8 @@ enum event_status {
 };
 /* Event i's status, with why (one clause) where it is not counted everywhere. */
 enum event_status events_status(int i, const char **why);
+/* Event i as resolved on the first CPU of the check where it resolved; NULL if on none. */
+const struct event_attr *events_resolved(int i);
 const char *events_denied(void);
 /* The CPUs of the check. */
 int events_cpus(const int **cpus);
