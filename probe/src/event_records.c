@@ -165,10 +165,13 @@ static void jw_counter(const struct job_events *je, int e, int n)
     jw_object_end();
 }
 
+static int written;   /* a record of the run carried events */
+
 void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n)
 {
     if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
         return;
+    written = 1;
     jw_object("events");
     jw_str("per", per);
     jw_array("counters");
@@ -202,9 +205,20 @@ static void multiplexed_warning(const struct job_events *je)
     emit_warning("events-multiplexed", msg, -1);
 }
 
+static int said_unwritten;
+
+void events_run_end(const char *kernel, int results)
+{
+    if (events_on() && results > 0 && !written && first_time(&said_unwritten)) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s counts no events (it has no sampled loop of its own that says "
+                 "what one operation is): its results carry none", kernel);
+        emit_warning("events-not-written", msg, -1);
+    }
+}
+
 void events_job_warnings(const struct job_events *je, const char *per, uint64_t iterations)
 {
-    static int said_unwritten;
     static unsigned char said_missing[PROBE_MAX_CPUS];
     if (!je || je->kept == 0)
         return;

@@ -111,5 +111,8 @@ void events_jw_record(const struct job_events *je, const char *per, uint64_t ite
  * events-unavailable for counters a CPU could not open; events-not-written for a record with
  * counts but no per or iterations). */
 void events_job_warnings(const struct job_events *je, const char *per, uint64_t iterations);
+/* At the run's end: events-not-written when events were counted for a run of `kernel` and no
+ * record carried them (a kernel with no sampled loop of its own: cpu-idle, os-fs...). */
+void events_run_end(const char *kernel, int results);
 
 #endif

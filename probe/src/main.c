@@ -367,6 +367,7 @@ static int cmd_run(int argc, char **argv)
     write_meta();
     replay_leftovers();
     int rc = k->run(&ctx);
+    events_run_end(k->name, ctx.results);
     scratch_remove();
     if (probe_interrupted()) {
         emit_end("interrupted", ctx.results, now_s() - t0);
