@@ -294,3 +294,23 @@ def test_more_counters_than_the_probe_holds_are_refused_never_cut():
     line = one_line_refusal("--events", FULL + ",r5")
     assert "more than 24 counters" in line
     assert "asked twice" in one_line_refusal("--events", "l2d,page_faults,page-faults")
+
+
+def test_an_x86_raw_event_is_read_against_its_format(tmp_path):
+    """perf's cpu/event=0x24,umask=0x21/ (a comma inside the terms belongs to the event) with
+    the core PMU's format as an x86 kernel shows it: event config:0-7, umask config:8-15."""
+    cpu = tmp_path / "sources" / "cpu"
+    (cpu / "format").mkdir(parents=True)
+    (cpu / "type").write_text("4\n")
+    (cpu / "format" / "event").write_text("config:0-7\n")
+    (cpu / "format" / "umask").write_text("config:8-15\n")
+    recs = records(probe("run", "first-touch", "--size", "64k", "--cpus", "0", *SMALL, "--events",
+                         "cpu/event=0x24,umask=0x21/,page_faults,r1a2",
+                         env={"PLATPERF_EVENT_SOURCES": str(tmp_path / "sources")}).stdout)
+    got = resolved(recs)
+    assert list(got) == ["cpu_event_0x24_umask_0x21", "page_faults", "r1a2"]
+    raw = got["cpu_event_0x24_umask_0x21"]
+    assert (raw["pmu"], raw["type"], raw["config"], raw["code"]) == ("cpu", 4, 0x2124, "event=0x24,umask=0x21")
+    assert (got["r1a2"]["pmu"], got["r1a2"]["type"], got["r1a2"]["config"]) == ("raw", 4, 0x1a2)
+    assert recs[0]["events"]["pmu"] == {}      # an x86 core PMU is no Arm one
+    assert list(counters(results(recs)[0])) == ["page_faults"]
