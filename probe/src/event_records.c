@@ -39,6 +39,8 @@ static void jw_resolution(void)
             jw_str("code", a->code);
             jw_uint("type", a->type);
             jw_uint("config", a->config);
+            if (a->cpu >= 0)
+                jw_int("cpu", a->cpu);   /* an uncore PMU, counted CPU-wide there */
         }
         if (s != EVENT_COUNTED)
             jw_str("why", why);

@@ -42,17 +42,26 @@ static int source_file(const char *source, const char *file, char *out, size_t o
     return read_text(path, out, outlen);
 }
 
-static int source_has_cpu(const char *source, int cpu)
+/* The first CPU of a CPU list file of source, or -1; with `cpu` >= 0: whether it lists cpu. */
+static int source_cpu_list(const char *source, const char *file, int cpu)
 {
     char text[1024];
     int cpus[PROBE_MAX_CPUS];
-    if (source_file(source, "cpus", text, sizeof text) != 0)
-        return 0;
+    if (source_file(source, file, text, sizeof text) != 0)
+        return cpu >= 0 ? 0 : -1;
     int n = parse_cpu_list(text, cpus, PROBE_MAX_CPUS);
+    if (cpu < 0)
+        return n > 0 ? cpus[0] : -1;
     for (int i = 0; i < n; i++)
         if (cpus[i] == cpu)
             return 1;
     return 0;
+}
+
+/* A core PMU serving cpu (`cpus`), or a DSU of cpu's cluster (`associated_cpus`). */
+static int source_has_cpu(const char *source, int cpu)
+{
+    return source_cpu_list(source, "cpus", cpu) || source_cpu_list(source, "associated_cpus", cpu);
 }
 
 static int by_name(const void *a, const void *b)
@@ -223,6 +232,8 @@ static int resolve_raw(const struct event_def *def, int cpu, struct event_attr *
         return -1;
     }
     a->type = (uint32_t)strtoul(type, NULL, 10);
+    /* an uncore PMU counts for a CPU, not a thread: the one its cpumask names */
+    a->cpu = source_cpu_list(a->pmu, "cpumask", -1);
     snprintf(a->code, sizeof a->code, "%s", terms);
     return apply_terms(a->pmu, terms, a, 0, why, whylen);
 }
@@ -238,6 +249,7 @@ static void lower(const char *s, char *out, size_t outlen)
 int event_resolve(const struct event_def *def, int cpu, struct event_attr *a, char *why, size_t whylen)
 {
     memset(a, 0, sizeof *a);
+    a->cpu = -1;
     if (def->raw[0])
         return resolve_raw(def, cpu, a, why, whylen);
     char pmu[48], file[96], text[64];

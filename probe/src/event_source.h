@@ -2,7 +2,8 @@
  * ($PLATPERF_EVENT_SOURCES instead, for tests), each with its `type` (perf_event_attr.type),
  * `format/` (how a term such as event= or umask= sits in config), `events/` (named events:
  * an Arm core PMU lists only the common events its PMCEID registers say the core implements),
- * `cpus` (the CPUs of a core PMU) and `caps/`. */
+ * `cpus` (the CPUs of a core PMU), `cpumask` (the CPU an uncore PMU counts on: arm_dsu_*,
+ * x86 uncore), `associated_cpus` (a DSU's cluster) and `caps/`. */
 #ifndef PLATPERF_EVENT_SOURCE_H
 #define PLATPERF_EVENT_SOURCE_H
 
@@ -17,6 +18,9 @@ struct event_attr {
     uint64_t config, config1, config2;
     char pmu[48];       /* the source's name: "armv8_pmuv3_0", "cpu"; "hardware", "hw_cache",
                            "software", "raw" for the kernel's generic types */
+    int cpu;            /* -1: counted for the measuring thread; else an uncore PMU's (a DSU's
+                           cluster, a memory controller's) counted CPU-wide on this CPU, its
+                           `cpumask`'s: what the whole cluster did during the sample */
     char code[128];     /* the event as the record names it: "0x17", "event=0x24,umask=0x21" */
 };
 

@@ -69,8 +69,9 @@ static int perf_open(const struct event_attr *a, int user_only, int group_fd)
     attr.read_format = READ_FORMAT;
     attr.exclude_kernel = (unsigned)user_only;
     attr.exclude_hv = 1;
-    /* the calling thread on whatever CPU it runs: the measuring thread is pinned */
-    return (int)syscall(__NR_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+    /* the calling thread on whatever CPU it runs (the measuring thread is pinned), or an
+     * uncore PMU's CPU, every task on it */
+    return (int)syscall(__NR_perf_event_open, &attr, a->cpu >= 0 ? -1 : 0, a->cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Hardware (PMU) events count user space only; software ones the kernel's part too unless
@@ -122,6 +123,11 @@ static enum event_status try_open(const struct event_def *def, const struct even
             return EVENT_KERNEL_ONLY;
         }
         return EVENT_COUNTED;
+    }
+    if ((err == EACCES || err == EPERM) && a->cpu >= 0) {
+        snprintf(why, whylen, "%s counts CPU-wide (on CPU %d, for its cluster or the system): needs root or "
+                 "perf_event_paranoid <= 0", a->pmu, a->cpu);
+        return EVENT_NOT_HERE;
     }
     if (err == EACCES || err == EPERM) {
         set_denied(err);
@@ -216,7 +222,6 @@ static int open_counter(struct job_events *je, int i, const struct event_attr *a
         g = je->ngroups++;
         je->leader[g] = fd;
         je->group_size[g] = 0;
-        je->hardware_groups += !def->software;
     }
     int e = je->n++;
     je->def[e] = i;
@@ -227,9 +232,17 @@ static int open_counter(struct job_events *je, int i, const struct event_attr *a
     return g;
 }
 
+/* Which group an event joins: one a PMU (software events, the CPU's own PMU whatever the
+ * spelling, each uncore PMU); a PMU's group that is full starts another. */
+static const char *group_key(const struct event_def *def, const struct event_attr *a)
+{
+    return def->software ? "software" : a->cpu >= 0 ? a->pmu : "core";
+}
+
 static void open_groups(struct job_events *je)
 {
-    int software_group = -1, hardware_group = -1;
+    char key[EVENTS_MAX][sizeof ((struct event_attr *)0)->pmu];
+    int current[EVENTS_MAX], nkeys = 0;
     for (int i = 0; i < events_count(); i++) {
         const struct event_def *def = events_def(i);
         if (run.status[i] != EVENT_COUNTED && run.status[i] != EVENT_SOME_CPUS)
@@ -240,10 +253,16 @@ static void open_groups(struct job_events *je)
             note_missing(je, def, why);
             continue;
         }
-        int *g = def->software ? &software_group : &hardware_group;
-        int got = open_counter(je, i, &a, *g);
+        int k = 0;
+        while (k < nkeys && strcmp(key[k], group_key(def, &a)) != 0)
+            k++;
+        if (k == nkeys) {
+            snprintf(key[nkeys], sizeof key[nkeys], "%s", group_key(def, &a));
+            current[nkeys++] = -1;
+        }
+        int got = open_counter(je, i, &a, current[k]);
         if (got >= 0)
-            *g = got;
+            current[k] = got;
     }
 }
 

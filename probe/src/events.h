@@ -35,7 +35,6 @@ struct job_events {
     int ngroups;
     int leader[EVENTS_MAX];                  /* fd of each group's leader */
     int group_size[EVENTS_MAX];
-    int hardware_groups;                     /* groups of PMU counters (not software) */
     uint64_t begin[EVENTS_MAX][EVENTS_READ_WORDS];   /* each group's read before the attempt */
     uint64_t last[EVENTS_MAX];               /* each counter's count over the last attempt */
     uint64_t last_enabled[EVENTS_MAX], last_running[EVENTS_MAX];   /* each group's, ns */

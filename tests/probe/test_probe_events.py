@@ -314,3 +314,56 @@ def test_an_x86_raw_event_is_read_against_its_format(tmp_path):
     assert (got["r1a2"]["pmu"], got["r1a2"]["type"], got["r1a2"]["config"]) == ("raw", 4, 0x1a2)
     assert recs[0]["events"]["pmu"] == {}      # an x86 core PMU is no Arm one
     assert list(counters(results(recs)[0])) == ["page_faults"]
+
+
+def test_a_dsu_event_is_counted_cpu_wide_on_its_cluster(tmp_path):
+    """An uncore PMU (the DSU's arm_dsu_N, its cluster in associated_cpus, the CPU it counts on
+    in cpumask) counts for a CPU, not a thread: resolved to that CPU, every task of the
+    cluster counted during the sample (L3D_CACHE_REFILL, 0x2A)."""
+    root = arm_sources(tmp_path / "sources", cpus="0-1")
+    dsu = root / "arm_dsu_0"
+    (dsu / "events").mkdir(parents=True)
+    (dsu / "format").mkdir()
+    (dsu / "type").write_text("11\n")
+    (dsu / "cpumask").write_text("1\n")
+    (dsu / "associated_cpus").write_text("0-1\n")
+    (dsu / "format" / "event").write_text("config:0-31\n")
+    (dsu / "events" / "l3d_cache_refill").write_text("event=0x2a\n")
+    recs = records(probe("run", "first-touch", "--size", "64k", "--cpus", "0", *SMALL, "--events",
+                         "arm_dsu/l3d_cache_refill/,l2d", env={"PLATPERF_EVENT_SOURCES": str(root)}).stdout)
+    got = resolved(recs)
+    dsu_refill = got["arm_dsu_l3d_cache_refill"]
+    assert (dsu_refill["pmu"], dsu_refill["type"], dsu_refill["config"], dsu_refill["cpu"]) == ("arm_dsu_0", 11, 0x2A, 1)
+    assert "cpu" not in got["l2d_refill"] and got["l2d_refill"]["pmu"] == "armv8_pmuv3_0"
+
+
+# -- Debian's kernel on the aarch64 virtual board: perf_event_paranoid 3 for real ---------------
+def test_on_debians_kernel_a_user_is_refused_in_one_line_and_counts_user_space_at_2(vboard_aarch64_events):
+    """Debian's arm64 kernel (tests/vboard.py) at its default perf_event_paranoid 3 refuses a
+    user any counting (EACCES): one events-denied line with the fix. At 2, a user counts user
+    space only: CPU_CYCLES and page faults count (first-touch: N faults for N pages), context
+    switches are left out. The board's paranoid is put back to 3 and its user removed."""
+    board = vboard_aarch64_events
+    run = ("su nobody -c '/usr/bin/platperf-probe run first-touch --size 1m --samples 2 --warmup 0 "
+           "--min-time 0.01 --events cycles,page_faults,cs'")
+    assert board.ssh("cat /proc/sys/kernel/perf_event_paranoid").stdout.strip() == "3"
+    added = board.ssh("grep -q ^nobody: /etc/passwd || { echo 'nobody:x:65534:65534::/tmp:/bin/sh' >> /etc/passwd; "
+                      "echo added; }").stdout.strip() == "added"
+    try:
+        denied = records(board.ssh(run).stdout)
+        assert [(w["code"], w["message"]) for w in warnings(denied)] == [
+            ("events-denied", "perf_event_paranoid is 3: no counting without CAP_PERFMON; as root: "
+                              "sysctl kernel.perf_event_paranoid=1 (or run as root)")]
+        assert results(denied) and not [r for r in results(denied) if "events" in r]
+        board.ssh("echo 2 > /proc/sys/kernel/perf_event_paranoid")
+        user = records(board.ssh(run).stdout)
+        assert [w["code"] for w in warnings(user)] == ["events-kernel-only"]
+        (r,) = results(user)
+        assert list(counters(r)) == ["cycles", "page_faults"]
+        assert all(c == r["iterations"] for c in counters(r)["page_faults"]["counts"])
+        assert min(counters(r)["cycles"]["counts"]) > 0
+    finally:
+        board.ssh("echo 3 > /proc/sys/kernel/perf_event_paranoid")
+        if added:
+            board.ssh("sed -i '/^nobody:x:65534/d' /etc/passwd")
+    assert board.ssh("cat /proc/sys/kernel/perf_event_paranoid").stdout.strip() == "3"
