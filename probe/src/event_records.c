@@ -213,8 +213,8 @@ void events_run_end(const char *kernel, int results)
 {
     if (events_on() && results > 0 && !written && first_time(&said_unwritten)) {
         char msg[200];
-        snprintf(msg, sizeof msg, "%s counts no events (it has no sampled loop of its own that says "
-                 "what one operation is): its results carry none", kernel);
+        snprintf(msg, sizeof msg, "%s writes no counts: its results are not the samples of one sampled "
+                 "loop (rounds pooled, or no sampled loop); nothing counted is stored", kernel);
         emit_warning("events-not-written", msg, -1);
     }
 }

@@ -111,7 +111,8 @@ void events_jw_record(const struct job_events *je, const char *per, uint64_t ite
  * counts but no per or iterations). */
 void events_job_warnings(const struct job_events *je, const char *per, uint64_t iterations);
 /* At the run's end: events-not-written when events were counted for a run of `kernel` and no
- * record carried them (a kernel with no sampled loop of its own: cpu-idle, os-fs...). */
+ * record carried them (a kernel whose records are not one sampled loop's: align-sweep pools
+ * rounds; cpu-idle, cpu-hotplug, os-fs time no exec_sample loop). */
 void events_run_end(const char *kernel, int results);
 
 #endif
