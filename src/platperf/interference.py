@@ -189,7 +189,7 @@ class Matrix:
                         sink.finding({"level": "warn", "code": code, "message": message,
                                       "effect": None, "fix": None, "source": "interference"})
             step.argv = self.plan.argv(cell, extra)
-            yield _cell_transform(cell, [a.as_dict() for a in applied])
+            yield _cell_transform(cell, [a.as_dict() for a in applied], self.plan.events)
 
     def _note(self, message: str) -> bool:
         if message in self._noted:
@@ -235,10 +235,15 @@ class MatrixRequest:
         return self.matrix.outcome(out)
 
 
-def _cell_transform(cell: Cell, applied: list[dict]):
+def _cell_transform(cell: Cell, applied: list[dict], events: str = ""):
+    """Each record of a cell gets the cell's mitigation in its params and what was applied; its
+    histogram (the cell's own record) the --events asked, so that the report can say which
+    were counted nowhere."""
     def transform(rec: dict) -> dict:
-        return {**rec, "params": {**rec["params"], "mitigation": cell.mitigation},
-                "mitigations": applied}
+        out = {**rec, "params": {**rec["params"], "mitigation": cell.mitigation}, "mitigations": applied}
+        if events and rec.get("type") == "histogram":
+            out["events_asked"] = events
+        return out
     return transform
 
 

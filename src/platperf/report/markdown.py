@@ -38,7 +38,7 @@ def render_table(table: Table) -> str:
     for r in rows:
         out.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |")
     if table.caption:
-        out.append(f"\n{escape(table.caption)}")
+        out.append(f"\n{escape(table.caption, limit=None)}")     # a caption is a paragraph, not a cell
     return "\n".join(out) + "\n"
 
 

@@ -81,7 +81,7 @@ def _cells(data: ReportData) -> list[dict]:
                               "metrics": metrics.get((run["id"], h["params"], h["cpu"]), {}),
                               "steps": steps.get((run["id"], h["params"], h["cpu"]), {}),
                               "counted": counted.get((run["id"], h["params"], h["cpu"]), {}),
-                              "asked": ((run.get("meta") or {}).get("events") or {}).get("asked")})
+                              "asked": h["record"].get("events_asked")})
     return cells
 
 
