@@ -2,6 +2,7 @@
 #include "events.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,17 @@ static int perf_open(const struct event_attr *a, int user_only, int group_fd)
     attr.exclude_hv = 1;
     /* the calling thread on whatever CPU it runs (the measuring thread is pinned), or an
      * uncore PMU's CPU, every task on it */
-    return (int)syscall(__NR_perf_event_open, &attr, a->cpu >= 0 ? -1 : 0, a->cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+    int pid = a->cpu >= 0 ? -1 : 0;
+    int fd = (int)syscall(__NR_perf_event_open, &attr, pid, a->cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && errno == EINVAL) {
+        /* kernels before 3.14 know no PERF_FLAG_FD_CLOEXEC (old BSP kernels) */
+        fd = (int)syscall(__NR_perf_event_open, &attr, pid, a->cpu, group_fd, 0UL);
+        if (fd >= 0)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+        else
+            errno = EINVAL;
+    }
+    return fd;
 }
 
 /* Hardware (PMU) events count user space only; software ones the kernel's part too unless

@@ -377,3 +377,28 @@ def test_a_kernel_whose_results_are_no_sampled_loop_says_it_stores_no_counts():
     assert results(recs) and not [r for r in results(recs) if "events" in r]
     assert [w["code"] for w in warnings(recs)] == ["events-not-written"]
     assert warnings(recs)[0]["message"].startswith("align-sweep writes no counts")
+
+
+def test_more_events_than_counters_take_turns_and_say_so(vboard_aarch64_events):
+    """QEMU's Cortex-A57 PMUv3 has 6 event counters and the cycle counter: 10 hardware events
+    make two groups (the kernel refuses an eighth in the first), which take turns. Each
+    counter keeps its group's time_enabled / time_running per sample, unscaled, and one
+    events-multiplexed line says so. Raw events the core does not implement count 0 but
+    still take a counter."""
+    asked = "cycles,instructions,r3,r4,r16,r17,r19,r1b,r13,armv8_pmuv3/r14/,page_faults"
+    out = vboard_aarch64_events.ssh(f"/usr/bin/platperf-probe run mem-latency --size 16k --samples 3 "
+                                    f"--warmup 0 --min-time 0.01 --events {asked}").stdout
+    recs = records(out)
+    assert [(w["code"], w["message"].split(":")[0]) for w in warnings(recs)] == \
+        [("events-multiplexed", "10 counters on 7")]
+    r = results(recs)[0]
+    got = counters(r)
+    assert len(got) == 11
+    first = [got[n]["running_ns"] for n in ("cycles", "instructions", "r3", "r4", "r16", "r17", "r19")]
+    second = [got[n]["running_ns"] for n in ("r1b", "r13", "armv8_pmuv3_r14")]
+    assert all(x == first[0] for x in first) and all(x == second[0] for x in second)
+    for c in got.values():
+        assert all(run <= enabled for run, enabled in zip(c["running_ns"], c["enabled_ns"]))
+    assert any(run < enabled for run, enabled in zip(first[0], got["cycles"]["enabled_ns"]))
+    assert got["page_faults"]["running_ns"] == got["page_faults"]["enabled_ns"]    # software: always on
+    assert min(got["instructions"]["counts"]) > 0
