@@ -20,7 +20,6 @@ static struct {
     int resolved[EVENTS_MAX];
     char why[EVENTS_MAX][240];
     int software_user_only;   /* the kernel refused the kernel's part of software events */
-    int kernel_only;          /* an event that needs the kernel's part was left out for it */
     char denied[320];
     int on;
     const int *cpus;
@@ -38,7 +37,6 @@ int events_configure(const char *list, char *err, size_t errlen)
 
 const char *events_asked(void) { return run.given ? run.asked : NULL; }
 const char *events_denied(void) { return run.denied[0] ? run.denied : NULL; }
-int events_kernel_only(void) { return run.kernel_only; }
 int events_on(void) { return run.on; }
 
 int events_cpus(const int **cpus)
@@ -107,7 +105,8 @@ static int paranoid_level(void)
 static void set_denied(int err)
 {
     int level = paranoid_level();
-    if (level >= 3 || (level == 2 && err == EACCES))
+    /* Debian's kernels (and Android's) refuse any use to a user at 3; upstream reads 3 as 2 */
+    if (level >= 3)
         snprintf(run.denied, sizeof run.denied, "perf_event_paranoid is %d: no counting without CAP_PERFMON; "
                  "as root: sysctl kernel.perf_event_paranoid=1 (or run as root)", level);
     else
@@ -178,7 +177,6 @@ static void check_event(int i, const int *cpus, int ncpus)
             break;
     }
     run.status[i] = counted == ncpus ? EVENT_COUNTED : counted > 0 ? EVENT_SOME_CPUS : first;
-    run.kernel_only |= run.status[i] == EVENT_KERNEL_ONLY;
 }
 
 void events_check(const int *cpus, int ncpus)

@@ -70,13 +70,10 @@ enum event_status {
 enum event_status events_status(int i, const char **why);
 /* Event i as resolved on the first CPU of the check where it resolved; NULL if on none. */
 const struct event_attr *events_resolved(int i);
+/* Why the kernel refuses counting altogether, with the fix; NULL when it does not. */
 const char *events_denied(void);
 /* The CPUs of the check. */
 int events_cpus(const int **cpus);
-/* 1 when software events are counted in user space only (not root, perf_event_paranoid 2):
- * the events that need the kernel's part (context switches, migrations) are then not
- * counted, never stored as 0. */
-int events_kernel_only(void);
 /* 1 when a run counts events (--events given, something countable). */
 int events_on(void);
 
@@ -97,8 +94,9 @@ void events_job_free(struct job_events *je);
  * NULL for NULL or out of memory. */
 struct job_events *events_job_copy(const struct job_events *je);
 
-/* The records (event_records.c). Inside the meta record: "events": {"asked", "pmu"} (the core
- * PMU of each CPU the check was made on), no-op without --events; after it: the run's warnings (events-denied, events-unavailable,
+/* The records (event_records.c). Inside the meta record: "events": {"asked", "pmu" (the core
+ * PMU of each CPU the check was made on), "counters" (what each resolved to, its status)},
+ * no-op without --events; after it: the run's warnings (events-denied, events-unavailable,
  * events-kernel-only). */
 void events_jw_meta(void);
 void events_warnings(void);
