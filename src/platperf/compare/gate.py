@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..events import is_counter_metric
+from ..records import ResultKey
 from ..stats.sequential import BLOCK, LOOKS
 from . import decisions, shared_cache
 from .keyed import ALPHA, Comparison, comparability, compare_sides
@@ -97,13 +99,19 @@ class Verdict:
         return {k for k, s in self.settled.items() if not s.settled}
 
 
+def counted(key) -> bool:
+    """A counted event's key (docs/events.md): it explains its figure and is never gated."""
+    return (isinstance(key, tuple) and len(key) == len(ResultKey._fields)
+            and is_counter_metric(ResultKey(*key).metric))
+
+
 def judge(verdict: Verdict, pools: dict[tuple, Pool]):
     """Each key's settling, or its decision against the baseline; a key once decided stays so
     (the repeated intervals hold at every look together, so stopping a key there is allowed)."""
     goal = verdict.goal
     if goal.baseline is None:
         verdict.settled = {k: decisions.settling(p.run_medians, goal.tolerance, goal.alpha)
-                           for k, p in pools.items() if p.runs}
+                           for k, p in pools.items() if p.runs and not counted(k)}
         return
     both = [k for k, p in pools.items() if p.runs and goal.baseline.get(k) is not None
             and goal.baseline[k].runs]
@@ -111,7 +119,8 @@ def judge(verdict: Verdict, pools: dict[tuple, Pool]):
     for k in held - set(verdict.held()):    # a VM's shared cache moves them (shared_cache)
         verdict.decided[k] = decisions.Decision("undecided", runs=len(pools[k].runs),
                                                 why=verdict.shared.why(), final=True, sequential=True)
-    gated = [k for k in both if k not in held]
+    # counted events explain a figure and are compared once at the end, never gated
+    gated = [k for k in both if k not in held and not counted(k)]
     for k in gated:
         if verdict.decided.get(k) is None or verdict.decided[k].word == "undecided":
             verdict.decided[k] = decisions.decide(goal.baseline[k].run_medians, pools[k].run_medians,

@@ -61,6 +61,7 @@ import math
 from dataclasses import dataclass, field
 
 from .. import stats
+from ..events import is_counter_metric
 from ..fingerprint import Difference, diff
 from ..records import ResultKey, key_order
 from ..stats import sequential
@@ -171,12 +172,21 @@ class Comparison:
     sequential: str = ""     # how run --against decided, when it did ("" : one look, as compare)
 
     def decided(self, word: str) -> list[Row]:
-        """The keys on both sides with ``word`` (one of platperf.compare.decisions.DECISIONS)."""
-        return [r for r in self.rows if r.decision == word]
+        """The figures on both sides with ``word`` (one of platperf.compare.decisions.DECISIONS):
+        what a verdict and a gate's exit rest on. A counted event (``l2d_refill_per_access``)
+        has its decision shown beside its figure but explains, never decides: a kernel that
+        refills more and runs as fast has not regressed (docs/events.md)."""
+        return [r for r in self.rows if r.decision == word and not is_counter_metric(r.metric)]
 
     @property
     def regressions(self) -> list[Row]:
+        """Every key that regressed, counted events among them after their figure's."""
         return [r for r in self.rows if r.regression]
+
+    @property
+    def failing(self) -> list[Row]:
+        """The figures that regressed: what fails ``--fail-on-regression``."""
+        return [r for r in self.regressions if not is_counter_metric(r.metric)]
 
     @property
     def unconfirmed(self) -> list[Row]:
