@@ -5,8 +5,20 @@
 #include <string.h>
 
 #include "events.h"
+#include "jsonl.h"
 #include "kernel.h"
-#include "record.h"
+
+/* A `warning` record (docs/results-format.md), written here rather than through record.c's
+ * emit_warning: record.c calls this file, and calls go one way. */
+static void warning_record(const char *code, const char *message, int cpu)
+{
+    jw_begin("warning");
+    jw_str("code", code);
+    jw_str("message", message);
+    if (cpu >= 0)
+        jw_int("cpu", cpu);
+    jw_end();
+}
 
 static const char *event_name(const struct event_def *def, const struct event_attr *a)
 {
@@ -120,7 +132,7 @@ static void unavailable_warning(void)
     if (used < (int)sizeof msg)
         snprintf(msg + used, sizeof msg - (size_t)used, ncounted ? ": counting %s%s" : ": nothing counted",
                  counted, ncounted ? " only" : "");
-    emit_warning("events-unavailable", msg, -1);
+    warning_record("events-unavailable", msg, -1);
 }
 
 void events_warnings(void)
@@ -128,7 +140,7 @@ void events_warnings(void)
     if (!events_asked())
         return;
     if (events_denied()) {
-        emit_warning("events-denied", events_denied(), -1);
+        warning_record("events-denied", events_denied(), -1);
         return;
     }
     char names[400], msg[600];
@@ -136,7 +148,7 @@ void events_warnings(void)
     if (n) {
         snprintf(msg, sizeof msg, "%s read%s 0 in user space only (not root): not counted; as root, or "
                  "with kernel.perf_event_paranoid=1, %s counted", names, n == 1 ? "s" : "", n == 1 ? "it is" : "they are");
-        emit_warning("events-kernel-only", msg, -1);
+        warning_record("events-kernel-only", msg, -1);
     }
     unavailable_warning();
 }
@@ -204,7 +216,7 @@ static void multiplexed_warning(const struct job_events *je)
     char msg[240];
     snprintf(msg, sizeof msg, "%d counters on %d: the groups took turns; each sample's running share is in "
              "the record (running_ns / enabled_ns), the counts are as counted, not scaled", hardware, widest);
-    emit_warning("events-multiplexed", msg, -1);
+    warning_record("events-multiplexed", msg, -1);
 }
 
 static int said_unwritten;
@@ -215,7 +227,7 @@ void events_run_end(const char *kernel, int results)
         char msg[200];
         snprintf(msg, sizeof msg, "%s writes no counts: its results are not the samples of one sampled "
                  "loop (rounds pooled, or no sampled loop); nothing counted is stored", kernel);
-        emit_warning("events-not-written", msg, -1);
+        warning_record("events-not-written", msg, -1);
     }
 }
 
@@ -225,7 +237,7 @@ void events_job_warnings(const struct job_events *je, const char *per, uint64_t 
     if (!je || je->kept == 0)
         return;
     if (je->n && (!per || !iterations) && first_time(&said_unwritten))
-        emit_warning("events-not-written", "a result of this kernel does not say how many operations a "
+        warning_record("events-not-written", "a result of this kernel does not say how many operations a "
                      "sample holds (iterations) or what one is: its counted events are not written", je->cpu);
     if (je->n)
         multiplexed_warning(je);
@@ -233,6 +245,6 @@ void events_job_warnings(const struct job_events *je, const char *per, uint64_t 
         && __atomic_exchange_n(&said_missing[je->cpu], 1, __ATOMIC_RELAXED) == 0) {
         char msg[640];
         snprintf(msg, sizeof msg, "not counted on CPU %d: %s", je->cpu, je->missing);
-        emit_warning("events-unavailable", msg, je->cpu);
+        warning_record("events-unavailable", msg, je->cpu);
     }
 }
