@@ -115,7 +115,8 @@ def test_first_touch_of_n_pages_takes_n_page_faults():
     for count in pf["counts"]:
         assert pages <= count <= pages + 4
         assert abs(count / pages - 1.0) <= 4 / pages
-    assert "context_switches" in counters(r)             # as root: counted with the kernel's part
+    if os.geteuid() == 0:
+        assert "context_switches" in counters(r)         # as root: counted with the kernel's part
 
 
 # -- perf_event_paranoid -------------------------------------------------------------------------
