@@ -23,8 +23,8 @@ REFILLS = {"none": 2, "way_hammer": 250}
 L3_REFILLS = {"none": 0, "way_hammer": 40}
 
 
-def counter(name, asked, event, code, counts, running=None):
-    return {"name": name, "asked": asked, "event": event, "pmu": "armv8_pmuv3_0", "code": code,
+def counter(name, asked, event, code, counts, running=None, pmu="armv8_pmuv3_0"):
+    return {"name": name, "asked": asked, "event": event, "pmu": pmu, "code": code,
             "unit": "events", "counts": counts, "enabled_ns": [1000000],
             "running_ns": [running if running is not None else 1000000]}
 
@@ -33,13 +33,16 @@ class EventsProbe(FakeProbe):
     """FakeProbe's records with the victim's L2D and L3D refills; L3D took turns with the
     others (running half the time) when ``half`` is set."""
 
-    def __init__(self, argv, half=False):
+    def __init__(self, argv, half=False, dsu=False):
         super().__init__(argv)
         o = options(argv)
         scale = 2 if o.get("rt") == "1" else 1
         l2d, l3d = REFILLS[o["pattern"]] // scale, L3_REFILLS[o["pattern"]] // scale
         counters = [counter("l2d_refill", "l2d", "L2D_CACHE_REFILL", "0x17", [l2d]),
                     counter("l3d_refill", "llc", "L3D_CACHE_REFILL", "0x2a", [l3d], 500000 if half else None)]
+        if dsu:      # the cluster's L3 refills, counted CPU-wide by the DSU's PMU
+            counters.append(counter("arm_dsu_l3d_cache_refill", "arm_dsu/l3d_cache_refill/",
+                                    "arm_dsu/l3d_cache_refill/", "l3d_cache_refill", [8 * l3d], pmu="arm_dsu_0"))
         lines = []
         for line in self.lines:
             rec = json.loads(line)
@@ -52,23 +55,23 @@ class EventsProbe(FakeProbe):
 
 
 class EventsTarget(FakeTarget):
-    def __init__(self, half=False):
+    def __init__(self, half=False, dsu=False):
         super().__init__()
-        self.half = half
+        self.half, self.dsu = half, dsu
 
     def run(self, argv):
         self.argvs.append(argv)
-        return EventsProbe(argv, self.half)
+        return EventsProbe(argv, self.half, self.dsu)
 
 
-def _run(tmp_path, events="l2d,llc", half=False, mitigation_sets="none,rt"):
+def _run(tmp_path, events="l2d,llc", half=False, mitigation_sets="none,rt", dsu=False):
     store = Store(str(tmp_path / "e.db"))
     plan = make_plan(victim=1, aggressors="2,3", patterns="none,way_hammer", loops="plain",
                      mitigation_sets=mitigation_sets, duration=1, events=events)
     run_id = store.begin_run(label="v2.12", suite="interference")
     (tmp_path / "dev").mkdir(exist_ok=True)
     (tmp_path / "dev" / "cpu_dma_latency").write_bytes(b"")
-    target = EventsTarget(half)
+    target = EventsTarget(half, dsu)
     out = run_matrix(store, target, plan, run_id, root=str(tmp_path))
     return store, run_id, target, out
 
@@ -107,6 +110,18 @@ def test_a_count_that_ran_part_of_the_cell_says_its_share_and_is_not_scaled(tmp_
     main = section.build(load(store, ["v2.12"])).tables[0]
     hammer = [row for row in main.rows if row[0].endswith("way_hammer")][0]
     assert hammer[3:] == ["0.25", "0.04 (counted 50% of it)"]
+
+
+def test_a_dsu_pmu_counted_gives_the_clusters_column(tmp_path):
+    """Where the board has a DSU PMU (arm_dsu_0), the cluster's L3 refills it counted around
+    the victim's cells are one more column, and the caption no longer says it is absent."""
+    store, _, _, _ = _run(tmp_path, events="l2d,llc,arm_dsu/l3d_cache_refill/", mitigation_sets="none", dsu=True)
+    main = section.build(load(store, ["v2.12"])).tables[0]
+    assert main.headers[3:] == ["L2D_CACHE_REFILL per pass", "L3D_CACHE_REFILL per pass",
+                                "arm_dsu/l3d_cache_refill/ per pass"]
+    hammer = [row for row in main.rows if row[0].endswith("way_hammer")][0]
+    assert hammer[3:] == ["0.25", "0.04", "0.32"]
+    assert "DSU" not in main.caption
 
 
 def test_an_event_asked_and_counted_nowhere_is_said_in_the_caption(tmp_path):
