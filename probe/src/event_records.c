@@ -8,18 +8,6 @@
 #include "jsonl.h"
 #include "kernel.h"
 
-/* A `warning` record (docs/results-format.md), written here rather than through record.c's
- * emit_warning: record.c calls this file, and calls go one way. */
-static void warning_record(const char *code, const char *message, int cpu)
-{
-    jw_begin("warning");
-    jw_str("code", code);
-    jw_str("message", message);
-    if (cpu >= 0)
-        jw_int("cpu", cpu);
-    jw_end();
-}
-
 static const char *event_name(const struct event_def *def, const struct event_attr *a)
 {
     if (def->raw[0])
@@ -132,7 +120,7 @@ static void unavailable_warning(void)
     if (used < (int)sizeof msg)
         snprintf(msg + used, sizeof msg - (size_t)used, ncounted ? ": counting %s%s" : ": nothing counted",
                  counted, ncounted ? " only" : "");
-    warning_record("events-unavailable", msg, -1);
+    jw_warning("events-unavailable", msg, -1);
 }
 
 void events_warnings(void)
@@ -140,7 +128,7 @@ void events_warnings(void)
     if (!events_asked())
         return;
     if (events_denied()) {
-        warning_record("events-denied", events_denied(), -1);
+        jw_warning("events-denied", events_denied(), -1);
         return;
     }
     char names[400], msg[600];
@@ -148,7 +136,7 @@ void events_warnings(void)
     if (n) {
         snprintf(msg, sizeof msg, "%s read%s 0 in user space only (not root): not counted; as root, or "
                  "with kernel.perf_event_paranoid=1, %s counted", names, n == 1 ? "s" : "", n == 1 ? "it is" : "they are");
-        warning_record("events-kernel-only", msg, -1);
+        jw_warning("events-kernel-only", msg, -1);
     }
     unavailable_warning();
 }
@@ -216,7 +204,7 @@ static void multiplexed_warning(const struct job_events *je)
     char msg[240];
     snprintf(msg, sizeof msg, "%d counters on %d: the groups took turns; each sample's running share is in "
              "the record (running_ns / enabled_ns), the counts are as counted, not scaled", hardware, widest);
-    warning_record("events-multiplexed", msg, -1);
+    jw_warning("events-multiplexed", msg, -1);
 }
 
 static int said_unwritten;
@@ -227,7 +215,7 @@ void events_run_end(const char *kernel, int results)
         char msg[200];
         snprintf(msg, sizeof msg, "%s writes no counts: its results are not the samples of one sampled "
                  "loop (rounds pooled, or no sampled loop); nothing counted is stored", kernel);
-        warning_record("events-not-written", msg, -1);
+        jw_warning("events-not-written", msg, -1);
     }
 }
 
@@ -237,7 +225,7 @@ void events_job_warnings(const struct job_events *je, const char *per, uint64_t 
     if (!je || je->kept == 0)
         return;
     if (je->n && (!per || !iterations) && first_time(&said_unwritten))
-        warning_record("events-not-written", "a result of this kernel does not say how many operations a "
+        jw_warning("events-not-written", "a result of this kernel does not say how many operations a "
                      "sample holds (iterations) or what one is: its counted events are not written", je->cpu);
     if (je->n)
         multiplexed_warning(je);
@@ -245,6 +233,6 @@ void events_job_warnings(const struct job_events *je, const char *per, uint64_t 
         && __atomic_exchange_n(&said_missing[je->cpu], 1, __ATOMIC_RELAXED) == 0) {
         char msg[640];
         snprintf(msg, sizeof msg, "not counted on CPU %d: %s", je->cpu, je->missing);
-        warning_record("events-unavailable", msg, je->cpu);
+        jw_warning("events-unavailable", msg, je->cpu);
     }
 }

@@ -233,3 +233,13 @@ void json_obj_num(struct json_obj *o, const char *key, double value)
         snprintf(v, sizeof v, "%.10g", value);
     json_obj_add(o, key, v);
 }
+
+void jw_warning(const char *code, const char *message, int cpu)
+{
+    jw_begin("warning");
+    jw_str("code", code);
+    jw_str("message", message);
+    if (cpu >= 0)
+        jw_int("cpu", cpu);
+    jw_end();
+}

@@ -22,6 +22,8 @@ void jw_text(const char *json);                    /* verbatim, e.g. "[1,2]" aft
 void jw_string_value(const char *s);               /* a quoted, escaped string */
 void jw_double_value(double v);
 void jw_end(void);                                 /* }\n, flush, unlock */
+/* A whole `warning` record: code, message and, for cpu >= 0, the CPU it concerns. */
+void jw_warning(const char *code, const char *message, int cpu);
 
 /* Nested values inside a record: "key":{...} and "key":[...]; jw_element_object() opens an
  * object as the next element of an open array. Commas are written where they belong. */

@@ -75,12 +75,7 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
 
 void emit_warning(const char *code, const char *message, int cpu)
 {
-    jw_begin("warning");
-    jw_str("code", code);
-    jw_str("message", message);
-    if (cpu >= 0)
-        jw_int("cpu", cpu);
-    jw_end();
+    jw_warning(code, message, cpu);
 }
 
 void emit_error(const char *code, const char *message)
