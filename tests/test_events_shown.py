@@ -111,3 +111,9 @@ def test_a_counter_that_rose_explains_and_never_fails_a_comparison(tmp_path):
     text = platperf("compare", "v1", "v2", "--db", db, "--fail-on-regression")     # exit 0
     assert [line for line in text.splitlines() if "REGRESSED" in line and "l2d_refill per access" in line]
     assert text.startswith("v2 against v1: 0 regressed"), text.splitlines()[0]
+
+
+def test_compare_json_counts_a_counter_apart_from_the_figures(db):
+    data = json.loads(platperf("compare", "v1", "v2", "--db", db, "--json"))
+    assert (data["regressions"], data["counter_regressions"]) == (2, 1)     # latency, latency_cycles; l2d_refill
+    assert data["decisions"]["regressed"] == 2

@@ -32,7 +32,8 @@ def to_json(cmp: Comparison) -> dict:
     return {"base": cmp.base_ref, "new": cmp.new_ref, "tolerance_pct": cmp.tolerance,
             "test": cmp.test, "alpha": cmp.alpha, "power": stats.POWER,
             "differences": [asdict(d) for d in cmp.differences],
-            "rows": rows, "regressions": len(cmp.regressions),
+            "rows": rows, "regressions": len(cmp.failing),     # figures; counted events explain
+            "counter_regressions": len(cmp.regressions) - len(cmp.failing),
             "improvements": len(cmp.improvements), "unchanged": len(cmp.unchanged),
             "added": sum(r.status == "added" for r in cmp.rows),
             "removed": sum(r.status == "removed" for r in cmp.rows),
