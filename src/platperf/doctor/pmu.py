@@ -14,6 +14,7 @@ it is, never as a number of counters.
 from __future__ import annotations
 
 from ..events import NAMES
+from ..events.suites import suites_events
 from ..machine.sysroot import SysRoot, format_cpu_list, parse_cpu_list
 from .finding import Finding
 
@@ -24,7 +25,6 @@ KERNEL_SOURCES = ("software", "tracepoint", "breakpoint", "kprobe", "uprobe", "m
 X86_CORE = ("cpu", "cpu_core", "cpu_atom")
 ARM_CORE = ("armv8_", "armv7_", "armv6_")
 # the issue's set, for suites that name none
-DEFAULT_EVENTS = ("cycles", "instructions", "l1d", "l2d", "llc", "bus")
 PARANOID_FIX = "as root: sysctl kernel.perf_event_paranoid=1 (or run as root, or give the probe CAP_PERFMON)"
 
 
@@ -41,22 +41,6 @@ def core_pmus(sysroot: SysRoot) -> dict[str, dict]:
                      "caps": {c: (sysroot.read(f"{base}/caps/{c}") or "").strip()
                               for c in sysroot.listdir(f"{base}/caps")}}
     return out
-
-
-def suites_events() -> list[str]:
-    """The events the built-in suites name (their TOML read as data: the suites are run a layer
-    above), or the issue's set where none names any."""
-    from pathlib import Path
-
-    from .. import toml
-    from ..events import split_list
-    asked: list[str] = []
-    for path in sorted((Path(__file__).resolve().parent.parent / "suites").glob("*.toml")):
-        data = toml.loads(path.read_text())
-        for value in [data.get("events")] + [e.get("events") for e in data.get("bench", [])]:
-            text = ",".join(value) if isinstance(value, list) else value if isinstance(value, str) else ""
-            asked += [item for item in split_list(text) if item and item not in asked]
-    return asked or list(DEFAULT_EVENTS)
 
 
 def uncountable(pmu: str, events: list[str], asked: list[str]) -> list[str]:
