@@ -25,8 +25,7 @@ when the two tools disagree.
 Prints per row: LMBench, platperf, platperf / LMBench, the referee where there is one, and
 whether the row is within +-10 % or why not. A reason is only what this run measured: rounds
 that stalled (at least 5x the row's fastest), whether the rounds' spread covers the ratio,
-and what the run measured beside the row: LMBench's lat_pagefault again on a file written in
-64 KiB chunks as the probe writes its own (LMBench's is written in one write), a fork C loop
+and what the run measured beside the row: a fork C loop
 built dynamic with libm (as LMBench) and static (as the probe), the exec of LMBench's own
 hello, lat_ctx's hop before each tool subtracted its overhead (and the ratio with LMBench's
 overhead taken from platperf's hop: when the hops agree within 10 %, the difference is the
@@ -35,6 +34,16 @@ independent ring (bench/os_vs_lmbench_ctx_referee.c) with the working sets writt
 the forked processes' left unwritten; proccall in core cycles; the lat_ctx overheads each
 tool subtracted, and both wall times. --probe-before PATH also runs another probe build (the
 commit before a change) in the same rounds: a column and its count of rows within 10 %.
+Both tools get the same input: LMBench's files are written again just before each call in
+64 KiB writes, as the probe writes its scratch file just before it measures (lat_pagefault
+per page depends 20x on how its file was written: the script prints it on a file written in
+one write() and on one written as LMBench's own script writes it, lmdd's 8 KiB writes); both
+tools' lat_fs rows create files in a tmpfs (--fs-dir, default /dev/shm); lat_connect's two
+servers run on another CPU than their clients (LMBench's `-s` under taskset, the probe's
+--peer-cpu): on the client's CPU LMBench's accept queue of 100 overflows in every call here
+and each dropped SYN is a 1 s retransmission inside its figure. The script counts the SYNs
+the kernel dropped at a listener in each lat_connect call (TcpExt ListenDrops), runs such a
+call again at most twice, and says so.
 The first line names the CPU. Takes ~15 min at 3 rounds on a 2-CPU VM. Run under the
 heavy-work lock:
   flock /tmp/heavy.lock .venv/bin/python bench/os_vs_lmbench.py [--cpu N] [--rounds 3] [--rows REGEX]
@@ -45,6 +54,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -56,12 +66,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from bench_cpu import cpu_line  # noqa: E402
-from os_vs_lmbench_report import CHUNKED, LM_O2, REF_UNTOUCHED, REF_WRITTEN, Tally, report  # noqa: E402
+from os_vs_lmbench_report import LM_O2, LMDD, ONE_WRITE, REF_UNTOUCHED, REF_WRITTEN, Tally, report  # noqa: E402
 from platperf.probe_path import ProbeNotFound, find_probe  # noqa: E402
 from platperf.vocab.lmbench import LAT_CTX_PROCS, LAT_CTX_SIZES_K, LMBENCH_OS_ROWS  # noqa: E402
 
 PROGRAMS = ("lat_syscall lat_sig lat_pipe lat_unix lat_tcp lat_connect lat_select lat_sem lat_ctx lat_proc "
-            "lat_pagefault lat_mmap lat_fs bw_file_rd bw_mmap_rd bw_pipe bw_unix hello").split()
+            "lat_pagefault lat_mmap lat_fs bw_file_rd bw_mmap_rd bw_pipe bw_unix hello lmdd").split()
 LIBS = "lib_tcp.c lib_udp.c lib_unix.c lib_timing.c lib_mem.c lib_stats.c lib_debug.c getopt.c lib_sched.c".split()
 PMAP_STUB = """int pmap_set(unsigned long a, unsigned long b, int c, unsigned short d) { return 1; }
 int pmap_unset(unsigned long a, unsigned long b) { return 1; }
@@ -70,6 +80,7 @@ unsigned short pmap_getport(void *a, unsigned long b, unsigned long c, unsigned 
 ENOUGH_US = 5000          # LMBench's timing interval (us), as the probe's --min-time 0.005
 CHUNK = 64 << 10          # the probe writes its scratch files in 64 KiB writes (scratch.c)
 REPS = 7                  # LMBench -N, the probe --samples
+DROP_RETRIES = 2          # lat_connect: a call with dropped SYNs is run again, at most this many times
 CFLAGS = ["-O"]           # LMBench's src/Makefile: `env CFLAGS=-O ... ../scripts/build all`
 
 # The referees (our own code): the lat_syscall calls in a plain loop timed with clock_gettime,
@@ -118,6 +129,12 @@ class Group:
     probe_args: list[str]
     lm_opts: list[str] = field(default_factory=lambda: ["-N", str(REPS), "-W", "1"])
     server: bool = False                 # lat_tcp / lat_connect: start `-s`, stop `-S localhost`
+    # lat_connect: a call whose SYNs the kernel dropped (TcpExt ListenDrops: the accept queue
+    # was full) waited 1 s for each retransmission: not connection cost; the call is run again
+    count_drops: bool = False
+    # lat_connect: both servers on another CPU (LMBench's -s under taskset, the probe's --peer-cpu):
+    # on the client's CPU, LMBench's accept queue of 100 overflows in every call here
+    peer: bool = False
     referee: str | None = None           # lat_syscall op for the C loop
     # more LMBench calls in the same round, each (what it measures, its arguments): their
     # figures are the row's measured reason (lat_pagefault on a file written as the probe's)
@@ -126,11 +143,11 @@ class Group:
     # measured reason of a row whose figure depends on the program (lat_proc-fork)
     program_referee: str | None = None
     ctx_size: int | None = None          # lat_ctx: the working set (bytes), for the referee ring
+    probe_dir: str | None = None         # the probe's --dir, where not the run's work directory (lat_fs)
 
 
 def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
     f4k, f1m, f8m = str(files["4k"]), str(files["1m"]), str(files["8m"])
-    f8m_chunks = str(files["8m-chunks"])
     g = [Group([f"lat_syscall-{op}"], "lat_syscall", [op, f4k], "os-syscall", ["--op", op], referee=op)
          for op in ("null", "read", "write", "stat", "fstat", "open")]
     g += [Group(["lat_sig-install"], "lat_sig", ["install"], "os-signal", ["--op", "install"]),
@@ -140,7 +157,7 @@ def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
           for row, kind in (("lat_pipe", "pipe"), ("lat_unix", "unix"), ("lat_sem", "sem"))]
     g += [Group(["lat_tcp"], "lat_tcp", ["localhost"], "os-ipc", ["--kind", "tcp"], server=True),
           Group(["lat_connect"], "lat_connect", ["localhost"], "os-ipc", ["--kind", "connect"],
-                lm_opts=["-N", str(REPS)], server=True),
+                lm_opts=["-N", str(REPS)], server=True, count_drops=True, peer=True),
           Group(["lat_select"], "lat_select", ["-n", "200", "tcp"], "os-ipc", ["--kind", "select-tcp"])]
     procs = ",".join(map(str, LAT_CTX_PROCS))
     g += [Group([f"lat_ctx-{p}-{s}k" for p in LAT_CTX_PROCS], "lat_ctx", ["-s", str(s), *map(str, LAT_CTX_PROCS)],
@@ -152,9 +169,10 @@ def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
     g += [Group([f"lat_proc-{op}@hello"], "lat_proc", [op], "os-proc", ["--op", op, "--program", "/tmp/hello"])
           for op in ("exec", "shell")]
     g += [Group(["lat_pagefault"], "lat_pagefault", [f8m], "os-pagefault", ["--size", "8m"],
-                lm_also=[(CHUNKED, [f8m_chunks])]),
+                lm_also=[(ONE_WRITE, [str(files["8m-one-write"])]), (LMDD, [str(files["8m-lmdd"])])]),
           Group(["lat_mmap-1m"], "lat_mmap", ["1m", f1m], "os-mmap", []),
-          Group([f"lat_fs-{s}k" for s in (0, 1, 4, 10)], "lat_fs", [str(fs_dir)], "os-fs", [])]
+          Group([f"lat_fs-{s}k" for s in (0, 1, 4, 10)], "lat_fs", [str(fs_dir)], "os-fs", [],
+                probe_dir=str(fs_dir))]
     g += [Group([row], prog, ["1m", mode, f1m], "os-file-read", ["--method", method, "--scope", scope])
           for row, prog, mode, method, scope in (
               ("bw_file_rd-io-1mb", "bw_file_rd", "io_only", "read", "io"),
@@ -167,8 +185,11 @@ def groups(files: dict[str, Path], fs_dir: Path) -> list[Group]:
 
 
 class Runner:
-    def __init__(self, bin_dir: Path, probe: Path, cpu: int, work: Path, log: str | None, before: Path | None):
+    def __init__(self, bin_dir: Path, probe: Path, cpu: int, work: Path, log: str | None, before: Path | None,
+                 files: list[Path]):
         self.bin, self.probe, self.cpu, self.work, self.log_file = bin_dir, probe, cpu, work, log
+        self.files = files                 # rewritten before each LMBench call that names one
+        self.peer_cpu = next(c for c in sorted(os.sched_getaffinity(0)) if c != cpu)   # Group.peer's servers
         self.before = before
         self.env = {**os.environ, "ENOUGH": str(ENOUGH_US)}
         self.keys = {(b, json.dumps(p, sort_keys=True), m): name for name, b, p, m, _ in LMBENCH_OS_ROWS}
@@ -180,25 +201,16 @@ class Runner:
 
     def lmbench(self, grp: Group, t: Tally) -> None:
         argv = ["taskset", "-c", str(self.cpu), str(self.bin / grp.lm_prog), *grp.lm_opts, *grp.lm_args]
-        server = None
         t0 = time.monotonic()
-        try:
-            if grp.server:
-                # the server forks itself into the background: its own session, so it can be ended by id
-                server = subprocess.Popen(["taskset", "-c", str(self.cpu), str(self.bin / grp.lm_prog), "-s"],
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.work,
-                                          env=self.env, start_new_session=True)
-                server.wait(timeout=30)
-                time.sleep(0.2)
-            proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.work, env=self.env, timeout=900)
-        finally:
-            if server is not None:
-                subprocess.run([str(self.bin / grp.lm_prog), "-S", "localhost"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, timeout=30, cwd=self.work, env=self.env)
-                try:
-                    os.killpg(server.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+        for _ in range(1 + DROP_RETRIES * grp.count_drops):
+            self.rewrite(grp.lm_args)
+            drops = listen_drops()
+            proc = self.call(grp, argv)
+            drops = listen_drops() - drops
+            if grp.count_drops:
+                t.drops.setdefault(grp.rows[0], {}).setdefault("LMBench", []).append(drops)
+            if not drops or not grp.count_drops:
+                break
         t.lm_wall += time.monotonic() - t0
         text = proc.stdout + proc.stderr
         self.log(argv, text)
@@ -231,6 +243,35 @@ class Runner:
             if v is not None:
                 t.side.setdefault(grp.rows[0], {}).setdefault(label, []).append(v)
 
+    def call(self, grp: Group, argv: list[str]) -> subprocess.CompletedProcess:
+        server = None
+        try:
+            if grp.server:
+                # the server forks itself into the background: its own session, so it can be ended by id
+                where = self.peer_cpu if grp.peer else self.cpu
+                server = subprocess.Popen(["taskset", "-c", str(where), str(self.bin / grp.lm_prog), "-s"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.work,
+                                          env=self.env, start_new_session=True)
+                server.wait(timeout=30)
+                time.sleep(0.2)
+            return subprocess.run(argv, capture_output=True, text=True, cwd=self.work, env=self.env, timeout=900)
+        finally:
+            if server is not None:
+                subprocess.run([str(self.bin / grp.lm_prog), "-S", "localhost"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=30, cwd=self.work, env=self.env)
+                try:
+                    os.killpg(server.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    def rewrite(self, args: list[str]) -> None:
+        """LMBench's files written again just before its call, in 64 KiB writes, as the probe
+        writes its scratch file just before it measures: the page cache holds the same folios
+        for both (a file written in one write() faults 9-20x faster a page here)."""
+        for path in self.files:
+            if str(path) in args:
+                write_file(path, os.urandom(path.stat().st_size), CHUNK)
+
     def platperf(self, grp: Group, t: Tally) -> None:
         self.run_probe(self.probe, grp, t, t.pp)
 
@@ -240,9 +281,13 @@ class Runner:
 
     def run_probe(self, probe: Path, grp: Group, t: Tally, into: dict[str, list[float]]) -> None:
         argv = [str(probe), "run", grp.kernel, *grp.probe_args, "--cpus", str(self.cpu), "--samples", str(REPS),
-                "--min-time", str(ENOUGH_US / 1e6), "--dir", str(self.work)]
+                "--min-time", str(ENOUGH_US / 1e6), "--dir", grp.probe_dir or str(self.work),
+                *(["--peer-cpu", str(self.peer_cpu)] if grp.peer else [])]
         t0 = time.monotonic()
+        drops = listen_drops()
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+        if grp.count_drops and into is t.pp:
+            t.drops.setdefault(grp.rows[0], {}).setdefault("platperf", []).append(listen_drops() - drops)
         if into is t.pp:
             t.pp_wall += time.monotonic() - t0
         if proc.returncode != 0:
@@ -256,6 +301,7 @@ class Runner:
                 continue
             params = dict(rec["params"])
             program = params.pop("program", None)
+            params.pop("peer_cpu", None)        # lat_connect's server on the peer CPU (Group.peer)
             name = self.keys.get((rec["benchmark"], json.dumps(params, sort_keys=True), rec["metric"]))
             if name and program:
                 name += "@hello"
@@ -290,6 +336,13 @@ class Runner:
                     t.ctx.setdefault(row, {}).setdefault(label, []).append(float(out.stdout.split()[2]))
 
 
+def listen_drops() -> int:
+    """The kernel's count of SYNs dropped at a listener (TcpExt ListenDrops, /proc/net/netstat):
+    each one a connect() that waits for its SYN's retransmission, 1 s on Linux."""
+    lines = [ln.split() for ln in Path("/proc/net/netstat").read_text().splitlines() if ln.startswith("TcpExt:")]
+    return int(dict(zip(lines[0], lines[1]))["ListenDrops"])
+
+
 def ctx_points(text: str, rows: list[str]) -> dict[str, float]:
     """lat_ctx's output: one "P figure" line per process count (none for a negative point)."""
     found = {}
@@ -319,6 +372,8 @@ def main() -> int:
     ap.add_argument("--lmbench-src", type=Path, default=Path("/tmp/lmbench3"))
     ap.add_argument("--rows", default="", help="only rows matching this regular expression")
     ap.add_argument("--log", help="append every command's raw output here")
+    ap.add_argument("--fs-dir", default="/dev/shm",
+                    help="where both tools' lat_fs rows create files (default: a tmpfs, /dev/shm)")
     ap.add_argument("--probe-before", type=Path, help="another probe build run in the same rounds (a column)")
     opts = ap.parse_args()
     if not (opts.lmbench_src / "src" / "lat_syscall.c").exists():
@@ -335,14 +390,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="os-vs-lmbench-") as tmp:
         work = Path(tmp)
         files = {"4k": work / "file-4k", "1m": work / "file-1m", "8m": work / "file-8m",
-                 "8m-chunks": work / "file-8m-chunks"}
-        for name, size in (("4k", 4096), ("1m", 1 << 20), ("8m", 8 << 20), ("8m-chunks", 8 << 20)):
-            write_file(files[name], os.urandom(size), CHUNK if name.endswith("chunks") else size)
-        fs_dir = work / "fs"
-        fs_dir.mkdir()
+                 "8m-one-write": work / "file-8m-one-write", "8m-lmdd": work / "file-8m-lmdd"}
+        for name, size in (("4k", 4096), ("1m", 1 << 20), ("8m", 8 << 20), ("8m-one-write", 8 << 20)):
+            write_file(files[name], os.urandom(size), size if name.endswith("one-write") else CHUNK)
+        # lat_pagefault's file as LMBench's own script writes it (scripts/lmbench: lmdd, 8 KiB writes)
+        subprocess.run([str(bin_dir / "lmdd"), f"of={files['8m-lmdd']}", "move=8m", "fsync=1"],
+                       capture_output=True, check=True)
+        # lat_fs in a tmpfs by default: on a disk the VM shares, the ext4 journal's writes stall
+        # both tools 5-14x from round to round (docs/probe.md) and no ratio means anything
+        fs_dir = Path(tempfile.mkdtemp(prefix="lat-fs-", dir=opts.fs_dir))
         todo = [g for g in groups(files, fs_dir) if any(re.search(opts.rows, r) for r in g.rows)]
         rows = [r for g in todo for r in g.rows]
-        runner = Runner(bin_dir, probe, opts.cpu, work, opts.log, opts.probe_before)
+        runner = Runner(bin_dir, probe, opts.cpu, work, opts.log, opts.probe_before,
+                        [files["4k"], files["1m"], files["8m"]])
         hello = Path("/tmp/hello")          # lat_proc's program, where LMBench expects it
         hello.write_bytes((bin_dir / "hello").read_bytes())
         hello.chmod(0o755)
@@ -358,6 +418,7 @@ def main() -> int:
                     runner.referee(grp, t, files["4k"])
         finally:
             hello.unlink(missing_ok=True)
+            shutil.rmtree(fs_dir, ignore_errors=True)
     return report(rows, t, opts.rounds, ENOUGH_US, REPS, f"{cpu_line(opts.cpu)}; platperf-probe {probe}")
 
 

@@ -14,7 +14,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from platperf.vocab.lmbench import LAT_CTX_PROCS, LAT_CTX_SIZES_K, LMBENCH_OS_ROWS  # noqa: E402
 
-CHUNKED = "LMBench on a file written in 64 KiB chunks, as the probe's"
+# lat_pagefault's file written two other ways (both tools' own is written in 64 KiB writes just
+# before each call): a page cache of large folios faults many pages at once
+ONE_WRITE = "LMBench on a file written in one write()"
+LMDD = "LMBench on a file as its script writes it (lmdd, 8 KiB writes)"
 # lat_ctx's implementations beside the two tools (Tally.ctx): LMBench's program as gcc -O2 builds
 # it, and the referee ring with every working set written or the forked ones left unwritten
 LM_O2 = "LMBench built -O2"
@@ -36,6 +39,8 @@ class Tally:
     pp_ovr: dict[str, list[float]] = field(default_factory=dict)
     # lat_proc-proccall: core cycles a call (the probe's record carries the CPU's core clock)
     cycles: dict[str, list[float]] = field(default_factory=dict)
+    # lat_connect: row -> tool -> SYNs the kernel dropped in each call (a call with drops is run again)
+    drops: dict[str, dict[str, list[int]]] = field(default_factory=dict)
     lm_wall: float = 0.0
     pp_wall: float = 0.0
 
@@ -58,12 +63,38 @@ def measured_beside(row: str, t: Tally) -> list[str]:
     loops of its group (lat_pagefault's file, lat_proc-fork's program), the exec of LMBench's
     own program, and lat_ctx's timings before the overhead subtraction."""
     out = [f"{label}: {statistics.median(v):.4g}" for label, v in t.side.get(row, {}).items()]
-    if row == "lat_pagefault" and t.side.get(row, {}).get(CHUNKED) and t.pp.get(row):
-        out[-1] += f" (platperf / that {statistics.median(t.pp[row]) / statistics.median(t.side[row][CHUNKED]):.2f})"
     hello = f"{row}@hello"
     if t.lm.get(hello) and t.pp.get(hello):
         out.append(f"with LMBench's hello exec'd: ratio {statistics.median(t.pp[hello]) / statistics.median(t.lm[hello]):.2f}")
-    return out + ctx_reason(row, t)
+    return out + drops_reason(row, t) + ctx_reason(row, t)
+
+
+def drops_reason(row: str, t: Tally) -> list[str]:
+    """lat_connect: the calls whose SYNs the kernel dropped (each a 1 s retransmission in the figure)."""
+    out = []
+    for tool, counts in t.drops.get(row, {}).items():
+        dropped = [n for n in counts if n]
+        if dropped:
+            out.append(f"{tool}: {len(dropped)} of {len(counts)} calls had SYNs dropped by a full accept "
+                       f"queue ({', '.join(map(str, dropped))}), each run again at most twice")
+    return out
+
+
+def beside_table(t: Tally) -> None:
+    """What the run measured beside a row in every round, printed whether or not the row agrees:
+    lat_pagefault by how its file was written, lat_connect's dropped SYNs."""
+    for row, sides in t.side.items():
+        if row == "lat_pagefault" and t.pp.get(row) and t.lm.get(row):
+            figures = [("LMBench, 64 KiB writes just before (the row)", t.lm[row]), *sides.items(),
+                       ("platperf, its own file (64 KiB writes)", t.pp[row])]
+            print(f"\n{row}, us a page, by how the file was written (median over the rounds):")
+            for label, values in figures:
+                print(f"  {label:62} {statistics.median(values):8.4g}")
+    for row in t.drops:
+        counts = {tool: sum(v) for tool, v in t.drops[row].items()}
+        print(f"\n{row}: SYNs dropped by a full accept queue, over every call: "
+              + ", ".join(f"{tool} {n}" for tool, n in counts.items()) + "; " + "; ".join(drops_reason(row, t) or
+                                                                                    ["no call was run again"]))
 
 
 def ctx_reason(row: str, t: Tally) -> list[str]:
@@ -164,6 +195,7 @@ def report(rows: list[str], t: Tally, rounds: int, enough_us: int, reps: int, cp
         print(f"{row}: platperf {ns:.3g} ns a call = {statistics.median(values):.2f} core cycles "
               f"(the CPU's add-chain clock in the record); LMBench "
               f"{statistics.median(t.lm[row]) * 1e3 if t.lm.get(row) else float('nan'):.3g} ns")
+    beside_table(t)
     ctx_table(t)
     if t.lm_ovr or t.pp_ovr:
         print("\nlat_ctx overhead subtracted per hop (us): LMBench once per size for the largest ring; "

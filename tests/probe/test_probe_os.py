@@ -254,3 +254,55 @@ def test_parallel_mode_measures_each_cpu_to_the_end(kernel, tmp_path):
     results = [r for r in recs if r["type"] == "result"]
     assert results and {r["cpu"] for r in results} == set(online[:2]) and {r["mode"] for r in results} == {"parallel"}
     assert list(tmp_path.iterdir()) == []
+
+
+def _child_cpus(pid: int) -> set[str]:
+    """The Cpus_allowed_list of each child process of ``pid`` (its threads' children)."""
+    out = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            children = open(f"/proc/{pid}/task/{task}/children").read().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                status = open(f"/proc/{child}/status").read()
+            except OSError:
+                continue
+            out |= {line.split()[1] for line in status.splitlines() if line.startswith("Cpus_allowed_list:")}
+    return out
+
+
+def test_peer_cpu_puts_the_child_on_that_cpu_and_in_the_key():
+    """--peer-cpu N: the echo peer / server runs on CPU N (its affinity, read from /proc while
+    it runs), and the key says so; select-tcp has no child and no peer_cpu in its key."""
+    online = sorted(os.sched_getaffinity(0))
+    assert len(online) >= 2, "the test needs two CPUs"
+    measured, peer = online[-1], online[0]
+    argv = [*command("native"), "run", "os-ipc", "--kind", "pipe,connect,select-tcp", "--cpus", str(measured),
+            "--peer-cpu", str(peer), "--samples", "3", "--min-time", "0.2"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = set()
+    while proc.poll() is None:
+        seen |= _child_cpus(proc.pid)
+        time.sleep(0.02)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    assert seen == {str(peer)}, seen
+    keys = [r["params"] for r in records(out) if r["type"] == "result"]
+    assert keys == [{"kind": "pipe", "peer_cpu": peer}, {"kind": "connect", "peer_cpu": peer},
+                    {"fds": 200, "kind": "select-tcp"}]
+    # without it, both ends share the measured CPU, as TI's rows: no peer_cpu in the key
+    recs = records(run_probe("native", "run", "os-ipc", "--kind", "pipe", "--cpus", str(measured), *SMALL).stdout)
+    assert [r["params"] for r in recs if r["type"] == "result"] == [{"kind": "pipe"}]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--cpus", "0", "--peer-cpu", "0"], "CPU 0 is both measured (--cpus) and the peer (--peer-cpu); give another"),
+    (["--cpus", "0", "--peer-cpu", "1,2"], "--peer-cpu takes one CPU (got 2)"),
+    (["--cpus", "0", "--peer-cpu", "4095"], "peer CPU 4095 is not online"),
+])
+def test_peer_cpu_is_one_other_online_cpu(args, message):
+    proc = run_probe("native", "run", "os-ipc", "--kind", "pipe", *args, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().endswith(message), proc.stderr

@@ -9,7 +9,9 @@
  *                        (LMBench divides by two)
  *   os-ipc-bw kind=pipe|unix  bw_pipe / bw_unix: a child writes 64 KiB chunks, this thread reads (MB/s)
  * Pinned to one CPU every message is a context switch; LMBench leaves the two processes to the
- * scheduler (docs/probe.md: bench/os_vs_lmbench.py pins LMBench the same way to compare). */
+ * scheduler (docs/probe.md: bench/os_vs_lmbench.py pins LMBench the same way to compare).
+ * peer-cpu N puts the child (echo peer, server, writer) on CPU N instead: the messages then
+ * cross between two CPUs (two clusters' cores on a big.LITTLE board), and the key says so. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "kernels/os_common.h"
 
 #define BW_CHUNK (64 * 1024)   /* LMBench's XFERSIZE */
@@ -32,13 +35,40 @@ static const struct kernel_param params[] = {
     {"kind", "pipe,unix,tcp,connect,select-tcp,sem", kind_choices, "transports to time", .list = true,
      .kind = PARAM_CHOICE},
     {"fds", "200", NULL, "descriptors select-tcp waits on (TI's row: 200)", .kind = PARAM_COUNT, .min = 1, .max = 400},
+    {"peer-cpu", "", NULL, "the CPU of the child (echo peer, server); default: the measured CPU, as TI's rows",
+     .kind = PARAM_CPU_LIST},
     {NULL},
 };
 
 static const struct kernel_param bw_params[] = {
     {"kind", "pipe,unix", bw_choices, "transports to measure", .list = true, .kind = PARAM_CHOICE},
+    {"peer-cpu", "", NULL, "the CPU of the writing child; default: the measured CPU", .kind = PARAM_CPU_LIST},
     {NULL},
 };
+
+static int peer_cpu = -1;   /* the child's CPU (peer-cpu), -1: where the measuring thread is */
+
+/* peer-cpu: one online CPU other than the measured ones, or none. */
+static int prepare(struct run_ctx *ctx, char *err, size_t errlen)
+{
+    int n;
+    const int *cpus = kernel_cpus(ctx, "peer-cpu", &n);
+    peer_cpu = n ? cpus[0] : -1;
+    if (n > 1) {
+        snprintf(err, errlen, "--peer-cpu takes one CPU (got %d)", n);
+        return -1;
+    }
+    for (int i = 0; n && i < ctx->ncpus; i++)
+        if (ctx->cpus[i] == peer_cpu) {
+            snprintf(err, errlen, "CPU %d is both measured (--cpus) and the peer (--peer-cpu); give another", peer_cpu);
+            return -1;
+        }
+    if (n && !cpu_is_online(peer_cpu)) {
+        snprintf(err, errlen, "peer CPU %d is not online", peer_cpu);
+        return -1;
+    }
+    return 0;
+}
 
 struct ipc_state {
     int to_child, from_child;   /* descriptors this thread writes / reads */
@@ -62,6 +92,8 @@ static void child_main(void *p)
 {
     struct echo_arg *a = p;
     char c[1];
+    if (peer_cpu >= 0 && pin_to_cpu(peer_cpu) != 0)
+        return;
     if (a->mode == K_SEM) {
         struct sembuf sop[2] = {{0, -1, 0}, {1, 1, 0}};
         while (semop(a->semid, sop, 2) == 0)
@@ -290,6 +322,8 @@ static int run(struct run_ctx *ctx)
             json_obj_uint(&c.params, "fds", c.size);
         }
         json_obj_str(&c.params, "kind", kind_choices[kinds[i]]);
+        if (peer_cpu >= 0 && kinds[i] != K_SELECT)   /* select has no child */
+            json_obj_uint(&c.params, "peer_cpu", (uint64_t)peer_cpu);
         rc = os_run_case(ctx, &c);
     }
     return rc;
@@ -305,6 +339,8 @@ static int run_bw(struct run_ctx *ctx)
                             .arg = kinds[i]};
         json_obj_init(&c.params);
         json_obj_str(&c.params, "kind", bw_choices[kinds[i]]);
+        if (peer_cpu >= 0)
+            json_obj_uint(&c.params, "peer_cpu", (uint64_t)peer_cpu);
         rc = os_run_case(ctx, &c);
     }
     return rc;
@@ -314,6 +350,7 @@ const struct kernel os_ipc_kernel = {
     .name = "os-ipc",
     .help = "IPC latency as LMBench lat_pipe, lat_unix, lat_tcp, lat_connect, lat_select, lat_sem (us)",
     .params = params,
+    .prepare = prepare,
     .run = run,
 };
 
@@ -321,5 +358,6 @@ const struct kernel os_ipc_bw_kernel = {
     .name = "os-ipc-bw",
     .help = "IPC bandwidth as LMBench bw_pipe, bw_unix: 64 KiB chunks from a child process (MB/s)",
     .params = bw_params,
+    .prepare = prepare,
     .run = run_bw,
 };
