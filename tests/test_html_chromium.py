@@ -45,6 +45,16 @@ const out = legends.filter(t => {
 document.body.dataset.legends = legends.length + '/' + out.map(t => t.textContent).join('|');
 const first = document.querySelector('h2');
 document.body.dataset.first = first ? first.textContent : '';
+// text out of its box: an element (outside the plots, not a scroller of its own) whose content
+// is wider than it, and the page wider than the window
+const spill = [...document.querySelectorAll('body *')].filter(e => {
+  if (e.closest('svg')) return false;
+  const s = getComputedStyle(e);
+  return s.display !== 'inline' && s.overflowX === 'visible' && e.clientWidth > 0 &&
+         e.scrollWidth > e.clientWidth + 1;
+}).map(e => e.tagName.toLowerCase() + ':' + e.textContent.trim().slice(0, 40));
+if (document.documentElement.scrollWidth > window.innerWidth) spill.push('page:' + document.documentElement.scrollWidth);
+document.body.dataset.spill = spill.join('|');
 </script>"""
 
 @pytest.fixture(autouse=True)
@@ -133,6 +143,7 @@ def test_results_come_first_and_no_legend_leaves_its_plot(report_html):
     # two columns: legend entries name the column (a long, hostile label) and the pattern
     count, overflowing = seen["legends"].split("/", 1)
     assert int(count) >= 4 and overflowing == ""
+    assert seen["spill"] == ""          # no text out of its box, the page no wider than the window
 
 
 def test_the_layout_check_catches_a_legend_out_of_its_plot(tmp_path):
@@ -142,6 +153,16 @@ def test_the_layout_check_catches_a_legend_out_of_its_plot(tmp_path):
                     '<text class="legend" x="150" y="20">v2.12 seq/128 stride</text></svg></body></html>')
     seen = probed(page)
     assert seen["legends"] == "1/v2.12 seq/128 stride" and seen["first"] == "Environment"
+
+
+def test_the_layout_check_catches_text_out_of_its_box_and_a_page_wider_than_the_window(tmp_path):
+    page = tmp_path / "spilt.html"
+    page.write_text('<html><body><h2>Summary</h2><div style="width:100px">' + "x" * 80 + '</div>'
+                    '<div style="overflow-x:auto;width:100px">' + "y" * 80 + '</div>'
+                    '<table><tr><td style="white-space:nowrap">' + "z " * 3000 + '</td></tr></table></body></html>')
+    spill = probed(page)["spill"].split("|")
+    # the div too narrow for its word, and the page the table widened; the scroller is its own box
+    assert spill[0] == "div:" + "x" * 40 and spill[-1].startswith("page:") and len(spill) == 2, spill
 
 
 def test_screenshot_shows_a_drawn_page(report_html):

@@ -21,6 +21,7 @@ from platperf.cli import app
 from platperf.report.site.pages import slug
 from platperf.store import Store
 
+from conftest import missing
 from corpus import entry
 from test_report_store import write_run
 
@@ -131,15 +132,16 @@ def test_slugs_are_names_and_never_collide():
     assert slug("../etc") != ".." and "/" not in slug("a/b")
 
 
-def test_the_pages_open_in_chromium_without_a_console_message(lab):
+def test_the_pages_open_in_chromium_without_a_console_message_or_text_out_of_its_box(lab):
     from test_html_chromium import CHROMIUM, console_messages, chromium, probed
     if CHROMIUM is None:
-        pytest.skip("chromium is not installed (make deps installs it)")
+        missing("chromium is not installed (make deps installs it)")
     site(lab)
     root = lab / "site"
-    for name in ("index.html", "boards/juno-r1/labels/v2.12.html", "boards/ingested/history.html",
-                 "boards/juno-r1/compare/v2.12.html"):
+    for name in ("index.html", "boards/juno-r1/index.html", "boards/juno-r1/labels/v2.12.html",
+                 "boards/ingested/history.html", "boards/juno-r1/compare/v2.12.html"):
         assert console_messages(chromium((root / name).as_uri(), "--dump-dom").stderr) == [], name
+        assert probed(root / name)["spill"] == "", name
     guide = probed(root / "boards/juno-r1/labels/v2.12.html")
     assert guide["first"] == "Summary"
 
@@ -188,7 +190,7 @@ def test_no_step_label_leaves_its_sparkline_or_covers_another(lab):
     import html as html_lib
     from test_html_chromium import CHROMIUM, chromium
     if CHROMIUM is None:
-        pytest.skip("chromium is not installed (make deps installs it)")
+        missing("chromium is not installed (make deps installs it)")
     site(lab)
     page = lab / "site" / "boards" / "ingested" / "history.html"
     probe = page.with_name("probe-history.html")

@@ -21,7 +21,7 @@ table{border-collapse:collapse;margin:1em 0;font-size:13px}
 caption{font-weight:bold;text-align:left;padding:4px 0}
 th,td{border:1px solid #bbb;padding:3px 8px;text-align:left}th{background:#eee;text-align:center}
 td.pic{font-size:11px;vertical-align:top}td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}td.bad{font-weight:bold;color:#a00}
-.plot-figure{margin:1em 0}figcaption{font-size:12px;color:#555}
+.plot-figure{margin:1em 0}.plot-figure svg{max-width:100%;height:auto}figcaption{font-size:12px;color:#555}
 nav ul{display:flex;flex-wrap:wrap;gap:2px 18px;list-style:none;padding:0;margin:0.5em 0}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}
 dt{font-weight:bold}.wrap{overflow-x:auto}
