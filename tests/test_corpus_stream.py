@@ -96,11 +96,20 @@ def test_stream_cut_inside_its_last_figure_is_refused(tmp_path):
     assert err.value.where == f"{path}:30" and "'0.33'" in err.value.message and "cut" in err.value.message
 
 
-def test_two_files_of_one_run_pool_as_two_samples():
-    """The same array and threads read from two files is two samples of one key (n = 2)."""
+def test_two_files_of_one_run_pool_as_two_samples(tmp_path):
+    """The same array and threads read from two outputs is two samples of one key (n = 2); the
+    same output given twice is one measurement (read once, a note says so)."""
     path = CORPUS / "stream" / "revyos-lpi4a-5.10-8-threads.txt"
-    (results,) = [r for r, _h, _m in read_imported(FORMATS["stream"], [path, path], "x").values()]
+    again = tmp_path / "second-run.txt"         # another run: its Copy rate 8239.8 -> 8301.2
+    again.write_text(path.read_text().replace("Copy:            8239.8", "Copy:            8301.2"))
+    (results,) = [r for r, _h, _m in read_imported(FORMATS["stream"], [path, again], "x").values()]
     assert len(results) == 4 and all(len(r.samples) == 2 for r in results)
+    assert [r.samples for r in results if r.params["kernel"] == "copy"] == [[8239.8, 8301.2]]
+    notes = []
+    (results,) = [r for r, _h, _m in read_imported(FORMATS["stream"], [path, path], "x", skipped=notes).values()]
+    assert len(results) == 4 and all(len(r.samples) == 1 for r in results)
+    assert [str(n) for n in notes] == [f"{path}: its figures: the same 4 figures as {path}: one measurement, "
+                                       f"read once"]
 
 
 def test_the_help_example_reads():

@@ -25,7 +25,8 @@ def db(tmp_path):
 
 
 def test_several_logs_become_one_run_with_pooled_samples(db):
-    out = platperf("tftf-rt-instr", str(TFTF / "v2.10.log"), str(TFTF / "v2.10-reordered.log"),
+    """Two measurements (the v2.9 and v2.10 logs, read as one label) pool as two samples a key."""
+    out = platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), str(TFTF / "v2.10.log"),
                    "--label", "v2.10", "--target", "juno", "--db", db)
     assert out.exit_code == 0, out.output
     assert "96 results from 2 file(s)" in out.output
@@ -35,13 +36,27 @@ def test_several_logs_become_one_run_with_pooled_samples(db):
         ("v2.10", "juno", "ingest:tftf-rt-instr", "complete")
     results = store.results(run["id"])
     assert len(results) == 96
-    assert all(r.samples == [r.samples[0]] * 2 for r in results)
+    assert all(len(r.samples) == 2 for r in results) and any(r.samples[0] != r.samples[1] for r in results)
+
+
+def test_the_same_figures_in_two_logs_are_read_once(db):
+    """v2.10-reordered.log holds v2.10.log's figures in another order: one measurement."""
+    out = platperf("tftf-rt-instr", str(TFTF / "v2.10.log"), str(TFTF / "v2.10-reordered.log"),
+                   "--label", "v2.10", "--target", "juno", "--db", db)
+    assert out.exit_code == 0, out.output
+    assert "v2.10-reordered.log: its figures: the same 96 figures as " in out.output
+    (run,) = Store(db).runs()
+    assert {len(r.samples) for r in Store(db).results(run["id"])} == {1}
 
 
 def test_same_label_again_adds_a_run(db):
-    for _ in range(2):
-        assert platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db).exit_code == 0
+    for log in ("v2.9.log", "v2.10.log"):
+        assert platperf("tftf-rt-instr", str(TFTF / log), "--label", "v2.9", "--db", db).exit_code == 0
     assert [r["label"] for r in Store(db).runs_for("v2.9")] == ["v2.9", "v2.9"]
+    # the same log again is not a third measurement
+    out = platperf("tftf-rt-instr", str(TFTF / "v2.9.log"), "--label", "v2.9", "--db", db)
+    assert out.exit_code == 0 and "v2.9: the same 96 figures as run 1 (target ingested)" in out.output
+    assert len(Store(db).runs_for("v2.9")) == 2
 
 
 def test_one_bad_file_stores_nothing(db, tmp_path):

@@ -73,7 +73,9 @@ def ingest(
     Every file is parsed before anything is stored and everything is stored in one
     transaction: a bad line stops the import with `file:line: what was expected`, exit 2,
     and nothing is recorded. Results of equal key from several files pool as samples; a
-    later ingest with the same label adds another run, and compare pools all runs of a label.
+    later ingest with the same label adds another run, and compare pools all runs of a label;
+    the same figures again (a release the next page prints again, a log given twice) are one
+    measurement, read and stored once.
     `platperf ingest FORMAT --help` says what FORMAT reads, with an example, and what it refuses.
     """
     fmt = FORMATS.get(format)
@@ -110,6 +112,10 @@ def ingest(
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
     for run in stored:
+        if run.status == "republished":
+            print(f"{run.label}: the same {run.results} figures as run {run.run_id} (target {target}): "
+                  f"one measurement, not stored again")
+            continue
         extra = f", {run.histograms} histograms" if run.histograms else ""
         print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
     for line in skipped.lines():     # what was seen and not taken, said rather than lost

@@ -35,7 +35,9 @@ class Pool:
         self._seen = 0
         self._disk: _Spill | None = None
 
-    def add(self, res: Result):
+    def add(self, res: Result, per_sample: bool = False):
+        """Pool ``res``; ``per_sample``: its extra values are already one per sample (a result
+        another pool made, whose extras are lists)."""
         key = res.key
         held = self._pooled.get(key)
         if held is None and self._disk is not None:
@@ -55,7 +57,8 @@ class Pool:
             values = into.extra.get(name)
             if values is None:
                 values = into.extra[name] = [None] * before
-            values.extend([res.extra.get(name)] * len(res.samples))
+            theirs = res.extra.get(name)
+            values.extend(theirs if per_sample and theirs is not None else [theirs] * len(res.samples))
         if len(self._pooled) > self.in_memory:
             self._spill(len(self._pooled) // 2)
 

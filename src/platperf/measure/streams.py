@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..events import claims
-from ..ingest import IngestError, Pool, Skipped, Words, plausible, read_lines
+from ..ingest import IngestError, Note, Pool, Skipped, Words, plausible, read_lines
 from ..ingest.probe_jsonl import ProbeStream
 from ..runner.sink import with_probe_warnings
+from . import republished
 from .description import Description, describe_job_board, describe_machine
 
 
@@ -185,7 +186,10 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
     words: dict[str, dict] = {}         # column -> {cell: what the page printed in it}
     said = _Said(skipped, words)
     units = plausible.Check()           # every figure against the sizes it can have, as read
+    seen = republished.Seen()
     for path in files:
+        # several files: each pooled on its own first, so a release another file printed is read once
+        file_columns: dict[str, Pool] = {} if len(files) > 1 else columns
         try:
             results, file_histograms = fmt.read_file(path, said, **options)
             for res in results:
@@ -194,10 +198,20 @@ def read_imported(fmt, files: list[Path], label: str | None, *, intervals: Path 
                     res.set_place(_place_or_fail(describe, res.cpu, path, machine))
                 column = res.extra.get("column", "") if fmt.run_per_column else ""
                 units.see(res)
-                columns.setdefault(column, Pool()).add(res)
+                file_columns.setdefault(column, Pool()).add(res)
         except OSError as exc:
             exc.filename = exc.filename or str(path)
             raise
+        for column, pool in (file_columns.items() if file_columns is not columns else ()):
+            pooled = pool.results
+            before = seen.again(column, pooled, path)
+            if before is not None:
+                said.append(Note(str(path), f"{column or 'its figures'}: the same {len(pooled)} figures as "
+                                            f"{before}: one measurement, read once"))
+                continue
+            into = columns.setdefault(column, Pool())
+            for res in pooled:
+                into.add(res, per_sample=True)
         histograms += file_histograms
     words = {column: list(cells.values()) for column, cells in words.items()}
     if fmt.run_per_column and words.get("") and "" not in columns and columns:
@@ -294,8 +308,14 @@ def _chunks(items, size: int):
 def store_imported(store, runs: dict, *, target: str, source: str, note: str) -> list[StoredRun]:
     """The runs of :func:`read_imported`, all in one transaction (StoreError: none stored)."""
     stored = []
+    # the same release printed again by another page: stored once (looked up before the transaction)
+    again = {run_label: republished.stored_before(store, run_label, target, results)
+             for run_label, (results, hists, _meta) in runs.items() if not hists}
     with _transaction(store) as c:
         for run_label, (results, hists, meta) in runs.items():
+            if again.get(run_label) is not None:
+                stored.append(StoredRun(again[run_label], run_label, len(results), 0, status="republished"))
+                continue
             run_id = store.begin_run(label=run_label, target=target, source=source, note=note, meta=meta,
                                      conn=c)
             for chunk in _chunks(results, _INSERT_CHUNK):     # a pool read back from disk: in pieces
