@@ -111,15 +111,20 @@ def ingest(
         source = f"ingest:{format}"
         stored = store_imported(open_store(db), runs, target=target, source=source,
                                 note=note or f"ingested from {', '.join(str(p) for p in files)}")
+    _said_stored(stored, len(files), source, target)
+    for line in skipped.lines():     # what was seen and not taken, said rather than lost
+        print(line)
+
+
+def _said_stored(stored, files: int, source: str, target: str):
+    """A line per run stored, or per run whose figures were already stored (one measurement)."""
     for run in stored:
         if run.status == "republished":
             print(f"{run.label}: the same {run.results} figures as run {run.run_id} (target {target}): "
                   f"one measurement, not stored again")
             continue
         extra = f", {run.histograms} histograms" if run.histograms else ""
-        print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {len(files)} file(s) [{source}]")
-    for line in skipped.lines():     # what was seen and not taken, said rather than lost
-        print(line)
+        print(f"run {run.run_id} ({run.label}): {run.results} results{extra} from {files} file(s) [{source}]")
 
 
 def _media_options(format: str, fmt, media) -> dict:

@@ -11,8 +11,9 @@ whatever spread the key has, and says which:
   asks it for the steps it lists);
 * ``steps`` -- one figure a release, and other steps of the key to measure this one by: the
   step's modified z-score against them (:func:`platperf.stats.steps.step_scores`); a step of
-  at least the tolerance whose score passes :data:`platperf.stats.steps.OUTLIER_Z` is *far
-  beyond the key's known spread*;
+  at least the tolerance whose score passes :func:`platperf.stats.steps.threshold` for that
+  many other steps (3.5 from 20 on, higher below: at most 0.5 % of an unchanged key's steps
+  flagged) is *far beyond the key's known spread*;
 * ``none`` -- one step and one figure a release: no spread is known; a step of at least the
   tolerance is shown with its size and nothing more is claimed.
 """
@@ -46,6 +47,7 @@ class Step:
     score: float | None = None   # modified z against the key's other steps (None: no others)
     typical_pct: float | None = None   # the key's usual step, that the score measures by
     tolerance: float = TOLERANCE
+    others: int = 0              # the key's other steps the score was measured against
 
     @property
     def change_pct(self) -> float | None:
@@ -66,7 +68,7 @@ class Step:
     @property
     def far(self) -> bool:
         """At least the tolerance and far beyond the key's known spread (``steps``)."""
-        return self.big and self.score is not None and self.score > step_stats.OUTLIER_Z
+        return self.big and self.score is not None and self.score > step_stats.threshold(self.others)
 
     @property
     def worse(self) -> bool:
@@ -90,7 +92,7 @@ class Step:
         said = f"{many}: {change} against the key's usual step of {change_text(self.typical_pct).lstrip('+')}"
         if self.far:
             score = "inf" if math.isinf(self.score) else f"{self.score:,.0f}"
-            return said + f", far beyond it (modified z {score} > {step_stats.OUTLIER_Z:g})"
+            return said + f", far beyond it (modified z {score} > {step_stats.threshold(self.others):g})"
         return said
 
 
@@ -103,4 +105,4 @@ def judge(values: Sequence[float], direction: str, runs: Sequence[int],
     scores = step_stats.step_scores(logs) if logs is not None else none
     typical = step_stats.typical_steps_pct(logs) if logs is not None else none
     return [Step(i, values[i - 1], values[i], direction, (runs[i - 1], runs[i]), scores[i - 1], typical[i - 1],
-                 tolerance) for i in range(1, len(values))]
+                 tolerance, len(values) - 2) for i in range(1, len(values))]

@@ -15,6 +15,21 @@ from . import median
 
 # Iglewicz & Hoaglin's threshold for the modified z-score: |M| above it is an outlier.
 OUTLIER_Z = 3.5
+# ... when the MAD comes from many values. From one to a score of other steps the MAD is itself
+# noisy, and 3.5 flags 1-11 % of the steps of a key whose figure did not change (normal noise,
+# independent from release to release: bench/history_flags.py). The score a step must pass by
+# how many other steps its key has: the 99.5th percentile of the scores of such unchanged
+# series (200,000 / (others + 2) series of each length, seed 7; bench/history_flags.py derives
+# them again and prints them beside these), so that an unchanged key is flagged on at most
+# 0.5 % of its steps; OUTLIER_Z from 20 others on. Odd counts of others are higher: the median
+# of an even count averages two.
+THRESHOLD_BY_OTHERS = {1: 73.0, 2: 8.9, 3: 11.7, 4: 6.3, 5: 6.9, 6: 5.1, 7: 5.3, 8: 4.5, 9: 4.6, 10: 4.2,
+                       11: 4.2, 12: 3.9, 13: 4.0, 14: 3.8, 15: 3.8, 16: 3.7, 17: 3.7, 18: 3.6, 19: 3.6}
+
+
+def threshold(others: int) -> float:
+    """The modified z-score a step must pass when its key has ``others`` other steps."""
+    return THRESHOLD_BY_OTHERS.get(others, OUTLIER_Z)
 # 0.6745 = the 0.75 quantile of the standard normal: MAD / 0.6745 estimates sigma.
 _MAD_TO_SIGMA = 0.6745
 

@@ -81,7 +81,9 @@ def _test_text(points: int, tolerance: float) -> str:
     judged = (f"each release-to-release step is judged with the spread its key has: its runs where both "
               f"releases have two or more (the keyed comparison, Welch's t test on the run medians), else "
               f"its other steps (the step's modified z-score against them, Iglewicz & Hoaglin 1993: beyond "
-              f"3.5 and at least {tolerance:g}% is far beyond the key's known spread), else nothing "
+              f"3.5, or more where the key has fewer than 20 other steps so that an unchanged key is flagged "
+              f"on at most 0.5% of its steps, and at least {tolerance:g}% is far beyond the key's known "
+              f"spread), else nothing "
               f"(one step and one figure a release: no spread known, the change alone is shown).")
     if points < need:
         return (f"The change-point test (e-divisive means, Matteson & James 2014) needs {need} points, "
