@@ -145,7 +145,7 @@ def test_show_piped_to_a_file_pads_no_line(juno):
     # the run's own table: as long as its text (the note names the page, as long as its path)
     page = str(entry("tfa", "juno-2025-05.rst").local)
     assert max(len(line) for line in lines[:8] if page not in line) < 80
-    assert [line.split() for line in lines[:8] if page in line] == [["note", "ingested", "from", page]]
+    assert [line.split() for line in lines[:8] if page in line] == [["note:", "ingested", "from", page]]
 
 
 def test_history_json_carries_each_step_as_the_views_judge_it(juno):

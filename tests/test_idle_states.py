@@ -28,8 +28,10 @@ SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 STATES = ("WFI", "cpu-sleep-0", "cluster-sleep-0")
 
 
-def platperf(*args):
-    done = subprocess.run([sys.executable, "-m", "platperf", *map(str, args)], capture_output=True, text=True)
+def platperf(*args, columns: int | None = None):
+    env = {**os.environ, "COLUMNS": str(columns)} if columns else None
+    done = subprocess.run([sys.executable, "-m", "platperf", *map(str, args)], capture_output=True, text=True,
+                          env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -129,7 +131,7 @@ def test_the_exports_keep_the_result_without_its_figures(db):
     table = list(csv.DictReader(io.StringIO(platperf("report", "v2", "--db", db, "--format", "csv"))))
     [line] = [r for r in table if r["params"] == "state=cluster-sleep-0" and r["metric"] == "wakeup_lateness"]
     assert (line["not_measured"], line["median"]) == ("rejected", "")
-    shown = platperf("show", "v2", "--db", db)
+    shown = platperf("show", "v2", "--db", db, columns=300)     # wide: a result's row is one line
     [row] = [r for r in shown.splitlines() if "state=cluster-sleep-0" in r and "wakeup_lateness" in r]
     assert "rejected" in row
     # the samples are kept in the store

@@ -44,21 +44,28 @@ def invented(text: str) -> list[str]:
 
 
 def show_rows(text: str) -> list[dict]:
-    """The results table of ``platperf show`` as dicts, column by column: rich left-aligns
-    every cell under its header, so a header's start is its cells' start (an empty cpu cell
-    stays empty)."""
+    """The results table of ``platperf show`` (wide enough not to fold: COLUMNS 200) as dicts,
+    column by column: columns are two spaces apart and a cell holds no two spaces running, so a
+    column is a stretch of the header and rows with no two blank positions in a row in all of
+    them (an empty cpu cell stays empty; figures are right-aligned, words left)."""
     lines = text.splitlines()
     at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["benchmark"])
-    header = lines[at]
-    names = header.split()
-    starts = [header.index(f" {name} ") + 1 if f" {name} " in header else header.index(name) for name in names]
-    rows = []
-    for line in lines[at + 2:]:
-        if not line.strip():
+    block = [lines[at]]
+    for line in lines[at + 1:]:
+        if not line.strip() or line.startswith(("(", " ")) or " results, " in line:
             break
-        cells = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [len(line)])]
-        rows.append(dict(zip(names, cells)))
-    return rows
+        block.append(line)
+    width = max(map(len, block))
+    blank = [all(len(line) <= i or line[i] == " " for line in block) for i in range(width)] + [True, True]
+    spans, start = [], None
+    for i in range(width + 1):
+        if start is None and not blank[i]:
+            start = i
+        elif start is not None and blank[i] and blank[i + 1]:
+            spans.append((start, i))
+            start = None
+    names = [block[0][a:b].strip() for a, b in spans]
+    return [dict(zip(names, (line[a:b].strip() for a, b in spans))) for line in block[1:]]
 
 
 @pytest.fixture(scope="module")

@@ -98,8 +98,8 @@ def test_show_sums_up_a_big_run_and_lists_it_with_all(tmp_path):
     store.finish_run(run, "complete")
     text = cli("show", "full", "--db", db).stdout
     table = text[text.index("benchmark"):]
-    assert "mem-latency   serial   latency   120       0-1    1.50            60.50            ns" in table
-    assert "os-syscall    serial   latency   3         0      0.20            0.20             us" in table
+    assert "mem-latency  serial  latency      120   0-1           1.50           60.50  ns" in table
+    assert "os-syscall   serial  latency        3     0           0.20            0.20  us" in table
     assert "123 results, 0 histograms; --all lists each result" in text
     every = cli("show", "full", "--db", db, "--all").stdout
     assert every.count("mem-latency") == 120 and "size=61440" in every and "--all lists" not in every

@@ -4,6 +4,7 @@ the same placement as ``platperf run``, and every table, key and comparison keep
 (package 1, cluster 0, core 0) and CPU 1 at (package 0, cluster 0, core 1). A one-package
 board's tables stay as TF-A prints them: no package."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,8 +23,10 @@ META = {"type": "meta", "schema": 1, "probe_version": "0.1.0", "build_id": "0", 
         "start_time": "2026-01-01T00:00:00Z"}
 
 
-def platperf(*args):
-    done = subprocess.run([sys.executable, "-m", "platperf", *map(str, args)], capture_output=True, text=True)
+def platperf(*args, columns: int | None = None):
+    env = {**os.environ, "COLUMNS": str(columns)} if columns else None
+    done = subprocess.run([sys.executable, "-m", "platperf", *map(str, args)], capture_output=True, text=True,
+                          env=env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -102,7 +105,7 @@ def test_a_package_table_reads_back_with_ingest_tfa_rst(db, tmp_path):
 
 
 def test_show_and_the_exports_name_the_package(db):
-    shown = platperf("show", "v1", "--db", db)
+    shown = platperf("show", "v1", "--db", db, columns=300)     # wide: the whole header on one line
     assert "package" in next(line for line in shown.splitlines() if "benchmark" in line)
     rows = json.loads(platperf("show", "v1", "--db", db, "--json"))["results"]
     assert {(r["cpu"], r["package"], r["cluster"], r["core"]) for r in rows if r["cpu"] in (1, 4)} == {
@@ -122,4 +125,5 @@ def test_a_one_package_board_keeps_tf_a_columns(tmp_path):
     assert table.headers == ["Cluster", "Core", "Offline", "Online"]
     assert [row[:2] for row in table.rows] == [["0", "0"], ["0", "1"], ["1", "0"], ["1", "1"], ["1", "2"],
                                                ["1", "3"]]
-    assert "package" not in platperf("show", "v1", "--db", db).lower().split("benchmark", 1)[1].split("\n")[0]
+    shown = platperf("show", "v1", "--db", db, columns=300).lower()
+    assert "package" not in shown.split("benchmark", 1)[1].split("\n")[0]

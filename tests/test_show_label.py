@@ -46,5 +46,5 @@ def test_a_label_pools_its_runs_as_report_and_compare_do(tmp_path):
     assert [f["run"] for f in pooled["findings"]] == [first, first + 1, first + 2]
     text = show(db, "v2.12")
     assert text.count("sample-preempted") == 1 and "3 sample-preempted warnings (CPU 0)" in text
-    assert f"runs       {first}, {first + 1}, {first + 2}" in text and "3 complete" in text
+    assert f"runs: {first}, {first + 1}, {first + 2}" in text and "status: 3 complete" in text
     assert "over 3 runs" in text

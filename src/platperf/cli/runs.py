@@ -103,12 +103,13 @@ def runs(db: str = DbOption,
         print(f"no runs in {db}" + (" match" if any(chosen.values()) or status else "; measure with 'platperf run'"),
               file=sys.stderr)
         return
-    table = _table("id", "label", "target", "suite", "status", "started", "results", "host / cpu")
+    table = _table("id", "label", "target", "suite", "status", "started", "results", "host / cpu",
+                   optional=("host / cpu", "suite", "target"))
     for r in rows:
         shown = dict(r, status=r["status"] + (" (archived)" if r["archived"] else ""))
-        table.add_row(*(_cell(shown[k]) for k in ("id", "label", "target", "suite", "status", "started",
-                                                  "results", "host")))
-    _console().print(table)
+        table.rows.append([shown[k] for k in ("id", "label", "target", "suite", "status", "started", "results",
+                                              "host")])
+    _print(table)
 
 
 @app.command()
@@ -126,8 +127,10 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
     A label means what it means to report and compare: all its runs. Each result's median is
     then the median of the runs' medians, min and max are over every run, n counts all their
     samples and a runs column says how many runs are behind it; the machine is the newest
-    run's. A run id shows that run alone. Results are listed per (package, cluster, core) and
-    CPU, as report keys them; a run of more than 100 results (the full suite's 2,286) is
+    run's. A run id shows that run alone. Results are listed per benchmark and parameters, each
+    at its (package, cluster, core) and CPU as report keys them, fitted to the terminal (80
+    columns piped) by folding the benchmark and parameters into a heading over their rows and
+    leaving out min, max and n before a cell is cut; a run of more than 100 results (the full suite's 2,286) is
     summed up per benchmark, mode and metric, and --all lists each one. An imported run
     shows what its file says: the words it printed beside its figures (TF-A's method table,
     TI's board descriptions) and no machine it never read.
@@ -152,29 +155,26 @@ def show(run: str = typer.Argument(..., help="Run id, 'latest', or a label: all 
                           for x, s in summaries]
         print(json.dumps(doc, indent=1, default=str))
         return
-    console = _console()
-    console.print(_header_table(pooled, r))
-    for table in (_machine_table(r), _published_table(r["meta"] or {})):
-        if table is not None:
-            console.print(table)
+    _print_items(_header_items(pooled, r))
+    machine = _machine_items(r)
+    if machine:
+        print("\nmachine")
+        _print_items(machine, indent="  ")
+    published = _published_table(r["meta"] or {})
+    if published is not None:
+        _print(published)
     from ..findings import collapse
-    findings = collapse(r["findings"] or [])    # a repeated probe warning is one line
-    if findings:
-        ft = _table("level", "finding", "effect", "fix")
-        for f in findings:
-            ft.add_row(*(_cell(f.get(k)) for k in ("level", "message", "effect", "fix")))
-        console.print(ft)
+    _print_findings(collapse(r["findings"] or []))    # a repeated probe warning is one line
     listed = every or len(summaries) <= SHOW_ALL_UP_TO
-    console.print(_results_table(summaries, several) if listed else _families_table(summaries))
+    _print(_results_table(summaries, several) if listed else _families_table(summaries))
     hist = store.histogram_count(p["id"] for p in pooled)
     print(f"{len(summaries)} results, {hist} histograms" + (f" over {len(pooled)} runs" if several else "")
           + ("" if listed else f"; --all lists each result"))
 
 
-def _header_table(pooled: list[dict], r: dict):
+def _header_items(pooled: list[dict], r: dict) -> list[tuple[str, str]]:
     several = len(pooled) > 1
-    header = _table("", "", header=False)
-    header.add_row("runs" if several else "run", _cell(", ".join(str(p["id"]) for p in pooled)))
+    items = [("runs" if several else "run", ", ".join(str(p["id"]) for p in pooled))]
     if several:
         statuses = [p["status"] for p in pooled]
         r["status"] = ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
@@ -183,27 +183,34 @@ def _header_table(pooled: list[dict], r: dict):
                       ("finished_at", "finished"), ("note", "note"), ("error", "error"),
                       ("archived", "samples archived")):
         if r.get(key) is not None:
-            header.add_row(name, _cell(r[key]))
+            items.append((name, str(r[key])))
     probe = _probe_text(r["meta"] or {})
     if probe:
-        header.add_row("probe", _cell(probe))
+        items.append(("probe", probe))
     events = (r["meta"] or {}).get("events")      # --events: what was asked, the PMU of each CPU
     if isinstance(events, dict) and events.get("asked"):
         pmus = sorted(set((events.get("pmu") or {}).values())) if isinstance(events.get("pmu"), dict) else []
-        header.add_row("events", _cell(f"{events['asked']} ({', '.join(pmus) if pmus else 'no PMU'})"))
-    return header
+        items.append(("events", f"{events['asked']} ({', '.join(pmus) if pmus else 'no PMU'})"))
+    return items
 
 
 def _results_table(summaries, several: bool):
     """One line per result, as report keys them."""
     packages = any(x.package is not None for x, _ in summaries)   # several sockets (topology.py)
+    # too wide for the terminal: (benchmark, params) become a heading over their rows, then the
+    # range, the counts and the CPU number (cluster and core stay) go before any cell is cut
     rt = _table("benchmark", "params", "mode", *["package"] * packages, "cluster", "core", "cpu", "metric",
-                "median", "min", "max", "n", *(["runs"] if several else []), "unit")
-    for x, s in summaries:
+                "median", "min", "max", "n", *(["runs"] if several else []), "unit",
+                fold=2, optional=("min", "max", "n", "runs", "cpu"))
+    # each (benchmark, params) once, its CPUs together under it, in the order first seen
+    first = {}
+    for x, _ in summaries:
+        first.setdefault((x.benchmark, x.params_key), len(first))
+    for x, s in sorted(summaries, key=lambda xs: first[(xs[0].benchmark, xs[0].params_key)]):
         # an idle state never entered: the reason, no figures (its samples stay stored)
         figures = (x.not_measured, "", "") if x.not_measured else (_num(s["median"]), _num(s["min"]), _num(s["max"]))
-        rt.add_row(*map(_cell, (x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
-                                x.cpu, x.metric, *figures, s["n"], *([s["runs"]] if several else []), x.unit)))
+        rt.rows.append([x.benchmark, x.params_key, x.mode, *[x.package] * packages, x.cluster, x.core,
+                        x.cpu, x.metric, *figures, s["n"], *([s["runs"]] if several else []), x.unit])
     return rt
 
 
@@ -213,13 +220,13 @@ def _families_table(summaries):
     families: dict[tuple, list] = {}
     for x, s in summaries:
         families.setdefault((x.benchmark, x.mode, x.metric, x.unit), []).append((x, s))
-    table = _table("benchmark", "mode", "metric", "results", "cpus", "lowest median", "highest median", "unit")
+    table = _table("benchmark", "mode", "metric", "results", "cpus", "lowest median", "highest median", "unit",
+                   fold=2, optional=("cpus",))
     for (benchmark, mode, metric, unit), members in families.items():
         medians = [s["median"] for x, s in members if not x.not_measured and s["median"] is not None]
         cpus = sorted({x.cpu for x, _ in members if x.cpu is not None})
-        table.add_row(*map(_cell, (benchmark, mode, metric, len(members), _cpu_text(cpus),
-                                   _num(min(medians)) if medians else "", _num(max(medians)) if medians else "",
-                                   unit)))
+        table.rows.append([benchmark, mode, metric, len(members), _cpu_text(cpus),
+                           _num(min(medians)) if medians else "", _num(max(medians)) if medians else "", unit])
     return table
 
 
@@ -230,20 +237,14 @@ def _cpu_text(cpus: list[int]) -> str:
         ",".join(map(str, cpus))
 
 
-def _machine_table(r: dict):
+def _machine_items(r: dict) -> list[tuple[str, str]]:
     """The same lines as the report's Environment table (one way to summarise a machine), and
-    only what the fingerprint holds: None for an imported run, whose fingerprint is none or
+    only what the fingerprint holds: none for an imported run, whose fingerprint is none or
     only its probe's words."""
     from ..report.sections.environment import ROWS
     rows = [(name, value(r["fingerprint"], r)) for name, value in ROWS if r["fingerprint"]
             and name not in ("Target", "Suite", "Runs", "Note", "Probe")]
-    if not any(text for _, text in rows):
-        return None
-    table = _table("machine", "")
-    for name, text in rows:
-        if text:
-            table.add_row(name, _cell(text))
-    return table
+    return [(name, str(text)) for name, text in rows if text]
 
 
 def _probe_text(meta: dict) -> str:
@@ -264,9 +265,9 @@ def _published_table(meta: dict):
     words = [w for w in meta.get("published") or [] if isinstance(w, dict)]
     if not words:
         return None
-    table = _table("table", "row", "column", "the file says", "where")
+    table = _table("table", "row", "column", "the file says", "where", fold=1, optional=("where",))
     for w in words:
-        table.add_row(*map(_cell, (w.get("title"), w.get("row"), w.get("header"), w.get("text"), w.get("where"))))
+        table.rows.append([w.get("title"), w.get("row"), w.get("header"), w.get("text"), w.get("where")])
     return table
 
 
@@ -296,41 +297,41 @@ def _num(value) -> str:
     return number(value)
 
 
-def _cell(value):
-    # Text, never markup: a label such as "[red]v2" is printed as typed.
-    from rich.text import Text
-    return Text("" if value is None else str(value))
+def _table(*columns, fold: int = 0, optional: tuple[str, ...] = ()):
+    from ..report.document import Table
+    return Table("", list(columns), [], fold=fold, optional=optional)
 
 
-def _table(*columns, header=True):
-    from rich import box
-    from rich.table import Table
-    table = Table(box=box.SIMPLE_HEAD, show_header=header, pad_edge=False)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    return table
+def _print(table) -> None:
+    """A table fitted to the terminal (COLUMNS, else the terminal's width, 80 when piped) as
+    compare and history fit theirs (report/terminal.py): columns folded into headings, then
+    dropped, before a cell is cut; no line padded out."""
+    from ..report.terminal import render_table
+    print()
+    print("\n".join(render_table(table)))
 
 
-def _console():
-    from rich.console import Console
-    if sys.stdout.isatty():     # the terminal's width: rich folds the widest cells to fit
-        return Console(soft_wrap=False)
-    return _Piped()
+def _print_items(items: list[tuple[str, str]], indent: str = "") -> None:
+    """``name: value`` lines, a long value wrapped at word boundaries under its name."""
+    from ..report.terminal import width, wrap
+    for name, value in items:
+        print("\n".join(wrap(f"{name}: {value}", width(), indent)))
 
 
-class _Piped:
-    """Into a pipe or file: rows stay whole (one line per result) for grep and diff, and no
-    line is padded out to the widest row with spaces (rich pads every cell to its column's
-    width: a file of 180-column lines)."""
+def _print_findings(findings: list[dict]) -> None:
+    """Findings as prose, worst first as recorded: the level and the finding, then its effect
+    and fix indented under it, each wrapped to the terminal."""
+    import textwrap
 
-    def print(self, renderable):
-        import io
-
-        from rich.console import Console
-        text = io.StringIO()
-        Console(file=text, soft_wrap=False, width=10000, color_system=None).print(renderable)
-        lines = [line.rstrip() for line in text.getvalue().splitlines()]
-        # rich's blank padding rows above and below a table: one blank line is enough
-        while lines and not lines[0]:
-            lines.pop(0)
-        print("\n".join(lines))
+    from ..report.terminal import width
+    if not findings:
+        return
+    cols = width()
+    print(f"\nfindings ({len(findings)})")
+    for f in findings:
+        lines = [(f"{str(f.get('level') or ''):<6}", f.get("message") or "", " " * 6)]
+        lines += [(f"      {part}: ", f[part], " " * 8) for part in ("effect", "fix") if f.get(part)]
+        for first, text, rest in lines:
+            print("\n".join(textwrap.wrap(" ".join(str(text).split()), cols, initial_indent=first,
+                                           subsequent_indent=rest, break_on_hyphens=False,
+                                           break_long_words=False) or [first.rstrip()]))

@@ -32,6 +32,12 @@ def width() -> int:
     return max(20, shutil.get_terminal_size((80, 24)).columns)
 
 
+def wrap(text: str, cols: int, indent: str = "") -> list[str]:
+    """``text`` as lines of at most ``cols`` (a word longer stays whole), ``indent`` before the
+    first and ``indent`` plus two spaces before the rest."""
+    return _wrap(text, cols, indent)
+
+
 def _wrap(text: str, cols: int, indent: str = "") -> list[str]:
     out = []
     for block in re.split(r"\n\s*\n", text):
