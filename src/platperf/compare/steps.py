@@ -37,7 +37,7 @@ def change_text(pct: float | None) -> str:
     return f"{pct:+,.0f}%" if abs(pct) >= 100 else f"{pct:+.2f}%"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)        # not frozen: a year of nightly keys makes 600,000 of them
 class Step:
     index: int                   # the point the step leads to (its release)
     before: float
@@ -102,7 +102,6 @@ def judge(values: Sequence[float], direction: str, runs: Sequence[int],
     point), judged as the module says."""
     logs = step_stats.log_steps(values)
     none = [None] * (len(values) - 1)
-    scores = step_stats.step_scores(logs) if logs is not None else none
-    typical = step_stats.typical_steps_pct(logs) if logs is not None else none
+    scores, typical = step_stats.scores_and_typical(logs) if logs is not None else (none, none)
     return [Step(i, values[i - 1], values[i], direction, (runs[i - 1], runs[i]), scores[i - 1], typical[i - 1],
                  tolerance, len(values) - 2) for i in range(1, len(values))]

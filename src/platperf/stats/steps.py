@@ -87,6 +87,16 @@ def step_scores(steps: Sequence[float]) -> list[float | None]:
     return out
 
 
+def scores_and_typical(steps: Sequence[float]) -> tuple[list[float | None], list[float | None]]:
+    """:func:`step_scores` and :func:`typical_steps_pct` of ``steps``, the others' medians
+    computed once for both (a nightly key's year: 364 steps, for each of 1,523 keys)."""
+    sizes = [abs(s) for s in steps]
+    mads = others_medians(sizes)
+    scores = [None if mad is None else (_MAD_TO_SIGMA * size / mad if mad > 0 else (math.inf if size else 0.0))
+              for size, mad in zip(sizes, mads)]
+    return scores, [None if mad is None else math.expm1(mad) * 100.0 for mad in mads]
+
+
 def typical_steps_pct(steps: Sequence[float]) -> list[float | None]:
     """Each step's yardstick in :func:`step_scores` as a change in %: the key's usual step,
     the median |step| of the others (None without others)."""
