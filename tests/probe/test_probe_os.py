@@ -165,13 +165,14 @@ def test_lat_sig_catch_and_prot_subtract_their_baselines():
     recs = records(run_probe("native", "run", "os-signal", "--samples", "3", "--min-time", "0.005").stdout)
     by_op = {r["params"]["op"]: r for r in recs if r["type"] == "result"}
     assert "overhead_subtracted" not in by_op["install"]
-    assert by_op["catch"]["overhead_subtracted"] > 0          # sending signal 0
-    # prot less catch is ~0.5 us of two ~3 us timings: on a busy machine it may not be positive
-    exceeded = [w for w in recs if w["type"] == "warning" and w["code"] == "os-overhead-exceeds"]
-    if "prot" in by_op:
-        assert by_op["prot"]["overhead_subtracted"] > 0       # catching a signal
-    else:
-        assert [w["params"] for w in exceeded] == [{"op": "prot"}]
+    # catch less sending signal 0, prot less catch (~0.5 us of two ~3 us timings): on a busy
+    # machine a difference may not be positive, and the row is then a warning, never a figure
+    exceeded = [w["params"] for w in recs if w["type"] == "warning" and w["code"] == "os-overhead-exceeds"]
+    for op in ("catch", "prot"):
+        if op in by_op:
+            assert by_op[op]["overhead_subtracted"] > 0 and {"op": op} not in exceeded
+        else:
+            assert {"op": op} in exceeded
 
 
 def test_sizes_and_counts_are_checked_by_their_declared_kind():
@@ -256,9 +257,9 @@ def test_parallel_mode_measures_each_cpu_to_the_end(kernel, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def _child_cpus(pid: int) -> set[str]:
-    """The Cpus_allowed_list of each child process of ``pid`` (its threads' children)."""
-    out = set()
+def _child_cpus(pid: int) -> dict[str, str]:
+    """{child pid: its Cpus_allowed_list} of the child processes of ``pid`` (its threads' children)."""
+    out = {}
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
             children = open(f"/proc/{pid}/task/{task}/children").read().split()
@@ -269,7 +270,8 @@ def _child_cpus(pid: int) -> set[str]:
                 status = open(f"/proc/{child}/status").read()
             except OSError:
                 continue
-            out |= {line.split()[1] for line in status.splitlines() if line.startswith("Cpus_allowed_list:")}
+            out.update({child: line.split()[1] for line in status.splitlines()
+                        if line.startswith("Cpus_allowed_list:")})
     return out
 
 
@@ -282,13 +284,13 @@ def test_peer_cpu_puts_the_child_on_that_cpu_and_in_the_key():
     argv = [*command("native"), "run", "os-ipc", "--kind", "pipe,connect,select-tcp", "--cpus", str(measured),
             "--peer-cpu", str(peer), "--samples", "3", "--min-time", "0.2"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen = set()
+    last: dict[str, str] = {}       # child -> its affinity when last seen (a child pins itself as it starts)
     while proc.poll() is None:
-        seen |= _child_cpus(proc.pid)
+        last.update(_child_cpus(proc.pid))
         time.sleep(0.02)
     out, err = proc.communicate()
     assert proc.returncode == 0, err
-    assert seen == {str(peer)}, seen
+    assert last and set(last.values()) == {str(peer)}, last
     keys = [r["params"] for r in records(out) if r["type"] == "result"]
     assert keys == [{"kind": "pipe", "peer_cpu": peer}, {"kind": "connect", "peer_cpu": peer},
                     {"fds": 200, "kind": "select-tcp"}]
