@@ -257,6 +257,32 @@ def test_a_run_stores_instructions_per_access_as_the_disassembly_says(vboard_aar
         assert n / ops <= per_access <= (n + OVERHEAD_MAX / loops) / ops
 
 
+def test_the_peak_loops_write_the_instructions_their_code_holds_and_the_claim_holds(vboard_aarch64_events,
+                                                                                   counted, tmp_path):
+    """The probe's `expected` instructions per byte of each NEON peak loop (from peak.S's own
+    addresses: tests/probe/test_peak_shape.py) is the disassembly's known answer, and a run of
+    them imported on the host checks INST_RETIRED against it: the claim holds, no bad finding."""
+    from platperf.store import Store
+    records, text = counted
+    for loop in (lp for lp in LOOPS if lp.peak):
+        rec = _record(records, loop)
+        counter = next(c for c in rec["events"]["counters"] if c["name"] == "instructions")
+        _, _, retired = known_answer(text, loop, rec["iterations"])
+        assert counter["expected"] == pytest.approx(retired / rec["iterations"], rel=1e-3), loop.name
+        print(f"expected | {loop.name} | {counter['expected']:.6g} instructions per byte | counted "
+              f"{counter['counts'][0] / rec['iterations']:.6g}")
+    board = vboard_aarch64_events
+    done = board.ssh(" ".join(["platperf-probe", "run", *RUNS[1], *RUN, "--events", "instructions"]), timeout=600)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "peak.jsonl").write_text(done.stdout)
+    out = platperf(board, "ingest", "probe-jsonl", "peak.jsonl", "--label", "peak", "--db", "p.db", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    findings = Store(str(tmp_path / "p.db")).run("peak")["findings"]
+    claims = [f for f in findings if f["code"].startswith(("claim-", "kernel-claims"))]
+    assert [(f["level"], f["code"]) for f in claims] == [("ok", "kernel-claims-hold")], claims
+    assert claims[0]["message"].startswith("3 kernel claims checked")
+
+
 # -- interference with events: the victim's counts per pass in the study's table -----------------
 def test_interference_stores_the_victims_counts_per_pass_and_shows_them_as_columns(vboard_aarch64, tmp_path):
     """The 4-core board (multi-threaded TCG: its PMU lists cpu_cycles only) with a way_hammer

@@ -141,12 +141,14 @@ void events_warnings(void)
     unavailable_warning();
 }
 
-static void jw_counter(const struct job_events *je, int e, int n)
+static void jw_counter(const struct job_events *je, int e, int n, double expected_instructions)
 {
     const struct event_def *def = events_def(je->def[e]);
     int g = je->group[e];
     jw_element_object();
     jw_str("name", def->name);
+    if (expected_instructions > 0 && strcmp(def->name, "instructions") == 0)
+        jw_num("expected", expected_instructions);
     jw_str("asked", def->asked);
     jw_str("event", event_name(def, &je->attr[e]));
     jw_str("pmu", je->attr[e].pmu);
@@ -169,7 +171,8 @@ static void jw_counter(const struct job_events *je, int e, int n)
 
 static int written;   /* a record of the run carried events */
 
-void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n)
+void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
+                      double expected_instructions)
 {
     if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
         return;
@@ -178,7 +181,7 @@ void events_jw_record(const struct job_events *je, const char *per, uint64_t ite
     jw_str("per", per);
     jw_array("counters");
     for (int e = 0; e < je->n; e++)
-        jw_counter(je, e, n);
+        jw_counter(je, e, n, expected_instructions);
     jw_array_end();
     jw_object_end();
 }

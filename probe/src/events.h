@@ -103,7 +103,8 @@ void events_warnings(void);
 /* Inside a result record: "events": {"per", "counters": [...]} of je's kept samples (n of
  * them), `per` what one of the record's `iterations` is. Writes nothing when je is NULL or
  * counted nothing, or when per or iterations is missing (events_job_warnings says so). */
-void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n);
+void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
+                      double expected_instructions);
 /* After a result record: the warnings its counts need, each once a run (events-multiplexed;
  * events-unavailable for counters a CPU could not open; events-not-written for a record with
  * counts but no per or iterations). */

@@ -66,6 +66,9 @@ struct cpu_job {
      * the kernel: its records' events are counts per `iterations` of that. */
     struct job_events *events;
     const char *events_per;
+    /* instructions per operation the kernel's own code says its timed loop retires (0: not
+     * known): the `expected` of an instructions counter (events/claims.py checks it) */
+    double events_expected_instructions;
 };
 
 /* A timed body: `reps` repetitions of the kernel's timed loop on state. */

@@ -117,6 +117,11 @@ const char *peak_isa(void);
  * 0, or -1 if this CPU lacks it. "auto" is the widest the CPU has. */
 extern const char *const peak_isa_choices[];
 int peak_select(const char *name);
+/* The instructions per counted byte the chosen peak loop of `kernel` (0 read, 1 write, 2 copy)
+ * retires over buffers of `size` bytes, `counted` bytes counted per byte of a buffer, as its
+ * own addresses give them; 0 where they cannot be derived (x86's instructions have no one
+ * length; SVE's step is the vector length; armv7 and the C loops: not derived). */
+double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted);
 /* CPU features worth recording in meta, comma-free names into out; returns count. */
 int cpu_features(const char **out, int max);
 /* 1 when the portable C loops are in use. */

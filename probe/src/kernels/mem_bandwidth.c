@@ -158,6 +158,9 @@ static int measure_on_cpu(struct cpu_job *job)
         }
     }
     job->events_per = "byte";   /* iterations: the bytes counted (STREAM's and bw_mem's count) */
+    int peak = pt->k->pass == k_peak_read ? 0 : pt->k->pass == k_peak_write ? 1 : pt->k->pass == k_peak_copy ? 2 : -1;
+    if (peak >= 0)
+        job->events_expected_instructions = peak_instructions_per_byte(peak, pt->size, pt->k->counted);
     exec_ready(job);
     exec_sample(job, pass_body, &st, 1);
     buffer_free(mapping, pt->size, pt->k->nbuf);

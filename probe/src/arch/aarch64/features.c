@@ -60,6 +60,19 @@ int peak_select(const char *name)
 
 int timed_loops_fallback(void) { return 0; }
 
+/* peak.S's pp_peak_neon_shape: per kernel, the inner iteration's instructions, the pass end's,
+ * the bytes of a buffer an inner iteration advances (from the loops' own addresses). */
+extern const uint32_t pp_peak_neon_shape[3][3];
+
+double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted)
+{
+    choose();
+    if (strcmp(isa, "neon") != 0 || kernel < 0 || kernel > 2 || !size || !counted)
+        return 0;
+    const uint32_t *s = pp_peak_neon_shape[kernel];
+    return ((double)s[0] / s[2] + (double)s[1] / (double)size) / counted;
+}
+
 /* "asimd", "sve", "sve2", and the SVE vector length as "sve-vl512" (bits). */
 int cpu_features(const char **out, int max)
 {

@@ -4,6 +4,8 @@
  *   pp_peak_read_neon(buf x0, bytes x1, passes x2)     512 bytes per iteration
  *   pp_peak_write_neon(buf x0, bytes x1, passes x2)    512 bytes per iteration
  *   pp_peak_copy_neon(dst x0, src x1, bytes x2, passes x3)   256 bytes per iteration */
+    .equ    PP_NEON_RW_STEP, 512      /* bytes an iteration of read and write advances */
+    .equ    PP_NEON_COPY_STEP, 256    /* bytes of each buffer an iteration of copy advances */
     .text
     .globl  pp_peak_read_neon
     .type   pp_peak_read_neon, %function
@@ -31,12 +33,14 @@ pp_peak_read_neon_loop:
     ldp     q2, q3, [x4, #416]
     ldp     q4, q5, [x4, #448]
     ldp     q6, q7, [x4, #480]
-    add     x4, x4, #512
+    add     x4, x4, #PP_NEON_RW_STEP
     cmp     x4, x3
     b.lo    pp_peak_read_neon_loop
+.Lread_pass:
     mov     x4, x0
     subs    x2, x2, #1
     b.ne    pp_peak_read_neon_loop
+.Lread_end:
 2:  ret
     .size   pp_peak_read_neon, .-pp_peak_read_neon
 
@@ -68,12 +72,14 @@ pp_peak_write_neon_loop:
     stp     q0, q1, [x4, #416]
     stp     q0, q1, [x4, #448]
     stp     q0, q1, [x4, #480]
-    add     x4, x4, #512
+    add     x4, x4, #PP_NEON_RW_STEP
     cmp     x4, x3
     b.lo    pp_peak_write_neon_loop
+.Lwrite_pass:
     mov     x4, x0
     subs    x2, x2, #1
     b.ne    pp_peak_write_neon_loop
+.Lwrite_end:
 2:  ret
     .size   pp_peak_write_neon, .-pp_peak_write_neon
 
@@ -104,14 +110,30 @@ pp_peak_copy_neon_loop:
     stp     q18, q19, [x6, #160]
     stp     q20, q21, [x6, #192]
     stp     q22, q23, [x6, #224]
-    add     x4, x4, #256
-    add     x6, x6, #256
+    add     x4, x4, #PP_NEON_COPY_STEP
+    add     x6, x6, #PP_NEON_COPY_STEP
     cmp     x4, x5
     b.lo    pp_peak_copy_neon_loop
+.Lcopy_pass:
     mov     x4, x1
     mov     x6, x0
     subs    x3, x3, #1
     b.ne    pp_peak_copy_neon_loop
+.Lcopy_end:
 2:  ret
     .size   pp_peak_copy_neon, .-pp_peak_copy_neon
+
+/* What the loops above are, from their own addresses (A64 instructions are 4 bytes), for
+ * the events' known answer (features.c peak_instructions_per_byte, docs/events.md): per
+ * kernel (read, write, copy), the instructions of one inner iteration, of the end of a pass
+ * over the buffer, and the bytes of each buffer one inner iteration advances. */
+    .section .rodata
+    .p2align 2
+    .globl  pp_peak_neon_shape
+    .type   pp_peak_neon_shape, %object
+pp_peak_neon_shape:
+    .word   (.Lread_pass - pp_peak_read_neon_loop) / 4, (.Lread_end - .Lread_pass) / 4, PP_NEON_RW_STEP
+    .word   (.Lwrite_pass - pp_peak_write_neon_loop) / 4, (.Lwrite_end - .Lwrite_pass) / 4, PP_NEON_RW_STEP
+    .word   (.Lcopy_pass - pp_peak_copy_neon_loop) / 4, (.Lcopy_end - .Lcopy_pass) / 4, PP_NEON_COPY_STEP
+    .size   pp_peak_neon_shape, .-pp_peak_neon_shape
     .section .note.GNU-stack,"",%progbits
