@@ -94,3 +94,57 @@ def test_a_wide_terminal_keeps_a_result_on_one_line(db):
     assert header.split() == ["benchmark", "params", "mode", "cluster", "core", "cpu", "metric", "median", "min",
                               "max", "n", "unit"]
     assert not any(line.startswith("(left out") for line in lines)
+
+
+# A real run of the probe on this machine: its doctor's findings (long sentences, commands to
+# type) and machine lines as a person gets them, 2 sizes x (latency, latency_cycles) x 2 modes
+# + one bandwidth kernel on CPU 0: 9 results.
+SMALL = ('[[bench]]\nkernel = "mem-latency"\npattern = "random"\nsize = ["16k", "256k"]\n'
+         'samples = 2\nmin_time = 0.002\nmode = "both"\n'
+         '[[bench]]\nkernel = "mem-bandwidth"\nparams = { kernel = ["rd"] }\nsize = "64k"\n'
+         'samples = 2\nmin_time = 0.002\n')
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory) -> str:
+    import os
+    import subprocess
+    import sys
+
+    from conftest import require_probe
+    where = tmp_path_factory.mktemp("probed")
+    (where / "small.toml").write_text(SMALL)
+    env = {**os.environ, "PLATPERF_PROBE": require_probe()}
+    done = subprocess.run([sys.executable, "-m", "platperf", "run", "--suite", str(where / "small.toml"),
+                           "--cpus", "0", "--repeat", "1", "--label", "r1", "--db", str(where / "r.db"), "--quiet"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    return str(where / "r.db")
+
+
+@pytest.mark.parametrize("columns", [None, 60, 120])
+def test_a_real_run_fits_and_keeps_every_median_and_every_finding(probed, columns):
+    from platperf.findings import collapse
+    from platperf.vocab.figures import number
+    doc = json.loads(CliRunner().invoke(app, ["show", "r1", "--db", probed, "--json"]).stdout)
+    results = doc["results"]
+    assert len(results) == 9
+    limit = columns or 80
+    for args in (("show", "r1"), ("show", "r1", "--all"), ("runs",)):
+        lines = run(probed, columns, *args)
+        assert [line for line in lines if len(line) > limit or line != line.rstrip()] == [], args
+    lines = run(probed, columns, "show", "r1", "--all")
+    # each result's median in the median column of its own row, under a heading naming its
+    # benchmark (and its parameters: one heading per (benchmark, params))
+    at = next(i for i, line in enumerate(lines) if line.split()[:1] == ["mode"])
+    header = lines[at].split()
+    rows = [line.split() for line in lines[at + 1:] if line.startswith("  ")]
+    assert sorted(r[header.index("median")] for r in rows) == sorted(number(r["median"]) for r in results)
+    headings = [line for line in lines[at + 1:] if line and not line.startswith(("  ", "("))
+                and not line.endswith(" histograms")]
+    assert [h.split()[0] for h in headings] == ["mem-latency"] * 2 + ["mem-bandwidth"]
+    # every finding whole, its message, effect and fix, in the words of the wrapped prose
+    words = " ".join(" ".join(lines).split())
+    for f in collapse(doc["findings"] or []):
+        for part in ("message", "effect", "fix"):
+            assert " ".join(str(f.get(part) or "").split()) in words, (part, f)
