@@ -86,3 +86,32 @@ def test_the_doctor_command_lists_the_pmu():
     assert result.exit_code == 0, result.output
     codes = [f["code"] for f in json.loads(result.stdout)["findings"]]
     assert codes.count("pmu-core") == 2 and codes.count("perf-paranoid") == 1
+
+
+def test_the_probes_measured_events_at_once_are_said_beside_each_core_pmu():
+    """probe info's meta.pmu_counters (probe/src/event_count.c) as a Juno's probe would write
+    it: each core PMU with what it counted at once, or why that was not measured."""
+    meta = {"pmu_counters": [{"pmu": "armv8_cortex_a57", "cpu": 0, "at_once": 7},
+                             {"pmu": "armv8_cortex_a53", "cpu": 2, "why": "counting is not allowed"}]}
+    cores = [f.message for f in check_pmu(SYSFS / "juno", [], probe_meta=meta) if f.code == "pmu-core"]
+    assert cores == ["core PMU armv8_cortex_a53 on CPUs 2-5: 17 events listed; events at once not measured: "
+                     "counting is not allowed",
+                     "core PMU armv8_cortex_a57 on CPUs 0-1: 16 events listed; 7 events counted at once "
+                     "(measured on CPU 0)"]
+    # without the probe's record nothing is said of it
+    assert all("at once" not in f.message for f in check_pmu(SYSFS / "juno", []))
+
+
+def test_this_machines_probe_says_why_it_counts_nothing_or_how_many():
+    """The probe built here: with no core PMU in /sys (this VM) the reason is ENOENT; with one
+    (a machine with a PMU), a count of at least two (cycles and instructions together)."""
+    binary = Path(__file__).resolve().parents[1] / "build" / "probe" / "native" / "platperf-probe"
+    meta = json.loads(subprocess.run([str(binary), "info"], capture_output=True, text=True,
+                                     check=True).stdout.splitlines()[0])
+    (first, *_) = meta["pmu_counters"]
+    sources = set(p.name for p in Path("/sys/bus/event_source/devices").iterdir())
+    if not sources & {"cpu", "cpu_core", "cpu_atom"} and not any(s.startswith("armv") for s in sources):
+        assert first == {"cpu": meta["cpus_online"][0],
+                         "why": "no hardware events here (no core PMU: perf_event_open gives ENOENT)"}
+    else:
+        assert first.get("at_once", 0) >= 2 or "not allowed" in first.get("why", ""), first

@@ -42,6 +42,17 @@ def test_the_icount_board_has_a_pmuv3_that_counts_instructions(vboard_aarch64_ev
     assert "-icount" in open(f"/proc/{board.proc.pid}/cmdline").read().split("\0")
 
 
+def test_probe_info_measures_the_counters_the_kernel_announced(vboard_aarch64_events):
+    """platperf-probe info's events counted at once (pinned groups of growing size,
+    probe/src/event_count.c) is the kernel's own count: "7 counters available" on QEMU's
+    Cortex-A57, the 6 general counters and the cycle counter."""
+    board = vboard_aarch64_events
+    announced = int(re.search(r"PMU driver, (\d+) counters available", board.ssh("dmesg").stdout).group(1))
+    meta = json.loads(board.ssh("platperf-probe info").stdout.splitlines()[0])
+    assert meta["pmu_counters"] == [{"pmu": "armv8_pmuv3", "cpu": 0, "at_once": announced}]
+    assert announced == 7
+
+
 # -- the known answer: instructions counted per iteration = instructions in the disassembly ------
 OBJDUMP = "aarch64-linux-gnu-objdump"
 RUN = ("--cpus", "0", "--samples", "3", "--warmup", "0", "--min-time", "0.002")

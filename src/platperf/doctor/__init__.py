@@ -76,7 +76,7 @@ CHECKS: tuple[tuple[str, Callable[[Look], list[Finding]]], ...] = (
      if m.llc_records is not None else []),
     ("resctrl", lambda m: check_resctrl(m.sysroot)),
     ("cpuidle", lambda m: check_cpuidle(m.sysroot)),
-    ("pmu", lambda m: check_pmu(m.sysroot)),
+    ("pmu", lambda m: check_pmu(m.sysroot, probe_meta=m.probe_meta)),
 )
 
 

@@ -9,7 +9,9 @@ l2d, llc, bus where none names any) the core PMUs cannot count.
 The number of counters a core PMU has is not in sysfs on Arm (the kernel's boot log says
 "enabled with armv8_pmuv3_0 PMU driver, 7 counters available"); ``caps/`` holds what the
 kernel does show (``slots``: PMMIR_EL1's operations a cycle for the STALL_SLOT events), said as
-it is, never as a number of counters.
+it is, never as a number of counters. The number of events counted at once is measured by the
+probe (``platperf-probe info``: pinned groups of growing size, probe/src/event_count.c) and
+said beside the PMU where the doctor has the probe's record.
 """
 from __future__ import annotations
 
@@ -61,7 +63,21 @@ def uncountable(pmu: str, events: list[str], asked: list[str]) -> list[str]:
     return missing
 
 
-def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None) -> list[Finding]:
+def _at_once(probe_meta: dict | None) -> dict[str, str]:
+    """{core PMU name: "; N events counted at once (measured)" or why not} from the probe's
+    ``info`` (meta.pmu_counters, probe/src/event_count.c); the key "" is a PMU sysfs names no
+    CPU of (x86's ``cpu``)."""
+    out = {}
+    for e in (probe_meta or {}).get("pmu_counters") or []:
+        if isinstance(e, dict):
+            n = e.get("at_once")
+            out[str(e.get("pmu") or "")] = (f"; {n} events counted at once (measured on CPU {e.get('cpu')})"
+                                            if isinstance(n, int) else f"; events at once not measured: {e.get('why')}")
+    return out
+
+
+def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None,
+              probe_meta: dict | None = None) -> list[Finding]:
     sysroot = SysRoot.of(root)
     findings = [_paranoid(sysroot)] if sysroot.read(PARANOID) is not None else []
     sources = sysroot.listdir(SOURCES)
@@ -80,11 +96,13 @@ def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None) -> list
             "on a VM: give it a virtual PMU (QEMU/KVM: -cpu host,pmu=on; libvirt <pmu state='on'/>); on a board: "
             "enable the PMU in the device tree (arm,armv8-pmuv3 or the core's pmu node) and CONFIG_ARM_PMU")]
     asked = asked if asked is not None else suites_events()
+    at_once = _at_once(probe_meta)
     for name, pmu in cores.items():
         serves = f"CPUs {format_cpu_list(pmu['cpus'])}" if pmu["cpus"] else "every CPU"
         caps = "; caps: " + ", ".join(f"{k} {v}" for k, v in pmu["caps"].items()) if pmu["caps"] else ""
+        measured = at_once.get(name, at_once.get("", "") if len(cores) == 1 else "")
         findings.append(Finding("ok", "pmu-core", f"core PMU {name} on {serves}: {len(pmu['events'])} event"
-                                                  f"{'' if len(pmu['events']) == 1 else 's'} listed{caps}"))
+                                                  f"{'' if len(pmu['events']) == 1 else 's'} listed{caps}{measured}"))
         missing = uncountable(name, pmu["events"], asked)
         if missing:
             findings.append(Finding(
