@@ -109,7 +109,7 @@ def runs(db: str = DbOption,
         shown = dict(r, status=r["status"] + (" (archived)" if r["archived"] else ""))
         table.rows.append([shown[k] for k in ("id", "label", "target", "suite", "status", "started", "results",
                                               "host")])
-    _print(table)
+    _print(table, gap=False)
 
 
 @app.command()
@@ -302,12 +302,13 @@ def _table(*columns, fold: int = 0, optional: tuple[str, ...] = ()):
     return Table("", list(columns), [], fold=fold, optional=optional)
 
 
-def _print(table) -> None:
+def _print(table, gap: bool = True) -> None:
     """A table fitted to the terminal (COLUMNS, else the terminal's width, 80 when piped) as
     compare and history fit theirs (report/terminal.py): columns folded into headings, then
     dropped, before a cell is cut; no line padded out."""
     from ..report.terminal import render_table
-    print()
+    if gap:
+        print()
     print("\n".join(render_table(table)))
 
 
@@ -319,8 +320,8 @@ def _print_items(items: list[tuple[str, str]], indent: str = "") -> None:
 
 
 def _print_findings(findings: list[dict]) -> None:
-    """Findings as prose, worst first as recorded: the level and the finding, then its effect
-    and fix indented under it, each wrapped to the terminal."""
+    """Findings as prose, the worst first (bad, warn, info, ok; as recorded within a level): the
+    level and the finding, then its effect and fix indented under it, wrapped to the terminal."""
     import textwrap
 
     from ..report.terminal import width
@@ -328,7 +329,8 @@ def _print_findings(findings: list[dict]) -> None:
         return
     cols = width()
     print(f"\nfindings ({len(findings)})")
-    for f in findings:
+    order = {"bad": 0, "warn": 1, "info": 2, "ok": 3}
+    for f in sorted(findings, key=lambda f: order.get(str(f.get("level")), 2)):   # the worst first
         lines = [(f"{str(f.get('level') or ''):<6}", f.get("message") or "", " " * 6)]
         lines += [(f"      {part}: ", f[part], " " * 8) for part in ("effect", "fix") if f.get(part)]
         for first, text, rest in lines:
