@@ -24,6 +24,15 @@
  * nr, time_enabled, time_running, then nr values. */
 #define EVENTS_READ_WORDS (EVENTS_MAX + 3)
 
+/* What a kernel's own code says one of its operations holds (0: not known), written as the
+ * `expected` of the counters that count it, which the host checks the counts against
+ * (events/claims.py): the instructions retired, and the load and store instructions, which
+ * the Arm common event L1D_CACHE counts both of and the generic L1-dcache-loads, where it
+ * counts load instructions (timed_loops.h generic_l1d_counts_loads), the loads of. */
+struct events_expected {
+    double instructions, loads, stores;
+};
+
 /* What the counting of one job holds. */
 struct job_events {
     int cpu;
@@ -101,10 +110,11 @@ struct job_events *events_job_copy(const struct job_events *je);
 void events_jw_meta(void);
 void events_warnings(void);
 /* Inside a result record: "events": {"per", "counters": [...]} of je's kept samples (n of
- * them), `per` what one of the record's `iterations` is. Writes nothing when je is NULL or
- * counted nothing, or when per or iterations is missing (events_job_warnings says so). */
+ * them), `per` what one of the record's `iterations` is, each counter with its `expected`
+ * where `expected` (may be NULL) gives one. Writes nothing when je is NULL or counted nothing,
+ * or when per or iterations is missing (events_job_warnings says so). */
 void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
-                      double expected_instructions);
+                      const struct events_expected *expected);
 /* After a result record: the warnings its counts need, each once a run (events-multiplexed;
  * events-unavailable for counters a CPU could not open; events-not-written for a record with
  * counts but no per or iterations). */

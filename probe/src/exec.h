@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "events.h"
 #include "kernel.h"
 
 /* A sample shorter than this many counter steps is dominated by the counter's resolution:
@@ -66,9 +67,9 @@ struct cpu_job {
      * the kernel: its records' events are counts per `iterations` of that. */
     struct job_events *events;
     const char *events_per;
-    /* instructions per operation the kernel's own code says its timed loop retires (0: not
-     * known): the `expected` of an instructions counter (events/claims.py checks it) */
-    double events_expected_instructions;
+    /* what one operation holds by the kernel's own code (0: not known): the `expected` of
+     * the counters that count it (events.h; events/claims.py checks them) */
+    struct events_expected events_expected;
 };
 
 /* A timed body: `reps` repetitions of the kernel's timed loop on state. */

@@ -64,8 +64,7 @@ void emit_record_with(struct run_ctx *ctx, const struct result_record *r,
     if (r->job)
         jw_job(r->job);
     if (r->job)
-        events_jw_record(r->job->events, r->job->events_per, r->iterations, r->n,
-                         r->job->events_expected_instructions);
+        events_jw_record(r->job->events, r->job->events_per, r->iterations, r->n, &r->job->events_expected);
     if (more)
         more(more_arg);
     jw_end();

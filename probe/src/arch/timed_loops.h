@@ -117,11 +117,26 @@ const char *peak_isa(void);
  * 0, or -1 if this CPU lacks it. "auto" is the widest the CPU has. */
 extern const char *const peak_isa_choices[];
 int peak_select(const char *name);
-/* The instructions per counted byte the chosen peak loop of `kernel` (0 read, 1 write, 2 copy)
- * retires over buffers of `size` bytes, `counted` bytes counted per byte of a buffer, as its
- * own addresses give them; 0 where they cannot be derived (x86's instructions have no one
- * length; SVE's step is the vector length; armv7 and the C loops: not derived). */
-double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted);
+/* What a peak loop does, from its own code: a table in its .S file built from the loop's
+ * labels (an A64 or A32 instruction is 4 bytes) or, on x86, from the accesses its macro
+ * emits; kernels/bw_claim.c turns it into counts per byte, tests/probe/test_peak_shape.py
+ * sets it against objdump. Seven 32-bit words, as the .S files lay them out. */
+struct peak_shape {
+    uint32_t inner;           /* instructions of an inner iteration; 0: not derived (x86) */
+    uint32_t pass;            /* instructions a pass over the buffer runs besides them */
+    uint32_t loads, stores;   /* load and store instructions of an inner iteration */
+    uint32_t step;            /* bytes of each buffer an inner iteration advances; 0: SVE's */
+    uint32_t vectors;         /* SVE: the step in vector lengths (rdvl) */
+    uint32_t rest;            /* SVE: instructions of the rest loop, a vector of each buffer */
+};
+/* The chosen peak loop of `kernel` (0 read, 1 write, 2 copy) and, where its step is in
+ * vectors, the vector length in bytes (else 0); NULL for the C loops. */
+const struct peak_shape *peak_shape(int kernel, unsigned *vector_bytes);
+/* 1 where the kernel's generic L1-dcache-loads event counts load instructions (Intel:
+ * MEM_INST_RETIRED.ALL_LOADS and its forerunners), 0 where it counts something else or
+ * varies by core (AMD family 17h on: data cache accesses, loads and stores; arm64:
+ * L1D_CACHE_RD on some cores, L1D_CACHE on others). */
+int generic_l1d_counts_loads(void);
 /* CPU features worth recording in meta, comma-free names into out; returns count. */
 int cpu_features(const char **out, int max);
 /* 1 when the portable C loops are in use. */

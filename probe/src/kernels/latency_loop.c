@@ -376,7 +376,7 @@ static void figure_fields(const void *arg)
     const struct figure_more *m = arg;
     if (m->ticks)
         jw_resolution_steps((double)*m->ticks);
-    events_jw_record(m->job->events, "pass", m->passes, 1, 0);
+    events_jw_record(m->job->events, "pass", m->passes, 1, NULL);
 }
 
 /* ticks: the figure is one pass of that many ticks (min, max, a quantile), which says when

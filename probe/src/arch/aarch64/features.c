@@ -60,18 +60,22 @@ int peak_select(const char *name)
 
 int timed_loops_fallback(void) { return 0; }
 
-/* peak.S's pp_peak_neon_shape: per kernel, the inner iteration's instructions, the pass end's,
- * the bytes of a buffer an inner iteration advances (from the loops' own addresses). */
-extern const uint32_t pp_peak_neon_shape[3][3];
+/* peak.S's and peak_sve.S's tables of their loops (timed_loops.h struct peak_shape). */
+extern const struct peak_shape pp_peak_neon_shape[3], pp_peak_sve_shape[3];
 
-double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted)
+const struct peak_shape *peak_shape(int kernel, unsigned *vector_bytes)
 {
     choose();
-    if (strcmp(isa, "neon") != 0 || kernel < 0 || kernel > 2 || !size || !counted)
-        return 0;
-    const uint32_t *s = pp_peak_neon_shape[kernel];
-    return ((double)s[0] / s[2] + (double)s[1] / (double)size) / counted;
+    if (kernel < 0 || kernel > 2)
+        return NULL;
+    int sve = strcmp(isa, "sve") == 0;
+    *vector_bytes = sve ? (unsigned)sve_vector_bytes() : 0;   /* the one rdvl reads: this thread's */
+    return (sve ? pp_peak_sve_shape : pp_peak_neon_shape) + kernel;
 }
+
+/* The kernel's L1-dcache-loads is a per-core map (L1D_CACHE_RD on the A57 and A72, L1D_CACHE
+ * elsewhere); the probe counts the common event L1D_CACHE on the core PMU instead. */
+int generic_l1d_counts_loads(void) { return 0; }
 
 /* "asimd", "sve", "sve2", and the SVE vector length as "sve-vl512" (bits). */
 int cpu_features(const char **out, int max)

@@ -33,6 +33,7 @@ pp_peak_read_neon_loop:
     ldp     q2, q3, [x4, #416]
     ldp     q4, q5, [x4, #448]
     ldp     q6, q7, [x4, #480]
+.Lread_step:
     add     x4, x4, #PP_NEON_RW_STEP
     cmp     x4, x3
     b.lo    pp_peak_read_neon_loop
@@ -72,6 +73,7 @@ pp_peak_write_neon_loop:
     stp     q0, q1, [x4, #416]
     stp     q0, q1, [x4, #448]
     stp     q0, q1, [x4, #480]
+.Lwrite_step:
     add     x4, x4, #PP_NEON_RW_STEP
     cmp     x4, x3
     b.lo    pp_peak_write_neon_loop
@@ -102,6 +104,7 @@ pp_peak_copy_neon_loop:
     ldp     q18, q19, [x4, #160]
     ldp     q20, q21, [x4, #192]
     ldp     q22, q23, [x4, #224]
+.Lcopy_stores:
     stp     q0, q1, [x6, #0]
     stp     q2, q3, [x6, #32]
     stp     q4, q5, [x6, #64]
@@ -110,6 +113,7 @@ pp_peak_copy_neon_loop:
     stp     q18, q19, [x6, #160]
     stp     q20, q21, [x6, #192]
     stp     q22, q23, [x6, #224]
+.Lcopy_step:
     add     x4, x4, #PP_NEON_COPY_STEP
     add     x6, x6, #PP_NEON_COPY_STEP
     cmp     x4, x5
@@ -123,17 +127,40 @@ pp_peak_copy_neon_loop:
 2:  ret
     .size   pp_peak_copy_neon, .-pp_peak_copy_neon
 
-/* What the loops above are, from their own addresses (A64 instructions are 4 bytes), for
- * the events' known answer (features.c peak_instructions_per_byte, docs/events.md): per
- * kernel (read, write, copy), the instructions of one inner iteration, of the end of a pass
- * over the buffer, and the bytes of each buffer one inner iteration advances. */
+/* Each ldp or stp moves two q registers: the accesses of an iteration are the bytes it
+ * advances, or the loop is not the one the table below describes (the assembler stops). */
+    .equ    PP_NEON_PAIR, 32
+    .if (.Lread_step - pp_peak_read_neon_loop) / 4 * PP_NEON_PAIR - PP_NEON_RW_STEP
+    .error  "pp_peak_read_neon: its loads do not move PP_NEON_RW_STEP bytes"
+    .endif
+    .if (.Lwrite_step - pp_peak_write_neon_loop) / 4 * PP_NEON_PAIR - PP_NEON_RW_STEP
+    .error  "pp_peak_write_neon: its stores do not move PP_NEON_RW_STEP bytes"
+    .endif
+    .if (.Lcopy_stores - pp_peak_copy_neon_loop) / 4 * PP_NEON_PAIR - PP_NEON_COPY_STEP
+    .error  "pp_peak_copy_neon: its loads do not move PP_NEON_COPY_STEP bytes"
+    .endif
+    .if (.Lcopy_step - .Lcopy_stores) / 4 * PP_NEON_PAIR - PP_NEON_COPY_STEP
+    .error  "pp_peak_copy_neon: its stores do not move PP_NEON_COPY_STEP bytes"
+    .endif
+
+/* What the loops above are, from their own addresses (an A64 instruction is 4 bytes), for the
+ * counted events' known answer (kernels/bw_claim.c; docs/events.md, "What each kernel
+ * checks"): per kernel (read, write, copy) a struct peak_shape (timed_loops.h): the
+ * instructions of an inner iteration and of the end of a pass over the buffer, the load and
+ * the store instructions of an inner iteration, the bytes of each buffer it advances, then 0
+ * and 0 (no vector-length step, no rest loop). tests/probe/test_peak_shape.py sets each row
+ * against objdump's count. */
     .section .rodata
     .p2align 2
     .globl  pp_peak_neon_shape
     .type   pp_peak_neon_shape, %object
 pp_peak_neon_shape:
-    .word   (.Lread_pass - pp_peak_read_neon_loop) / 4, (.Lread_end - .Lread_pass) / 4, PP_NEON_RW_STEP
-    .word   (.Lwrite_pass - pp_peak_write_neon_loop) / 4, (.Lwrite_end - .Lwrite_pass) / 4, PP_NEON_RW_STEP
-    .word   (.Lcopy_pass - pp_peak_copy_neon_loop) / 4, (.Lcopy_end - .Lcopy_pass) / 4, PP_NEON_COPY_STEP
+    .word   (.Lread_pass - pp_peak_read_neon_loop) / 4, (.Lread_end - .Lread_pass) / 4
+    .word   (.Lread_step - pp_peak_read_neon_loop) / 4, 0, PP_NEON_RW_STEP, 0, 0
+    .word   (.Lwrite_pass - pp_peak_write_neon_loop) / 4, (.Lwrite_end - .Lwrite_pass) / 4
+    .word   0, (.Lwrite_step - pp_peak_write_neon_loop) / 4, PP_NEON_RW_STEP, 0, 0
+    .word   (.Lcopy_pass - pp_peak_copy_neon_loop) / 4, (.Lcopy_end - .Lcopy_pass) / 4
+    .word   (.Lcopy_stores - pp_peak_copy_neon_loop) / 4, (.Lcopy_step - .Lcopy_stores) / 4
+    .word   PP_NEON_COPY_STEP, 0, 0
     .size   pp_peak_neon_shape, .-pp_peak_neon_shape
     .section .note.GNU-stack,"",%progbits

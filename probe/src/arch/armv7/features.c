@@ -14,11 +14,15 @@
 const char *peak_isa(void) { return "neon"; }
 const char *const peak_isa_choices[] = {"auto", "neon", NULL};
 int peak_select(const char *name) { return strcmp(name, "auto") == 0 || strcmp(name, "neon") == 0 ? 0 : -1; }
-double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted)
+/* peak.S's table of its loops (timed_loops.h struct peak_shape). */
+extern const struct peak_shape pp_peak_neon_shape[3];
+const struct peak_shape *peak_shape(int kernel, unsigned *vector_bytes)
 {
-    (void)kernel; (void)size; (void)counted;
-    return 0;   /* not derived for these loops yet */
+    *vector_bytes = 0;
+    return kernel >= 0 && kernel <= 2 ? pp_peak_neon_shape + kernel : NULL;
 }
+/* ARMv7 PMUs map it per core: the probe counts the common event L1D_CACHE instead. */
+int generic_l1d_counts_loads(void) { return 0; }
 int timed_loops_fallback(void) { return 0; }
 
 int cpu_features(const char **out, int max)

@@ -68,10 +68,12 @@ void pp_peak_copy(void *dst, const void *src, size_t bytes, uint64_t passes)
 const char *peak_isa(void) { return "c"; }
 const char *const peak_isa_choices[] = {"auto", "c", NULL};
 int peak_select(const char *name) { return strcmp(name, "auto") == 0 || strcmp(name, "c") == 0 ? 0 : -1; }
-double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted)
+const struct peak_shape *peak_shape(int kernel, unsigned *vector_bytes)
 {
-    (void)kernel; (void)size; (void)counted;
-    return 0;   /* the compiler's loops: no disassembly contract */
+    (void)kernel;
+    *vector_bytes = 0;
+    return NULL;   /* the compiler's loops: no disassembly contract */
 }
+int generic_l1d_counts_loads(void) { return 0; }
 int timed_loops_fallback(void) { return 1; }
 int cpu_features(const char **out, int max) { (void)out; (void)max; return 0; }

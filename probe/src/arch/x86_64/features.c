@@ -59,10 +59,28 @@ int peak_select(const char *name)
     return 0;
 }
 
-double peak_instructions_per_byte(int kernel, uint64_t size, unsigned counted)
+/* peak.S's tables of its loops (timed_loops.h struct peak_shape): accesses, no instructions
+ * (an x86 instruction has no one length: not derivable from addresses). */
+extern const struct peak_shape pp_peak_avx512_shape[3], pp_peak_avx2_shape[3], pp_peak_sse2_shape[3];
+
+const struct peak_shape *peak_shape(int kernel, unsigned *vector_bytes)
 {
-    (void)kernel; (void)size; (void)counted;
-    return 0;   /* an x86 instruction has no one length: not derivable from addresses */
+    choose();
+    *vector_bytes = 0;
+    if (kernel < 0 || kernel > 2)
+        return NULL;
+    return (strcmp(isa, "avx512") == 0 ? pp_peak_avx512_shape
+            : strcmp(isa, "avx2") == 0 ? pp_peak_avx2_shape : pp_peak_sse2_shape) + kernel;
+}
+
+/* perf's L1-dcache-loads is MEM_INST_RETIRED.ALL_LOADS on Intel's cores (MEM_UOPS_RETIRED or
+ * MEM_INST_RETIRED loads on older ones: a vector load is one), the load instructions retired.
+ * On AMD from family 17h it is PMCx040, data cache accesses, loads and stores, an event
+ * Zen 4's lists no longer have (Linux amd_hw_cache_event_ids_f17h): no claim there. */
+int generic_l1d_counts_loads(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547 && d == 0x49656e69 && c == 0x6c65746e;   /* GenuineIntel */
 }
 
 int timed_loops_fallback(void) { return 0; }
