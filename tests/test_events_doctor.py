@@ -115,3 +115,43 @@ def test_this_machines_probe_says_why_it_counts_nothing_or_how_many():
                          "why": "no hardware events here (no core PMU: perf_event_open gives ENOENT)"}
     else:
         assert first.get("at_once", 0) >= 2 or "not allowed" in first.get("why", ""), first
+
+
+def test_where_sysfs_has_no_core_pmu_the_probes_reason_is_said_with_it():
+    meta = {"pmu_counters": [{"cpu": 0, "why": "no hardware events here (no core PMU: perf_event_open gives ENOENT)"}]}
+    (none,) = [f for f in check_pmu(SYSFS / "x86vm", [], probe_meta=meta) if f.code == "pmu-none"]
+    assert none.message == ("no hardware events: the event sources are breakpoint, msr, software, tracepoint, "
+                            "uprobe (no core PMU, as in a VM without a virtual PMU); the probe: no hardware events "
+                            "here (no core PMU: perf_event_open gives ENOENT)")
+
+
+def test_an_x86_core_pmu_takes_the_probes_one_unnamed_entry(tmp_path):
+    """x86's ``cpu`` PMU lists no CPUs: the probe measures it once, on the first CPU, and names no
+    PMU (probe/src/event_count.c); a second core PMU (cpu_core and cpu_atom of a hybrid) would
+    not be given another's count."""
+    cpu = tmp_path / "sys/bus/event_source/devices/cpu"
+    (cpu / "events").mkdir(parents=True)
+    (cpu / "events/cpu-cycles").write_text("event=0x3c\n")
+    meta = {"pmu_counters": [{"cpu": 0, "at_once": 9}]}
+    assert [f.message for f in check_pmu(tmp_path, [], probe_meta=meta)] == [
+        "core PMU cpu on every CPU: 1 event listed; 9 events counted at once (measured on CPU 0)"]
+    atom = tmp_path / "sys/bus/event_source/devices/cpu_atom"
+    (atom / "events").mkdir(parents=True)
+    assert [f.message for f in check_pmu(tmp_path, [], probe_meta=meta)] == [
+        "core PMU cpu on every CPU: 1 event listed", "core PMU cpu_atom on every CPU: 0 events listed"]
+
+
+def test_doctor_on_this_machine_says_what_its_probe_found():
+    """The doctor command here runs this machine's probe (``info``): on this VM (no core PMU in
+    /sys) its ENOENT is said in pmu-none; on a machine with a PMU the pmu-core line carries the
+    count or why it was not measured."""
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    pmu = [f for f in json.loads(result.stdout)["findings"] if f["code"] in ("pmu-none", "pmu-core")]
+    assert pmu, result.stdout
+    if pmu[0]["code"] == "pmu-none":
+        assert pmu[0]["message"].endswith("; the probe: no hardware events here (no core PMU: perf_event_open "
+                                          "gives ENOENT)")
+    else:
+        assert all("counted at once (measured on CPU" in f["message"] or "not measured: " in f["message"]
+                   for f in pmu)

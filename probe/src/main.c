@@ -18,7 +18,6 @@
 
 #include "build_info.h"
 #include "event_count.h"
-#include "event_source.h"
 #include "buffer.h"
 #include "counter.h"
 #include "events.h"
@@ -222,37 +221,6 @@ static void counter_warnings(const struct counter_info *ci)
 
 static int info_pmu;   /* `info` measures the core PMUs' events at once (event_count.c) */
 
-/* meta.pmu_counters: per distinct core PMU (its first CPU), the events it counts at once, or
- * why that cannot be measured here (once, on the first CPU, when no CPU has a core PMU). */
-static void write_pmu_counters(void)
-{
-    int cpus[PROBE_MAX_CPUS], n = cpus_online(cpus, PROBE_MAX_CPUS);
-    char seen[8][64], pmu[64], why[256];
-    int nseen = 0;
-    jw_array("pmu_counters");
-    for (int i = 0; i < n && nseen < 8; i++) {
-        if (event_core_pmu(cpus[i], pmu, sizeof pmu) != 0 || !pmu[0])
-            pmu[0] = 0;
-        int known = 0;
-        for (int j = 0; j < nseen; j++)
-            known |= strcmp(seen[j], pmu) == 0;
-        if (known)         /* one measurement per PMU; no named PMU (x86): the first CPU's */
-            continue;
-        snprintf(seen[nseen++], sizeof seen[0], "%s", pmu);
-        int at_once = events_at_once(cpus[i], why, sizeof why);
-        jw_element_object();
-        if (pmu[0])
-            jw_str("pmu", pmu);
-        jw_int("cpu", cpus[i]);
-        if (at_once > 0)
-            jw_int("at_once", at_once);
-        else
-            jw_str("why", why);
-        jw_object_end();
-    }
-    jw_array_end();
-}
-
 static void write_meta(void)
 {
     const struct counter_info *ci = counter_info();
@@ -285,7 +253,7 @@ static void write_meta(void)
     jw_str("peak_isa", peak_isa());
     jw_bool("fallback", timed_loops_fallback());
     if (info_pmu)
-        write_pmu_counters();
+        pmu_counters_jw();
     events_jw_meta();
     jw_end();
     counter_warnings(ci);

@@ -33,8 +33,9 @@ def doctor(
     probe's counter (its frequency and the step it really advances by), a neighbour sharing the
     cores (the L1 hit time of each CPU over 0.1 s, with the probe), a last-level cache shared with
     other tenants (a chase inside it flipping between its figure and DRAM's, with the probe),
-    resctrl, the PMU (its event sources, the core PMU of each CPU, perf_event_paranoid and the
-    fix, the suites' events it cannot count). Each finding says what it does to results and
+    resctrl, the PMU (its event sources, the core PMU of each CPU and the events it counts at
+    once, measured by the probe, perf_event_paranoid and the fix, the suites' events it cannot
+    count). Each finding says what it does to results and
     how to fix it.
 
     \b

@@ -63,17 +63,20 @@ def uncountable(pmu: str, events: list[str], asked: list[str]) -> list[str]:
     return missing
 
 
-def _at_once(probe_meta: dict | None) -> dict[str, str]:
-    """{core PMU name: "; N events counted at once (measured)" or why not} from the probe's
-    ``info`` (meta.pmu_counters, probe/src/event_count.c); the key "" is a PMU sysfs names no
-    CPU of (x86's ``cpu``)."""
-    out = {}
-    for e in (probe_meta or {}).get("pmu_counters") or []:
-        if isinstance(e, dict):
-            n = e.get("at_once")
-            out[str(e.get("pmu") or "")] = (f"; {n} events counted at once (measured on CPU {e.get('cpu')})"
-                                            if isinstance(n, int) else f"; events at once not measured: {e.get('why')}")
-    return out
+def _measured(probe_meta: dict | None) -> dict[str, dict]:
+    """{core PMU name: its entry} of the probe's ``info`` (meta.pmu_counters,
+    probe/src/event_count.c): {"cpu", "at_once"} or {"cpu", "why"}. The key "" is the one entry
+    the probe writes where the kernel names no core PMU per CPU (x86's ``cpu``, or none)."""
+    return {str(e.get("pmu") or ""): e for e in (probe_meta or {}).get("pmu_counters") or [] if isinstance(e, dict)}
+
+
+def _at_once(entry: dict | None) -> str:
+    """"; 7 events counted at once (measured on CPU 0)", or why the probe could not measure it."""
+    if not entry:
+        return ""
+    if isinstance(entry.get("at_once"), int):
+        return f"; {entry['at_once']} events counted at once (measured on CPU {entry.get('cpu')})"
+    return f"; events at once not measured: {entry.get('why')}"
 
 
 def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None,
@@ -88,21 +91,25 @@ def check_pmu(root: SysRoot | str = "/", asked: list[str] | None = None,
     others = [s for s in sources if s not in cores and s not in KERNEL_SOURCES]
     if not cores:
         # info, not warn: no figure is bent by it; a run that asks for events says so itself
+        # the probe's own attempt, where doctor has it: "no core PMU: perf_event_open gives ENOENT"
+        said = _measured(probe_meta).get("")
+        probe_says = f"; the probe: {said['why']}" if said and said.get("why") else ""
         return findings + [Finding(
             "info", "pmu-none", f"no hardware events: the event sources are {', '.join(sources)} (no core PMU, "
-                                "as in a VM without a virtual PMU)",
+                                f"as in a VM without a virtual PMU){probe_says}",
             "platperf run --events counts only the software events (page_faults; as root context_switches "
             "and migrations) and says so once",
             "on a VM: give it a virtual PMU (QEMU/KVM: -cpu host,pmu=on; libvirt <pmu state='on'/>); on a board: "
             "enable the PMU in the device tree (arm,armv8-pmuv3 or the core's pmu node) and CONFIG_ARM_PMU")]
     asked = asked if asked is not None else suites_events()
-    at_once = _at_once(probe_meta)
+    measured = _measured(probe_meta)
     for name, pmu in cores.items():
         serves = f"CPUs {format_cpu_list(pmu['cpus'])}" if pmu["cpus"] else "every CPU"
         caps = "; caps: " + ", ".join(f"{k} {v}" for k, v in pmu["caps"].items()) if pmu["caps"] else ""
-        measured = at_once.get(name, at_once.get("", "") if len(cores) == 1 else "")
+        # the probe's entry for this PMU, else its unnamed one when this is the only core PMU (x86's cpu)
+        at_once = _at_once(measured.get(name, measured.get("") if len(cores) == 1 else None))
         findings.append(Finding("ok", "pmu-core", f"core PMU {name} on {serves}: {len(pmu['events'])} event"
-                                                  f"{'' if len(pmu['events']) == 1 else 's'} listed{caps}{measured}"))
+                                                  f"{'' if len(pmu['events']) == 1 else 's'} listed{caps}{at_once}"))
         missing = uncountable(name, pmu["events"], asked)
         if missing:
             findings.append(Finding(
