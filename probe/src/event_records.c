@@ -193,19 +193,38 @@ static void jw_counter(const struct job_events *je, int e, int n, const struct e
 
 static int written;   /* a record of the run carried events */
 
-void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
-                      const struct events_expected *expected)
+/* "events", with each sample's own divisor ("iterations": [...]) when `each` is given. */
+static void jw_events(const struct job_events *je, const char *per, int n, const struct events_expected *expected,
+                      const uint64_t *each)
 {
-    if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
-        return;
     written = 1;
     jw_object("events");
     jw_str("per", per);
+    if (each)
+        jw_uint_array("iterations", each, n);
     jw_array("counters");
     for (int e = 0; e < je->n; e++)
         jw_counter(je, e, n, expected);
     jw_array_end();
     jw_object_end();
+}
+
+void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
+                      const struct events_expected *expected)
+{
+    if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
+        return;
+    jw_events(je, per, n, expected, NULL);
+}
+
+void events_jw_record_each(const struct job_events *je, const char *per, const uint64_t *iterations, int n)
+{
+    if (!je || je->n == 0 || n <= 0 || n > je->kept || !per || !iterations)
+        return;
+    for (int i = 0; i < n; i++)
+        if (!iterations[i])
+            return;
+    jw_events(je, per, n, NULL, iterations);
 }
 
 /* Once a run: the first caller of each code gets 1. */
@@ -237,9 +256,10 @@ static int said_unwritten;
 void events_run_end(const char *kernel, int results)
 {
     if (events_on() && results > 0 && !written && first_time(&said_unwritten)) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s writes no counts: its results are not the samples of one sampled "
-                 "loop (rounds pooled, or no sampled loop); nothing counted is stored", kernel);
+        char msg[260];
+        snprintf(msg, sizeof msg, "%s writes no counts: its figure is the kernel's and the firmware's work, "
+                 "which the measuring thread's counters do not count (docs/events.md); nothing counted is "
+                 "stored", kernel);
         jw_warning("events-not-written", msg, -1);
     }
 }

@@ -115,13 +115,17 @@ void events_warnings(void);
  * or when per or iterations is missing (events_job_warnings says so). */
 void events_jw_record(const struct job_events *je, const char *per, uint64_t iterations, int n,
                       const struct events_expected *expected);
+/* The same for a record whose samples hold different numbers of operations (align-sweep: a
+ * placement's rounds, each with its own repetitions): "iterations": [...] in "events", each
+ * sample's divisor, where the record has none of its own. */
+void events_jw_record_each(const struct job_events *je, const char *per, const uint64_t *iterations, int n);
 /* After a result record: the warnings its counts need, each once a run (events-multiplexed;
  * events-unavailable for counters a CPU could not open; events-not-written for a record with
  * counts but no per or iterations). */
 void events_job_warnings(const struct job_events *je, const char *per, uint64_t iterations);
 /* At the run's end: events-not-written when events were counted for a run of `kernel` and no
- * record carried them (a kernel whose records are not one sampled loop's: align-sweep pools
- * rounds; cpu-idle, cpu-hotplug, os-fs time no exec_sample loop). */
+ * record carried them (cpu-idle and cpu-hotplug: their figure is the kernel's and the
+ * firmware's time, which a thread's user-space counters do not see; docs/events.md). */
 void events_run_end(const char *kernel, int results);
 
 #endif

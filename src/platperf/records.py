@@ -245,24 +245,34 @@ _EVENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,62}$")
 _EVENT_PER = re.compile(r"^[a-z]{1,20}$")
 
 
+def _positive(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1e30
+
+
 def _events(rec: dict, where: str):
     """The ``events`` field of a result record (docs/results-format.md, "events"; platperf.events):
     RecordError for a counter whose counts do not match the samples one for one, a missing or
-    non-positive ``iterations`` (the divisor), a negative or non-finite count."""
+    non-positive ``iterations`` (the divisor: the record's, or ``events.iterations``, one per
+    sample), a negative or non-finite count."""
     events = rec["events"]
     if not isinstance(events, dict):
         raise RecordError(where, "'events' must be an object {\"per\": ..., \"counters\": [...]}")
     per = events.get("per")
     if not isinstance(per, str) or not _EVENT_PER.match(per):
         raise RecordError(where, f"'events.per' must name one operation (access, byte, pass), got {per!r:.40}")
-    iterations = rec.get("iterations")
-    if not isinstance(iterations, (int, float)) or isinstance(iterations, bool) or not 0 < iterations < 1e30:
+    n = len(rec["samples"])
+    each = events.get("iterations")     # each sample's own divisor (align-sweep's pooled rounds)
+    if each is not None:
+        if not isinstance(each, list) or len(each) != n or not all(_positive(v) for v in each):
+            raise RecordError(where, f"'events.iterations' must hold one operation count above 0 per sample "
+                                     f"({n}), got {each!r:.40}")
+    elif not _positive(rec.get("iterations")):
         raise RecordError(where, f"a result with 'events' needs 'iterations' above 0 (operations per "
-                                 f"sample, the counts' divisor), got {iterations!r:.40}")
+                                 f"sample, the counts' divisor), got {rec.get('iterations')!r:.40}")
     counters = events.get("counters")
     if not isinstance(counters, list):
         raise RecordError(where, "'events.counters' must be a list")
-    n, names = len(rec["samples"]), set()
+    names = set()
     for i, c in enumerate(counters):
         at = f"'events.counters[{i}]'"
         if not isinstance(c, dict) or not isinstance(c.get("name"), str) or not _EVENT_NAME.match(c["name"]):

@@ -11,6 +11,7 @@
  * (kernel, offset, cpu) with the samples of every round: `loop_offset` (the loop head's
  * offset in its page), `code` (the bytes that ran) and `rounds` (each round's median in ns,
  * cost and preempted samples). The host tests placements against rounds (placement.py).
+ * --events: the rounds' counts pooled alike, each sample per its own round's operations.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "buffer.h"
 #include "chase.h"
 #include "counter.h"
+#include "event_pool.h"
 #include "op_latency.h"
 #include "params.h"
 #include "record.h"
@@ -65,6 +67,7 @@ struct sweep_slot {
     struct sweep_round *rounds;
     int nrounds;
     const struct core_clock *cc;
+    struct events_pool events; /* --events: the rounds' counts, sample for sample with ticks */
 };
 
 /* One placed copy, shared by the jobs of every CPU (code is read-only once placed). */
@@ -241,11 +244,13 @@ static int add_round(struct sweep_slot *slot, const struct cpu_job *job, uint64_
         free(ns);
         return -1;
     }
-    for (int i = 0; i < job->nsamples && (size_t)slot->n < capacity; i++) {
+    int added = 0;
+    for (int i = 0; i < job->nsamples && (size_t)slot->n < capacity; i++, added++) {
         ns[i] = ticks_to_ns(job->ticks[i]) / (double)ops;
         slot->ticks[slot->n] = job->ticks[i];
         slot->ops[slot->n++] = ops;
     }
+    events_pool_add(&slot->events, job->events, added, (int)capacity);   /* the kept samples' counts */
     struct sweep_round *r = &slot->rounds[slot->nrounds];
     r->median_ns = summarize(ns, job->nsamples).median;
     slot->cc = job->result;
@@ -261,6 +266,7 @@ static void free_rounds(struct sweep_slot *slot)
     for (int i = 0; i < slot->nrounds; i++)
         exec_free_account(&slot->rounds[i].job);
     free(slot->rounds);
+    events_pool_free(&slot->events);
 }
 
 /* One placement's round, per CPU: its samples join the slot of (placement, job's CPU). */
@@ -284,6 +290,7 @@ static int keep_round(struct run_ctx *ctx, struct cpu_job *job, void *arg)
 struct slot_fields {
     const struct placement *pl;
     const struct sweep_slot *slot;
+    const char *per;      /* what one of the slot's operations is: an access, an op */
 };
 
 /* The medians of the rounds as the record has kept them since its first version: 6 digits. */
@@ -315,6 +322,7 @@ static void write_slot_fields(const void *arg)
         jw_object_end();
     }
     jw_array_end();
+    events_pool_jw(&f->slot->events, f->per, f->slot->ops, f->slot->n);
 }
 
 static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu, const struct placement *pl,
@@ -324,9 +332,12 @@ static void emit_slot(struct run_ctx *ctx, int kernel, uint64_t offset, int cpu,
     json_obj_init(&params);
     json_obj_str(&params, "kernel", kernel_choices[kernel]);
     json_obj_uint(&params, "offset", offset);
-    struct slot_fields fields = {pl, slot};
+    struct slot_fields fields = {pl, slot, kernel == 0 ? "access" : "op"};
     emit_op_latency(ctx, "align-sweep", params.text, cpu, slot->n, slot->ticks, slot->ops, slot->cc, NULL,
                     write_slot_fields, &fields);
+    char what[80];
+    snprintf(what, sizeof what, "align-sweep %s at offset %llu", kernel_choices[kernel], (unsigned long long)offset);
+    events_pool_warnings(&slot->events, fields.per, slot->n > 0 ? slot->ops[0] : 0, what, cpu);
 }
 
 /* The placements in order for round 0, shuffled for each later one (Fisher-Yates, xorshift64). */

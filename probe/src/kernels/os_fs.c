@@ -2,7 +2,11 @@
  * directory of the run's scratch directory (--dir). A create is open(O_CREAT) + writing
  * `size` bytes + close; a delete is unlink. Each sample creates N files (timed) then
  * deletes them (timed), N grown until a create pass lasts --min-time, so both figures come
- * from the same files; LMBench times the two in separate benchmp runs. */
+ * from the same files; LMBench times the two in separate benchmp runs.
+ *
+ * --events: each pass is read on its own, around its timed part, with one set of counters
+ * (the create pass's counts kept at sample i, the delete pass's at samples + i), and each
+ * figure carries its pass's counts per file (`iterations`: N). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +16,7 @@
 #include <unistd.h>
 
 #include "counter.h"
+#include "event_pool.h"
 #include "kernels/os_common.h"
 #include "scratch.h"
 
@@ -27,6 +32,7 @@ struct fs_job {
     uint64_t size;
     uint64_t *create_ticks, *delete_ticks;
     uint64_t files;
+    struct job_events *events;   /* --events: create pass at sample i, delete pass at samples + i */
 };
 
 static char fs_data[1 << 20];
@@ -90,18 +96,58 @@ static int fs_cpu(struct cpu_job *job)
             n = MAX_FILES;
     }
     fj->files = n;
+    events_job_start(&fj->events, job->cpu, 2 * ctx->samples);
     for (int i = 0; i < ctx->samples && !probe_interrupted(); i++) {
-        if (create_files(dir, n, fj->size, &fj->create_ticks[i]) != 0
-            || delete_files(dir, n, &fj->delete_ticks[i]) != 0)
+        /* the counters are read outside each timed pass (events.h) */
+        events_begin(fj->events);
+        int failed = create_files(dir, n, fj->size, &fj->create_ticks[i]);
+        events_end(fj->events);
+        events_keep(fj->events, i);
+        events_begin(fj->events);
+        failed = failed || delete_files(dir, n, &fj->delete_ticks[i]);
+        events_end(fj->events);
+        events_keep(fj->events, ctx->samples + i);
+        if (failed)
             goto failed;
         job->nsamples = i + 1;
     }
+    events_job_stop(fj->events);
     rmdir(dir);
     return 0;
 failed:
+    events_job_stop(fj->events);
     snprintf(job->err, sizeof job->err, "os-fs: cannot create or delete files in the scratch directory: %s",
              strerror(errno));
     return -1;
+}
+
+/* A pass's counts, written inside its record: per file, `files` of them a sample. */
+struct pass_events {
+    const struct job_events *je;
+    uint64_t files;
+    int n;
+};
+
+static void write_pass_events(const void *arg)
+{
+    const struct pass_events *pe = arg;
+    events_jw_record(pe->je, "file", pe->files, pe->n, NULL);
+}
+
+/* The create (pass 0) or delete (pass 1) figure of one job, with that pass's counts. */
+static void emit_pass(struct run_ctx *ctx, const struct cpu_job *job, const struct fs_job *fj, int pass,
+                      const char *params, double *values)
+{
+    const uint64_t *ticks = pass ? fj->delete_ticks : fj->create_ticks;
+    for (int i = 0; i < job->nsamples; i++)
+        values[i] = (double)fj->files / ticks_to_ns(ticks[i]) * 1e9;
+    struct result_record r = {"os-fs", params, job->cpu, pass ? "delete" : "create", "files/s",
+                              "higher", values, job->nsamples, fj->files, ticks, NULL, NULL};
+    struct pass_events pe = {events_job_slice(fj->events, pass ? ctx->samples : 0, job->nsamples),
+                             fj->files, job->nsamples};
+    emit_record_with(ctx, &r, write_pass_events, &pe);
+    events_job_warnings(pe.je, "file", fj->files);
+    events_job_free((struct job_events *)pe.je);
 }
 
 static int run(struct run_ctx *ctx)
@@ -130,18 +176,14 @@ static int run(struct run_ctx *ctx)
                 emit_warning("os-unsupported", job->err, job->cpu);
                 continue;
             }
-            for (int pass = 0; pass < 2 && job->nsamples > 0; pass++) {
-                const uint64_t *ticks = pass ? fjs[j].delete_ticks : fjs[j].create_ticks;
-                for (int i = 0; i < job->nsamples; i++)
-                    values[i] = (double)fjs[j].files / ticks_to_ns(ticks[i]) * 1e9;
-                struct result_record r = {"os-fs", params.text, job->cpu, pass ? "delete" : "create", "files/s",
-                                          "higher", values, job->nsamples, fjs[j].files, ticks, NULL, NULL};
-                emit_record(ctx, &r);
-            }
+            for (int pass = 0; pass < 2 && job->nsamples > 0; pass++)
+                emit_pass(ctx, job, &fjs[j], pass, params.text, values);
         }
         for (int j = 0; j < ctx->ncpus; j++) {
             free(fjs[j].create_ticks);
             free(fjs[j].delete_ticks);
+            events_job_free(fjs[j].events);
+            fjs[j].events = NULL;
         }
         exec_free_jobs(ctx, jobs);
     }

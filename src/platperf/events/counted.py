@@ -11,8 +11,10 @@ The record's field, from the probe's ``--events``::
 
 Each counter becomes one more result of the record's (benchmark, params, mode, cpu): metric
 ``<name>_per_<per>`` (``l2d_refill_per_access``), unit ``<unit>/<per>`` (``events/access``),
-lower is better, sample i = counts[i] / iterations, and ``extra`` the event, PMU, code, the
-``--events`` item, the raw counts and each sample's running share (running_ns / enabled_ns).
+lower is better, sample i = counts[i] / iterations (/ ``events.iterations[i]``, each sample's own,
+where the record's samples hold different operation counts: align-sweep's pooled rounds), and
+``extra`` the event, PMU, code, the ``--events`` item, the raw counts and each sample's running
+share (running_ns / enabled_ns).
 Compare, history, gate and show then key and pair it as any metric.
 
 The field is checked where every record is (records.check_record). A counter that ran for less than all of a sample (the PMU had fewer counters than the groups
@@ -55,7 +57,12 @@ class Counted:
         events = res.extra.pop("events", None)
         if not isinstance(events, dict):
             return [], []
-        per, iterations = events["per"], float(res.extra["iterations"])
+        per = events["per"]
+        # each sample's own divisor where the samples hold different operation counts (align-sweep's
+        # pooled rounds), else the record's one
+        each = events.get("iterations")
+        iterations = each if each is not None else res.extra["iterations"]
+        divisors = [float(v) for v in each] if each is not None else [float(iterations)] * len(res.samples)
         res.extra["events_per"] = per
         out, warnings = [], []
         for c in events.get("counters", []):
@@ -65,12 +72,12 @@ class Counted:
             self._seen.add(seen)
             shares = running_shares(c)
             extra = {k: c[k] for k in ("event", "pmu", "code", "asked", "expected") if c.get(k) is not None}
-            extra.update(counts=list(c["counts"]), iterations=res.extra["iterations"], per=per)
+            extra.update(counts=list(c["counts"]), iterations=iterations, per=per)
             if shares is not None:
                 extra["running_share"] = [round(s, 6) for s in shares]
             counter = Result(benchmark=res.benchmark, params=dict(res.params),
                              metric=counter_metric(c["name"], per), unit=f"{c['unit']}/{per}",
-                             direction="lower", samples=[v / iterations for v in c["counts"]],
+                             direction="lower", samples=[v / d for v, d in zip(c["counts"], divisors)],
                              cpu=res.cpu, mode=res.mode, cluster=res.cluster, core=res.core,
                              package=res.package, extra=extra)
             out.append(counter)
