@@ -32,7 +32,14 @@ def db(tmp_path_factory) -> str:
     store = Store(path)
     write_run(store, "v1", findings=[LONG])
     write_run(store, "v2", scale=1.2, findings=[LONG])
-    out = CliRunner().invoke(app, ["ingest", "tfa-rst", str(entry("tfa", "juno-2025-05.rst").local), "--db", path])
+    # the page from a directory deep enough that `show` prints a source path wider than 120
+    # columns, as a CI checkout's does
+    deep = tmp_path_factory.mktemp("fit") / "a-checkout-several-levels-down" / "of-the-pytest-temporary-directory" / "tests" / "fixtures" / "corpus" / "tfa"
+    deep.mkdir(parents=True)
+    page = deep / "juno-2025-05.rst"
+    page.write_bytes(entry("tfa", "juno-2025-05.rst").local.read_bytes())
+    assert len(str(page)) > 120
+    out = CliRunner().invoke(app, ["ingest", "tfa-rst", str(page), "--db", path])
     assert out.exit_code == 0, out.output
     return path
 
@@ -57,6 +64,17 @@ def test_every_line_fits_and_none_is_padded(db, columns, args):
     too_long = [line for line in lines if len(line) > limit]
     assert too_long == [], too_long[:3]
     assert [line for line in lines if line != line.rstrip()] == []
+
+
+def test_a_path_wider_than_the_terminal_breaks_after_a_slash_and_keeps_every_character():
+    from platperf.report.terminal import wrap
+    path = "/check/work/main/tests/fixtures/corpus/tfa/juno-2025-05.rst"
+    lines = wrap(f"source: {path}", 40, "  ")
+    assert len(lines) > 1 and all(len(line) <= 40 for line in lines)
+    assert all(line.rstrip().endswith("/") for line in lines[:-1])
+    assert "".join(line.strip() for line in lines) == f"source: {path}"
+    # a word with no slash to break at stays whole
+    assert wrap("x " + "p" * 50, 40) == ["x", "  " + "p" * 50]
 
 
 @pytest.mark.parametrize("columns", [None, 60])

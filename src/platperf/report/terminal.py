@@ -11,8 +11,9 @@ onto several lines (a column of stacked fragments cannot be read or grepped):
 3. **cut**: as a last resort the widest cells are shortened with an ellipsis.
 
 The document title is the first line (compare puts its verdict there); section titles are
-plain lines, paragraphs are wrapped at word boundaries (a word longer than the width, such
-as a key's parameters on a very narrow terminal, stays whole).
+plain lines, paragraphs are wrapped at word boundaries. A word longer than the width is
+broken after a ``/`` when it has one (a file's path: every character kept, in order), else it
+stays whole (a key's parameters on a very narrow terminal).
 """
 from __future__ import annotations
 
@@ -38,13 +39,26 @@ def wrap(text: str, cols: int, indent: str = "") -> list[str]:
     return _wrap(text, cols, indent)
 
 
+class _PathWrapper(textwrap.TextWrapper):
+    """Breaks a word too long for a line after its last ``/`` that fits, else keeps it whole."""
+
+    def _handle_long_word(self, reversed_chunks, cur_line, cur_len, width):
+        word = reversed_chunks[-1]
+        cut = word.rfind("/", 0, max(1, width - cur_len)) + 1
+        if cut > 1 and not (cur_line and cut < len(word) // 4):
+            cur_line.append(word[:cut])
+            reversed_chunks[-1] = word[cut:]
+        elif not cur_line:
+            cur_line.append(reversed_chunks.pop())
+
+
 def _wrap(text: str, cols: int, indent: str = "") -> list[str]:
     out = []
+    wrapper = _PathWrapper(cols, initial_indent=indent, subsequent_indent=indent + "  ",
+                           break_on_hyphens=False, break_long_words=True)
     for block in re.split(r"\n\s*\n", text):
         if block.strip():
-            out += textwrap.wrap(" ".join(block.split()), cols, initial_indent=indent,
-                                 subsequent_indent=indent + "  ", break_on_hyphens=False,
-                                 break_long_words=False) or [""]
+            out += wrapper.wrap(" ".join(block.split())) or [""]
     return out
 
 
