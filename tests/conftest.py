@@ -63,7 +63,7 @@ from sshd_server import board_liar, sshd  # noqa: E402,F401
 # Virtual Arm boards (QEMU guests of Debian's kernels, tests/vboard.py), booted once per session
 # on first use.
 from vboard import (vboard_aarch64, vboard_aarch64_2s, vboard_aarch64_events,  # noqa: E402,F401
-                    vboard_armv7)
+                    vboard_armv7, vboard_armv7_events)
 # A real LAVA lab (lava-server, its scheduler and a lava-worker with an ssh device), started
 # once per session by the first test that asks for it (tests/lava_server.py).
 from lava_server import lava_lab  # noqa: E402,F401

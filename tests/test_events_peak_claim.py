@@ -128,3 +128,34 @@ def test_l1_dcache_loads_claims_the_latency_loops_one_load_on_intel_only():
     assert bad["code"] == "claim-latency-loop-no-memory"
     assert check(latency_loop(2.0), AMD) == []
     assert check(latency_loop(2.0), None) == []
+
+
+def test_an_event_that_reads_0_everywhere_is_said_dead_and_its_zeros_back_no_claim(tmp_path):
+    """QEMU's Cortex-A15 PMU, as Linux's armv7 driver lists it: L1D_CACHE and its refill open
+    and read 0 in every sample (the driver does not ask the core which events it has). The
+    loops' own loads say 0.03125 a byte: one warn names the event as counting nothing -- not
+    three bad claims against the kernels -- and the refills' zeros back no claim; the
+    instructions' three claims still hold. A counter that is 0 where nothing says otherwise
+    (the refills alone) is not called dead."""
+    records = [META]
+    for row in NEON:
+        rec = peak_record(*row)
+        for c in rec["events"]["counters"]:
+            if c["name"].startswith("l1d"):
+                c["counts"] = [0, 0, 0]
+        records.append(rec)
+    text = "\n".join(json.dumps(r) for r in [*records, {"type": "end", "status": "complete", "results": 3}]) + "\n"
+    findings, results = ingested(tmp_path, text, "a15")
+    assert not [f for f in findings if f["level"] == "bad"]
+    (dead,) = [f for f in findings if f["code"] == "event-counts-nothing"]
+    assert dead["level"] == "warn"
+    assert dead["message"] == ("L1D_CACHE (l1d) read 0 in every sample of the 3 results that count it, where "
+                               "mem-bandwidth [kernel=peak-read,size=16384] serial on CPU 0 makes 0.03125 per byte "
+                               "by its own code: the PMU armv8_cortex_a53 accepts the event but does not count it")
+    assert [f["message"] for f in findings if f["code"] == "kernel-claims-hold"] == [
+        "3 other kernel claims checked against counted events hold"]
+    assert results["peak-read", "l1d_per_byte"].samples == [0.0, 0.0, 0.0]      # kept as read, said as such
+    # refills alone at 0 (an L1-resident loop on a real core may refill nothing): no finding
+    refills = peak_record("peak-read", SIZE, 32 * 19 + 3, 32 * 16)
+    refills["events"]["counters"][2]["counts"] = [0, 0, 0]
+    assert [f["code"] for f in check(Counted().expand(result_from_record(refills))[0], None)] == ["kernel-claims-hold"]

@@ -518,12 +518,18 @@ L2_CACHE = '''
 L2_PHANDLE = 0x7f10
 
 
-def board_dts(dts: str, idle_states: bool = False, cluster_cores: int | None = None) -> str:
+# QEMU's Cortex-A15 has a PMU, but virt describes one only for Armv8 CPUs (an empty "pmu" node
+# otherwise): filled as an A15 board's is, its overflow interrupt on PPI 7 (virt's PMU PPI) of
+# each CPU. Debian's armmp kernel then says "enabled with armv7_cortex_a15 PMU driver, 7 counters".
+A15_PMU = '\tpmu {{\n\t\tcompatible = "arm,cortex-a15-pmu";\n\t\tinterrupts = <0x01 0x07 {flags:#x}>;\n'
+
+
+def board_dts(dts: str, idle_states: bool = False, cluster_cores: int | None = None, a15_pmu: bool = False) -> str:
     """The guest's device tree (dtc source) with what a real board's describes and QEMU's does
     not: two PSCI idle states for every CPU, a retention and a power-down state (QEMU's PSCI
     answers CPU_SUSPEND with a WFI, so Linux counts the power-down state as rejected every
     time: a firmware that refuses a state); ``cluster_cores``: the caches, an L2 shared by
-    each cluster of that many CPUs."""
+    each cluster of that many CPUs; ``a15_pmu``: the Cortex-A15's PMU."""
     def cpu_properties(m):
         cpu = int(m.group(2), 16)
         props = ["cpu-idle-states = <0x7f01 0x7f02>"] if idle_states else []
@@ -532,6 +538,10 @@ def board_dts(dts: str, idle_states: bool = False, cluster_cores: int | None = N
         return m.group(1) + "".join(f"\t\t\t{p};\n" for p in props)
 
     dts, cpus = re.subn(r"(\n\t+cpu@([0-9a-f]+) \{\n)", cpu_properties, dts)
+    if a15_pmu:     # GICv2 PPI flags: the CPUs it goes to (bits 8..15), level-high (4)
+        dts, n = re.subn(r"\tpmu \{\n", A15_PMU.format(flags=((1 << cpus) - 1) << 8 | 4), dts)
+        if n != 1:
+            raise VboardError("the guest's device tree has no pmu node to describe the Cortex-A15's PMU in")
     nodes = IDLE_STATES.lstrip("\n") if idle_states else ""
     if cluster_cores:
         nodes += "".join(L2_CACHE.lstrip("\n").format(n=i, phandle=L2_PHANDLE + i)
@@ -584,12 +594,13 @@ class VirtualBoard:
         return ["-icount", "shift=0"] if self.icount else []
 
     def _dtb(self) -> Path:
-        """QEMU's own device tree for this machine, with idle states and caches added."""
+        """QEMU's own device tree for this machine, with idle states, caches and an A15's PMU added."""
         dumped, dtb = self.dir / "qemu.dtb", self.dir / "guest.dtb"
         subprocess.run(self.qemu_argv(machine=f",dumpdtb={dumped}"), check=True, capture_output=True)
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dumped)], check=True,
                              capture_output=True, text=True).stdout
-        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=board_dts(dts, self.idle_states, self.smp[2] if self.caches else None),
+        subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=board_dts(dts, self.idle_states, self.smp[2] if self.caches else None,
+                                                self.guest.cpu == "cortex-a15"),
                        check=True, capture_output=True, text=True)
         return dtb
 
@@ -613,7 +624,8 @@ Host {self.alias}
         """Boot the guest and wait until its dropbear answers. QEMU runs in a session of its
         own: it outlives this process until :meth:`stop` (make vboard); its pid is in qemu.pid."""
         self._write_client_config()
-        extra = ["-dtb", str(self._dtb())] if self.idle_states or self.caches else []
+        described = self.idle_states or self.caches or self.guest.cpu == "cortex-a15"
+        extra = ["-dtb", str(self._dtb())] if described else []
         argv = self.qemu_argv(*extra, "-serial", f"file:{self.console}")
         started = time.monotonic()
         with open(self.dir / "qemu.log", "wb") as log:
@@ -710,6 +722,15 @@ def vboard_aarch64_events(tmp_path_factory):
     core's timer tick: ~3000 instructions), so on two cores the counts are not exact."""
     board = _board(tmp_path_factory, "aarch64", sockets=1, clusters=1, cores=1, caches=True, icount=True,
                    alias="vboard-aarch64-events")
+    yield board
+    board.stop()
+
+
+@pytest.fixture(scope="session")
+def vboard_armv7_events(tmp_path_factory):
+    """vboard_aarch64_events' armv7 twin: one Cortex-A15 under -icount shift=0, its PMU described."""
+    board = _board(tmp_path_factory, "armv7", sockets=1, clusters=1, cores=1, icount=True,
+                   alias="vboard-armv7-events")
     yield board
     board.stop()
 

@@ -265,8 +265,12 @@ int event_resolve(const struct event_def *def, int cpu, struct event_attr *a, ch
         source_file(pmu, "type", text, sizeof text);
         a->type = (uint32_t)strtoul(text, NULL, 10);
         a->config = (uint64_t)def->arm_number;
+        /* Linux's armv7 driver puts an event on the dedicated cycle counter only when it is
+         * its own 0xFF (perf's "cycles"); 0x11 would take one of the event counters */
+        if (def->arm_number == 0x11 && strncmp(pmu, "armv7_", 6) == 0)
+            a->config = 0xff;
         snprintf(a->pmu, sizeof a->pmu, "%s", pmu);
-        snprintf(a->code, sizeof a->code, "0x%02x", def->arm_number);
+        snprintf(a->code, sizeof a->code, "0x%02llx", (unsigned long long)a->config);
         return 0;
     }
     if (def->generic_type < 0) {

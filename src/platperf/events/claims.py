@@ -139,7 +139,8 @@ def _latency_loop(figures: dict, r: Result, fp) -> tuple[str, str | None] | None
             "; ".join(bad) or None)
 
 
-def _expected(figures: dict, r: Result, fp) -> list[tuple[str, str | None]]:
+def _expected(figures: dict, r: Result, fp) -> list[tuple[str, str, str | None]]:
+    """(counter name, claim, contradiction or None) of each counter with an ``expected``."""
     out = []
     for name, (value, res) in figures.items():
         expected = res.extra.get("expected")
@@ -147,9 +148,32 @@ def _expected(figures: dict, r: Result, fp) -> list[tuple[str, str | None]]:
             per = split_metric(res.metric)[1]
             claim = (f"{name} per {per} is the disassembly's {expected:.4g} (within "
                      f"{EXPECTED_WITHIN:.0%})")
-            out.append((claim, None if abs(value / expected - 1) <= EXPECTED_WITHIN
+            out.append((name, claim, None if abs(value / expected - 1) <= EXPECTED_WITHIN
                         else _counted(name, value, res)))
     return out
+
+
+def _silent(counters: list[Result]) -> set[str]:
+    """The counters that read 0 in every sample of every result of the run."""
+    names: dict[str, bool] = {}
+    for r in counters:
+        name = split_metric(r.metric)[0] if split_metric(r.metric) else r.metric
+        names[name] = names.get(name, True) and not any(r.extra.get("counts") or r.samples)
+    return {n for n, zero in names.items() if zero}
+
+
+def _counts_nothing(name: str, r: Result, expected: float, results: int) -> dict:
+    """The finding of a counter shown dead: 0 everywhere where the kernel's own code says more."""
+    event, per = r.extra.get("event") or name, split_metric(r.metric)[1]
+    pmu = f" {r.extra['pmu']}" if r.extra.get("pmu") else ""
+    return {"level": "warn", "code": "event-counts-nothing", "source": "platperf", "benchmark": r.benchmark,
+            "message": f"{event} ({name}) read 0 in every sample of the {results} result"
+                       f"{'s' if results > 1 else ''} that count it, where {_where(r)} makes {expected:.4g} "
+                       f"per {per} by its own code: the PMU{pmu} accepts the event but does not count it",
+            "effect": f"the run's {name} figures are 0 read, not counted; no claim rests on a counter "
+                      f"that read only 0 in this run",
+            "fix": "count it on a core that implements it: an emulated PMU (QEMU's) leaves the events it "
+                   "does not model at 0, and Linux's armv7 driver lists a core's events without asking it"}
 
 
 CLAIMS = ("claim-chase-misses-llc", _chase_llc), ("claim-chase-in-l1", _chase_l1), \
@@ -160,11 +184,22 @@ def check(counters: list[Result], fingerprint: dict | None) -> list[dict]:
     """Findings (dicts as a run stores them) of the claims ``counters`` (a run's counter results,
     :class:`platperf.events.counted.Counted`) can check: one ``bad`` a contradiction, one ``ok``
     line for all that held, nothing when none could be checked."""
-    bad, held = [], 0
-    for figures in _figures(counters).values():
+    bad, held, dead = [], 0, {}
+    silent = _silent(counters)
+    groups = _figures(counters).values()
+    for figures in groups:       # a counter whose code says > 0 and that read only 0: dead
         r = next(iter(figures.values()))[1]
-        found = [(code, one) for code, claim in CLAIMS for one in [claim(figures, r, fingerprint)] if one]
-        found += [("claim-disassembly", one) for one in _expected(figures, r, fingerprint)]
+        for name, _, contradiction in _expected(figures, r, fingerprint):
+            if contradiction is not None and name in silent:
+                dead.setdefault(name, (figures[name][1], figures[name][1].extra["expected"]))
+    for figures in groups:
+        r = next(iter(figures.values()))[1]
+        # with a dead counter in the run, its PMU's zeros prove nothing: no claim rests on them
+        zeros = silent if dead else set()
+        found = [(code, one) for code, claim in CLAIMS
+                 for one in [claim({n: f for n, f in figures.items() if n not in zeros}, r, fingerprint)] if one]
+        found += [("claim-disassembly", (claim, contradiction))
+                  for name, claim, contradiction in _expected(figures, r, fingerprint) if name not in zeros]
         for code, (claim, contradiction) in found:
             if contradiction is None:
                 held += 1
@@ -174,6 +209,8 @@ def check(counters: list[Result], fingerprint: dict | None) -> list[dict]:
                         "message": f"{_where(r)}: {claim}, but {contradiction}",
                         "effect": "the figure is not of what the kernel claims to measure",
                         "fix": "see docs/events.md, 'What each kernel checks'"})
+    results = {n: sum(1 for c in counters if split_metric(c.metric) and split_metric(c.metric)[0] == n) for n in dead}
+    bad += [_counts_nothing(n, r, expected, results[n]) for n, (r, expected) in dead.items()]
     if held and not bad:
         return [{"level": "ok", "code": "kernel-claims-hold", "source": "platperf",
                  "message": f"{held} kernel claim{'s' if held > 1 else ''} checked against counted "
