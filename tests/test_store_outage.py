@@ -186,3 +186,90 @@ def test_a_gate_survives_a_restart_and_decides(server, database, tmp_path):
     assert gate.returncode in (0, 3), out + err
     assert "the database went away" in err and "the database is back" in err, err
     assert {r["status"] for r in Store(database).runs() if r["label"] == "rc"} == {"complete"}
+
+
+class CommitCutter:
+    """A TCP relay on 127.0.0.1 in front of the test's PostgreSQL server that, once armed, passes
+    the next COMMIT of the store writer's connection (the one that inserts results) to the server and cuts the connection before the server's answer comes back:
+    the commit is made, the client never hears it (an immediate shutdown or a network cut at
+    that instant, made certain)."""
+    COMMIT = b"Q\x00\x00\x00\x0bCOMMIT\x00"        # the simple query psycopg sends for a commit
+
+    def __init__(self, port: int):
+        import socket
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port, self.server_port = self.listener.getsockname()[1], port
+        self.armed, self.cuts, self._lock = threading.Event(), 0, threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        import socket
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.server_port))
+            cut = threading.Event()
+            threading.Thread(target=self._to_server, args=(client, upstream, cut), daemon=True).start()
+            threading.Thread(target=self._to_client, args=(upstream, client, cut), daemon=True).start()
+
+    def _to_server(self, client, upstream, cut):
+        tail, writer = b"", False
+        while data := _recv(client):
+            seen = tail + data
+            writer = writer or b"INSERT INTO result_samples" in seen
+            if self.COMMIT in seen and writer and self._take():
+                cut.set()                      # the answer is dropped from now on
+                upstream.sendall(data)
+                time.sleep(0.5)                # the server commits
+                break
+            upstream.sendall(data)
+            tail = seen[1 - len(self.COMMIT):]     # a COMMIT split over two reads, not one passed
+        for s in (client, upstream):
+            _close(s)
+
+    def _take(self) -> bool:
+        """Whether this COMMIT is the one to cut (the first once armed: one cut an arming)."""
+        with self._lock:
+            if not self.armed.is_set():
+                return False
+            self.armed.clear()
+            self.cuts += 1
+            return True
+
+    def _to_client(self, upstream, client, cut):
+        while (data := _recv(upstream)) and not cut.is_set():
+            client.sendall(data)
+        if cut.is_set():
+            _close(client)
+
+
+def _recv(sock) -> bytes:
+    try:
+        return sock.recv(65536)
+    except OSError:
+        return b""
+
+
+def _close(sock):
+    import socket
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
+
+
+def test_a_commit_whose_answer_is_lost_is_not_written_twice(server, database):
+    """The relay cuts the connection after the server took a batch's COMMIT: the writer asks the
+    server what became of that transaction (txid_status) and counts the batch as written. Written
+    again, as it was before, the run held 61 results of 60 (CI, an immediate restart)."""
+    cutter = CommitCutter(server.port)
+    store = Store(database.replace(f":{server.port}/", f":{cutter.port}/"))
+    store.writer().say = lambda line: None
+    run_ids, outcomes = boards_through(store, cutter.armed.set, n=1)
+    assert all("error" not in o for o in outcomes.values()), outcomes
+    assert cutter.cuts == 1
+    assert Store(database).result_counts() == {run_ids[0]: RESULTS}
+    assert store.writer().lost_answers == 1

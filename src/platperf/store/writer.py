@@ -18,6 +18,13 @@ again, nothing measured is dropped, and the user is told once when the store goe
 once when it is back. Past that time the runs fail with the cause; the writer then tries each
 later batch once (the store may be back) instead of waiting again. Any other error fails only
 the runs whose records were refused: each run's part of the batch is tried on its own.
+
+A commit whose answer was lost: the connection can break after the server made the commit
+durable and before its answer arrived (an immediate shutdown, a network cut). Written again,
+the batch would be stored twice. On PostgreSQL each batch's transaction id is read before its
+commit, and after a lost connection the server is asked what became of it
+(``txid_status``): committed, the batch counts as written; aborted, it is written again; still
+in progress, asked again after the pause. SQLite commits in this process: no answer to lose.
 """
 from __future__ import annotations
 
@@ -83,10 +90,12 @@ class StoreWriter:
         self._queue: queue.Queue = queue.Queue(MAX_PENDING)
         self._live: set[int] = set()
         self._conn = None
+        self._xid: int | None = None   # PostgreSQL: the id of the batch's transaction until it is known committed
         self._last_beat = time.monotonic()
         self.connections = 0          # connections the writer opened (1 unless one was lost)
         self.busy_retries = 0         # batches written again because the database was busy
         self.gone_retries = 0         # batches written again because the database was away
+        self.lost_answers = 0         # batches committed whose commit's answer was lost
         self._thread = threading.Thread(target=self._serve, name="store writer", daemon=True)
         self._thread.start()
 
@@ -165,19 +174,29 @@ class StoreWriter:
         started, pause = time.monotonic(), 0.05
         while True:
             try:
-                self._apply(batch, beat=True)
+                if self._xid is not None and self._landed():
+                    self._done(batch)     # its commit went through; only the answer was lost
+                else:
+                    self._apply(batch, beat=True)
                 self._back(batch)
                 return
             except Exception as exc:      # noqa: BLE001 -- whatever it is, the boards hear of it
                 self._rollback()
                 if _busy(exc) and time.monotonic() - started <= BUSY_GIVE_UP_S:
                     self.busy_retries += 1
-                elif _gone(exc) and self._wait_gone(exc, len(batch)):
+                elif (_gone(exc) or isinstance(exc, _Undecided)) and self._wait_gone(exc, len(batch)):
                     self.gone_retries += 1
                 else:
                     break
                 time.sleep(pause)
                 pause = min(2 * pause, 2.0)
+        if self._xid is not None:     # a lost commit, and the wait ran out: once more, did it land?
+            try:
+                if self._landed():
+                    self._done(batch)
+                    return
+            except Exception:             # noqa: BLE001 -- still away: the runs fail below, with the cause
+                self._rollback()
         # Not busy: each run's part on its own, so that one board's refused record (or a lost
         # server) fails the runs it touches and not the ones that shared its batch.
         groups: dict[int, list[_Op]] = {}
@@ -212,17 +231,40 @@ class StoreWriter:
                      f"{len(batch)} record(s) written")
             self._gone_since, self._gave_up = None, False
 
-    def _apply(self, ops: list[_Op], beat: bool):
+    def _connection(self):
         if self._conn is None:
             self._conn = self.store.engine.connect()
             self.connections += 1
-        with self._conn.begin():
+        return self._conn
+
+    def _landed(self) -> bool:
+        """Whether the transaction whose connection broke (``_xid``) committed; _Undecided
+        while the server still has it open."""
+        conn = self._connection()
+        with conn.begin():
+            status = conn.exec_driver_sql(f"SELECT txid_status({int(self._xid)})").scalar()
+        if status == "in progress":
+            raise _Undecided(f"transaction {self._xid} still in progress on the server")
+        self._xid = None
+        self.lost_answers += status == "committed"
+        return status == "committed"
+
+    def _apply(self, ops: list[_Op], beat: bool):
+        conn = self._connection()
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                self._xid = conn.exec_driver_sql("SELECT txid_current()").scalar()
             for op in ops:
                 if op.fn is not None:
                     op.value = op.fn(*op.args, conn=self._conn, **op.kw)
             if beat and self._live and time.monotonic() - self._last_beat >= HEARTBEAT_S:
                 self.store.heartbeat(*sorted(self._live), conn=self._conn)
                 self._last_beat = time.monotonic()
+        self._xid = None
+        self._done(ops)
+
+    @staticmethod
+    def _done(ops: list[_Op]):
         for op in ops:
             if op.kept is not None:
                 op.owner.committed(op.kept)
@@ -253,6 +295,10 @@ class StoreWriter:
                 op.owner.store_failed(line)
             if op.future is not None and not op.future.done():
                 op.future.set_exception(exc if isinstance(exc, StoreError) else StoreError(line))
+
+
+class _Undecided(Exception):
+    """A lost commit's transaction the server has not ended yet: asked again after the pause."""
 
 
 def _say(line: str):
