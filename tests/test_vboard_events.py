@@ -272,6 +272,17 @@ PEAK_SUITE = ('[[bench]]\nkernel = "mem-bandwidth"\nparams = { kernel = ["peak-r
               'isa = "neon" }\nsize = "16k"\nsamples = 3\nwarmup = 0\nmin_time = 0.002\n')
 
 
+def peak_run(board, tmp_path, events: str, label: str):
+    """(store, run) of `platperf run` of PEAK_SUITE on ``board`` counting ``events``."""
+    from platperf.store import Store
+    (tmp_path / "peak.toml").write_text(PEAK_SUITE)
+    done = platperf(board, "run", "--suite", "peak.toml", "--target", f"ssh://{board.alias}", "--events",
+                    events, "--db", "p.db", "--label", label, "--json", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    store = Store(str(tmp_path / "p.db"))
+    return store, store.run(label)
+
+
 def test_the_peak_loops_write_the_instructions_their_code_holds_and_the_claim_holds(vboard_aarch64_events,
                                                                                    counted, tmp_path):
     """The probe's `expected` instructions per byte of each NEON peak loop (from peak.S's own
@@ -279,7 +290,6 @@ def test_the_peak_loops_write_the_instructions_their_code_holds_and_the_claim_ho
     disassembly's known answer within 0.1%, and only the instructions counter carries one here
     (QEMU has no L1D_CACHE). `platperf run` on the board stores each with its expected and
     checks INST_RETIRED against it: the three claims hold, no bad finding."""
-    from platperf.store import Store
     records, text = counted
     peaks = [lp for lp in LOOPS if lp.peak]
     for loop in peaks:
@@ -290,13 +300,7 @@ def test_the_peak_loops_write_the_instructions_their_code_holds_and_the_claim_ho
         assert "expected" not in by_name["cycles"]
         print(f"expected | {loop.name} | {by_name['instructions']['expected']:.6g} instructions per byte | known "
               f"answer {retired / rec['iterations']:.6g} | counted {by_name['instructions']['counts'][0] / rec['iterations']:.6g}")
-    board = vboard_aarch64_events
-    (tmp_path / "peak.toml").write_text(PEAK_SUITE)
-    done = platperf(board, "run", "--suite", "peak.toml", "--target", f"ssh://{board.alias}", "--events",
-                    "instructions", "--db", "p.db", "--label", "peak", "--json", "--quiet", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    store = Store(str(tmp_path / "p.db"))
-    run = store.run("peak")
+    store, run = peak_run(vboard_aarch64_events, tmp_path, "instructions", "peak")
     stored = {r.params["kernel"]: r for r in store.results(run["id"]) if r.metric == "instructions_per_byte"}
     assert sorted(stored) == ["peak-copy", "peak-read", "peak-write"]
     for loop in peaks:

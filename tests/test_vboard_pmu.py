@@ -22,7 +22,7 @@ import subprocess
 
 from conftest import require_executable
 from test_vboard import platperf
-from test_vboard_events import OBJDUMP, OVERHEAD_MAX, _instructions
+from test_vboard_events import OBJDUMP, OVERHEAD_MAX, _instructions, peak_run
 
 ADDCHAIN_UNROLL = 64     # timed_loops.h: dependent adds per iteration of pp_addchain
 
@@ -66,13 +66,9 @@ def test_align_sweeps_pooled_rounds_count_the_add_chains_instructions_at_every_p
             assert 0 <= count - retired <= OVERHEAD_MAX, (r["params"], count, retired, ops)
 
 
-PEAK_SUITE = ('[[bench]]\nkernel = "mem-bandwidth"\nparams = { kernel = ["peak-read", "peak-write", "peak-copy"], '
-              'isa = "neon" }\nsize = "16k"\nsamples = 3\nwarmup = 0\nmin_time = 0.002\n')
-
 
 def test_the_a15_counts_seven_at_once_and_its_peak_loops_retire_what_their_code_says(vboard_armv7_events,
                                                                                      tmp_path):
-    from platperf.store import Store
     board = vboard_armv7_events
     announced = int(re.search(r"armv7_cortex_a15 PMU driver, (\d+) counters available", board.ssh("dmesg").stdout)
                     .group(1))
@@ -81,12 +77,7 @@ def test_the_a15_counts_seven_at_once_and_its_peak_loops_retire_what_their_code_
     (core,) = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "pmu-core"]
     assert core["message"].startswith("core PMU armv7_cortex_a15 on CPUs 0: "), core
     assert core["message"].endswith(f"; {announced} events counted at once (measured on CPU 0)"), core
-    (tmp_path / "peak.toml").write_text(PEAK_SUITE)
-    done = platperf(board, "run", "--suite", "peak.toml", "--target", f"ssh://{board.alias}", "--events",
-                    "cycles,instructions,l1d", "--db", "p.db", "--label", "a15", "--json", "--quiet", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    store = Store(str(tmp_path / "p.db"))
-    run = store.run("a15")
+    store, run = peak_run(board, tmp_path, "cycles,instructions,l1d", "a15")
     by = {(r.params["kernel"], r.metric): r for r in store.results(run["id"])}
     assert {r.extra["code"] for (_, m), r in by.items() if m == "cycles_per_byte"} == {"0xff"}
     for kernel in ("peak-read", "peak-write", "peak-copy"):
