@@ -200,6 +200,7 @@ class CommitCutter:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port, self.server_port = self.listener.getsockname()[1], port
         self.armed, self.cuts, self._lock = threading.Event(), 0, threading.Lock()
+        self.sent = 0                      # bytes passed from the clients to the server
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -219,6 +220,7 @@ class CommitCutter:
         while data := _recv(client):
             seen = tail + data
             writer = writer or b"INSERT INTO result_samples" in seen
+            self.sent += len(data)
             if self.COMMIT in seen and writer and self._take():
                 cut.set()                      # the answer is dropped from now on
                 upstream.sendall(data)
@@ -273,3 +275,20 @@ def test_a_commit_whose_answer_is_lost_is_not_written_twice(server, database):
     assert cutter.cuts == 1
     assert Store(database).result_counts() == {run_ids[0]: RESULTS}
     assert store.writer().lost_answers == 1
+
+
+def test_an_idle_writer_sends_the_server_nothing(server, database, monkeypatch):
+    """Once its runs ended, the writer's empty rounds (each HEARTBEAT_S, here 0.05 s) send no
+    byte: no transaction id asked of a batch that writes nothing. (Asked, an idle writer of a
+    stopped server waited out --db-retry in the background: "still away after 411 s".)"""
+    from platperf.store import writer as writer_module
+    monkeypatch.setattr(writer_module, "HEARTBEAT_S", 0.05)
+    cutter = CommitCutter(server.port)
+    store = Store(database.replace(f":{server.port}/", f":{cutter.port}/"))
+    store.writer().say = lambda line: None
+    run_ids, outcomes = boards_through(store, lambda: None, n=1, pause=0.0)
+    assert all(o["status"] == "complete" for o in outcomes.values()), outcomes
+    store.writer().flush()
+    before = cutter.sent
+    time.sleep(1.0)                        # about 20 empty rounds
+    assert cutter.sent == before

@@ -182,6 +182,8 @@ class StoreWriter:
                 return
             except Exception as exc:      # noqa: BLE001 -- whatever it is, the boards hear of it
                 self._rollback()
+                if not (_gone(exc) or isinstance(exc, _Undecided)):
+                    self._xid = None      # refused or busy: that transaction did not commit
                 if _busy(exc) and time.monotonic() - started <= BUSY_GIVE_UP_S:
                     self.busy_retries += 1
                 elif (_gone(exc) or isinstance(exc, _Undecided)) and self._wait_gone(exc, len(batch)):
@@ -197,6 +199,7 @@ class StoreWriter:
                     return
             except Exception:             # noqa: BLE001 -- still away: the runs fail below, with the cause
                 self._rollback()
+            self._xid = None              # it belongs to this batch, never to the next
         # Not busy: each run's part on its own, so that one board's refused record (or a lost
         # server) fails the runs it touches and not the ones that shared its batch.
         groups: dict[int, list[_Op]] = {}
@@ -208,6 +211,7 @@ class StoreWriter:
             except Exception as exc:      # noqa: BLE001
                 self._rollback()
                 self._refuse(ops, exc)
+        self._xid = None
 
     def _wait_gone(self, exc: Exception, held: int) -> bool:
         """Whether to write the batch again: the store went away and the wait has not run out
@@ -252,7 +256,8 @@ class StoreWriter:
     def _apply(self, ops: list[_Op], beat: bool):
         conn = self._connection()
         with conn.begin():
-            if conn.dialect.name == "postgresql":
+            # what writes (not an idle writer's empty batch: that sends nothing at all)
+            if conn.dialect.name == "postgresql" and any(op.fn is not None for op in ops):
                 self._xid = conn.exec_driver_sql("SELECT txid_current()").scalar()
             for op in ops:
                 if op.fn is not None:
