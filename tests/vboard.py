@@ -72,6 +72,7 @@ class Guest:
     # dropbear-bin's libraries: its Depends, and libgmp10, which libtomcrypt1 loads (not in dropbear-bin's list).
     packages: tuple[str, ...] = ("busybox-static", "dropbear-bin", "libc6", "libcrypt1", "zlib1g",
                                  "libtomcrypt1", "libtommath1", "libgmp10")
+    a15_pmu: bool = False   # the device tree's PMU node filled (A15_PMU): QEMU's virt leaves it empty
 
 
 GUESTS = {
@@ -79,7 +80,7 @@ GUESTS = {
                      "cortex-a57"),
     # highmem=off: a 32-bit kernel without LPAE cannot reach PCI above 4 GiB.
     "armv7": Guest("armv7", "armhf", "linux-image-armmp", "qemu-system-arm", "virt,highmem=off",
-                   "cortex-a15"),
+                   "cortex-a15", a15_pmu=True),
 }
 
 
@@ -600,7 +601,7 @@ class VirtualBoard:
         dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", str(dumped)], check=True,
                              capture_output=True, text=True).stdout
         subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", str(dtb)], input=board_dts(dts, self.idle_states, self.smp[2] if self.caches else None,
-                                                self.guest.cpu == "cortex-a15"),
+                                                self.guest.a15_pmu),
                        check=True, capture_output=True, text=True)
         return dtb
 
@@ -624,7 +625,7 @@ Host {self.alias}
         """Boot the guest and wait until its dropbear answers. QEMU runs in a session of its
         own: it outlives this process until :meth:`stop` (make vboard); its pid is in qemu.pid."""
         self._write_client_config()
-        described = self.idle_states or self.caches or self.guest.cpu == "cortex-a15"
+        described = self.idle_states or self.caches or self.guest.a15_pmu
         extra = ["-dtb", str(self._dtb())] if described else []
         argv = self.qemu_argv(*extra, "-serial", f"file:{self.console}")
         started = time.monotonic()

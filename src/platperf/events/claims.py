@@ -139,7 +139,7 @@ def _latency_loop(figures: dict, r: Result, fp) -> tuple[str, str | None] | None
             "; ".join(bad) or None)
 
 
-def _expected(figures: dict, r: Result, fp) -> list[tuple[str, str, str | None]]:
+def _expected(figures: dict, r: Result) -> list[tuple[str, str, str | None]]:
     """(counter name, claim, contradiction or None) of each counter with an ``expected``."""
     out = []
     for name, (value, res) in figures.items():
@@ -153,13 +153,16 @@ def _expected(figures: dict, r: Result, fp) -> list[tuple[str, str, str | None]]
     return out
 
 
-def _silent(counters: list[Result]) -> set[str]:
-    """The counters that read 0 in every sample of every result of the run."""
-    names: dict[str, bool] = {}
+def _silent(counters: list[Result]) -> dict[str, int]:
+    """{counter name: its results} of the counters that read 0 in every sample of every result
+    of the run."""
+    zero: dict[str, bool] = {}
+    results: dict[str, int] = {}
     for r in counters:
-        name = split_metric(r.metric)[0] if split_metric(r.metric) else r.metric
-        names[name] = names.get(name, True) and not any(r.extra.get("counts") or r.samples)
-    return {n for n, zero in names.items() if zero}
+        name = (split_metric(r.metric) or (r.metric,))[0]
+        zero[name] = zero.get(name, True) and not any(r.extra.get("counts") or r.samples)
+        results[name] = results.get(name, 0) + 1
+    return {n: results[n] for n, z in zero.items() if z}
 
 
 def _counts_nothing(name: str, r: Result, expected: float, results: int) -> dict:
@@ -184,14 +187,16 @@ def check(counters: list[Result], fingerprint: dict | None) -> list[dict]:
     """Findings (dicts as a run stores them) of the claims ``counters`` (a run's counter results,
     :class:`platperf.events.counted.Counted`) can check: one ``bad`` a contradiction, one ``ok``
     line for all that held, nothing when none could be checked."""
-    bad, held, dead = [], 0, {}
+    bad, held = [], 0
     silent = _silent(counters)
     groups = _figures(counters).values()
-    for figures in groups:       # a counter whose code says > 0 and that read only 0: dead
-        r = next(iter(figures.values()))[1]
-        for name, _, contradiction in _expected(figures, r, fingerprint):
-            if contradiction is not None and name in silent:
-                dead.setdefault(name, (figures[name][1], figures[name][1].extra["expected"]))
+    # a counter that read only 0 where its kernel's code says more: dead (its first such result)
+    dead = {}
+    for figures in groups:
+        for name, (_, res) in figures.items():
+            expected = res.extra.get("expected")
+            if name in silent and isinstance(expected, (int, float)) and expected > 0:
+                dead.setdefault(name, (res, expected))
     for figures in groups:
         r = next(iter(figures.values()))[1]
         # with a dead counter in the run, its PMU's zeros prove nothing: no claim rests on them
@@ -199,7 +204,7 @@ def check(counters: list[Result], fingerprint: dict | None) -> list[dict]:
         found = [(code, one) for code, claim in CLAIMS
                  for one in [claim({n: f for n, f in figures.items() if n not in zeros}, r, fingerprint)] if one]
         found += [("claim-disassembly", (claim, contradiction))
-                  for name, claim, contradiction in _expected(figures, r, fingerprint) if name not in zeros]
+                  for name, claim, contradiction in _expected(figures, r) if name not in zeros]
         for code, (claim, contradiction) in found:
             if contradiction is None:
                 held += 1
@@ -209,8 +214,7 @@ def check(counters: list[Result], fingerprint: dict | None) -> list[dict]:
                         "message": f"{_where(r)}: {claim}, but {contradiction}",
                         "effect": "the figure is not of what the kernel claims to measure",
                         "fix": "see docs/events.md, 'What each kernel checks'"})
-    results = {n: sum(1 for c in counters if split_metric(c.metric) and split_metric(c.metric)[0] == n) for n in dead}
-    bad += [_counts_nothing(n, r, expected, results[n]) for n, (r, expected) in dead.items()]
+    bad += [_counts_nothing(n, r, expected, silent[n]) for n, (r, expected) in dead.items()]
     if held and not bad:
         return [{"level": "ok", "code": "kernel-claims-hold", "source": "platperf",
                  "message": f"{held} kernel claim{'s' if held > 1 else ''} checked against counted "
